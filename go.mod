@@ -1,0 +1,3 @@
+module qa-shard
+
+go 1.26
