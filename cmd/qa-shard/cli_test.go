@@ -1,0 +1,174 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestBadLinesBecomeErrorRecords: bad lines become error records in their
+// place, the good ones are answered, and the exit code says 3.
+func TestBadLinesBecomeErrorRecords(t *testing.T) {
+	in := writeLines(t,
+		`{"id": "ok1", "context": "Ada Lovelace founded the company in London."}`,
+		`{"id": "broken", "context": `,
+		`{"id": 7, "context": ""}`,
+		`{"id": "nocontext"}`,
+		`{"id": "num", "context": 42}`,
+		`{"id": "ok2", "context": "The firm moved to Lisbon.", "questions": ["Where did it move?"]}`,
+		"{\"id\": \"badutf8\", \"context\": \"caf\xe9\"}",
+	)
+	out := filepath.Join(t.TempDir(), "answers.jsonl")
+	code, stderr := runCLI(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who founded it?", "--output", out)
+	if code != exitRecords {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitRecords, stderr)
+	}
+	recs := readRecords(t, out)
+	var kinds []string
+	for _, r := range recs {
+		if _, bad := r["error"]; bad {
+			kinds = append(kinds, "error:"+jsonText(r["id"]))
+		} else {
+			kinds = append(kinds, "answer:"+jsonText(r["id"]))
+		}
+	}
+	want := []string{"answer:ok1", "error:<nil>", "error:7", "error:nocontext", "error:num", "answer:ok2", "answer:ok2", "error:badutf8"}
+	if strings.Join(kinds, " ") != strings.Join(want, " ") {
+		t.Errorf("records:\n got %v\nwant %v", kinds, want)
+	}
+	if recs[1]["line"].(float64) != 2 {
+		t.Errorf("malformed line reported as line %v, want 2", recs[1]["line"])
+	}
+	if !strings.Contains(stderr, `"record_errors":5`) {
+		t.Errorf("summary does not count 5 record errors:\n%s", stderr)
+	}
+}
+
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case nil:
+		return "<nil>"
+	}
+	return "?"
+}
+
+// TestUsageErrors: what a user gets wrong is one clear sentence and exit 2.
+func TestUsageErrors(t *testing.T) {
+	in := writeLines(t, `{"id": 1, "context": "text"}`)
+	existing := filepath.Join(t.TempDir(), "answers.jsonl")
+	os.WriteFile(existing, []byte("keep me\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no model", []string{"--input", in, "--question", "q"}, "--model DIR is required"},
+		{"missing model dir", []string{"--model", "/nonexistent/model", "--input", in, "--question", "q"}, "model directory"},
+		{"missing input", []string{"--model", model(t, "tiny"), "--input", "/nonexistent/docs.jsonl", "--question", "q"}, "cannot open --input"},
+		{"stride too large", []string{"--model", model(t, "tiny"), "--input", in, "--doc-stride", "400"}, "stride"},
+		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--devices", "0,1"}, "--devices"},
+		{"existing output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", existing}, "--overwrite"},
+		{"unknown flag", []string{"--modle", "x"}, "flag provided but not defined"},
+		{"seq len over model", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-seq-len", "600"}, "max_position_embeddings"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := runCLI(t, tc.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr has a stack trace:\n%s", stderr)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep me\n" {
+		t.Errorf("an existing output was modified: %q", b)
+	}
+}
+
+// TestMissingORTLibrary runs in a child process: ONNX Runtime can be
+// loaded once per process, and this process has already loaded it.
+func TestMissingORTLibrary(t *testing.T) {
+	if os.Getenv("QA_SHARD_CHILD") == "1" {
+		os.Exit(run([]string{"--ort-lib", "/nonexistent/libonnxruntime.so", "--model", os.Getenv("QA_SHARD_MODEL"),
+			"--input", os.Getenv("QA_SHARD_INPUT"), "--question", "q", "--output", filepath.Join(t.TempDir(), "a.jsonl")}))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestMissingORTLibrary$")
+	cmd.Env = append(os.Environ(), "QA_SHARD_CHILD=1", "QA_SHARD_MODEL="+model(t, "tiny"),
+		"QA_SHARD_INPUT="+writeLines(t, `{"id": 1, "context": "text"}`))
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != exitUsage {
+		t.Fatalf("child exit %v, want %d:\n%s", err, exitUsage, out)
+	}
+	if !strings.Contains(string(out), "make ort") || strings.Contains(string(out), "goroutine ") {
+		t.Errorf("message does not say how to get the library, or has a stack trace:\n%s", out)
+	}
+}
+
+// TestConfigFile: settings come from YAML and flags win over them.
+func TestConfigFile(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "run.yaml")
+	os.WriteFile(cfg, []byte("devices: cpu:2\ntop-k: 3\nquestion:\n  - Who founded it?\n  - Where is it?\nmax-seq-len: 64\n"), 0o644)
+	o, err := parseRun([]string{"--config", cfg, "--top-k", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.devices != "cpu:2" || o.settings.TopK != 2 || o.settings.MaxSeqLen != 64 || len(o.questions) != 2 {
+		t.Errorf("merged options: devices %q top-k %d max-seq-len %d questions %q", o.devices, o.settings.TopK, o.settings.MaxSeqLen, o.questions)
+	}
+	os.WriteFile(cfg, []byte("top_k: 3\n"), 0o644)
+	if _, err := parseRun([]string{"--config", cfg}); err == nil || !strings.Contains(err.Error(), "unknown setting") {
+		t.Errorf("unknown key accepted: %v", err)
+	}
+}
+
+// TestModelVariants: exports without token_type_ids and with float16
+// logits run end to end, and float16 answers match float32 ones closely.
+func TestModelVariants(t *testing.T) {
+	in := writeCorpus(t, 12, 3)
+	for _, name := range []string{"tiny-notype", "tiny-fp16"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "answers.jsonl")
+			code, stderr := runCLI(t, "--model", model(t, name), "--input", in, "--question", "Who?", "--output", out, "--top-k", "2")
+			if code != exitOK {
+				t.Fatalf("exit %d:\n%s", code, stderr)
+			}
+			recs := readRecords(t, out)
+			if len(recs) < 12 {
+				t.Fatalf("%d records for 12 documents", len(recs))
+			}
+			for _, r := range recs {
+				if a, ok := r["answers"].([]any); !ok || len(a) == 0 || len(a) > 2 {
+					t.Fatalf("top-k 2 record without a list of 1-2 answers: %v", r)
+				}
+			}
+		})
+	}
+}
+
+// TestHelp documents every flag.
+func TestHelp(t *testing.T) {
+	code, stderr := runCLI(t, "--help")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-model", "-input", "-question", "-devices", "-max-seq-len", "-doc-stride", "-logits", "-config", "Exit codes"} {
+		if !strings.Contains(stderr, f) {
+			t.Errorf("--help lacks %s", f)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"qa-shard/qa"
+)
+
+// options are the run command's settings; every field is a flag, and every
+// flag can also be set in --config FILE.yaml under the same name.
+type options struct {
+	config string
+
+	model, input, output, logits string
+	overwrite                    bool
+	questions                    stringList
+	questionsFile                string
+
+	devices, ortLib string
+	threads         int
+
+	settings        qa.Settings
+	maxBatchTokens  int
+	maxLineBytes    int
+	tokenizeWorkers int
+
+	logFormat, logLevel string
+	progressInterval    time.Duration
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " | ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func newFlagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("qa-shard run", flag.ContinueOnError)
+	d := qa.DefaultSettings()
+	fs.StringVar(&o.config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
+	fs.StringVar(&o.model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
+	fs.StringVar(&o.input, "input", "", "JSONL corpus, one {\"id\", \"context\", \"question\"?, \"questions\"?} per line; - reads standard input")
+	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one JSON line per (document, question); - writes standard output")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (and --logits) file instead of refusing")
+	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this Parquet file")
+	fs.Var(&o.questions, "question", "question to ask of every document (repeatable); records may add their own")
+	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
+	fs.StringVar(&o.devices, "devices", "cpu", "where replicas run: cpu (one replica) or cpu:N (N replicas)")
+	fs.StringVar(&o.ortLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB")
+	fs.IntVar(&o.threads, "threads", 0, "intra-op threads per replica (0: the machine's cores divided among the replicas)")
+	fs.IntVar(&o.settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")
+	fs.IntVar(&o.settings.DocStride, "doc-stride", d.DocStride, "tokens of context shared by consecutive windows (overlap, as Hugging Face's stride)")
+	fs.IntVar(&o.settings.MaxAnswerLen, "max-answer-len", d.MaxAnswerLen, "longest answer in tokens")
+	fs.IntVar(&o.settings.TopK, "top-k", d.TopK, "answers per (document, question); above 1 they are listed under \"answers\"")
+	fs.BoolVar(&o.settings.HandleImpossible, "handle-impossible-answer", d.HandleImpossible, "allow the empty answer (SQuAD 2.0 style)")
+	fs.BoolVar(&o.settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
+	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
+	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
+	fs.IntVar(&o.tokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
+	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&o.progressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
+	return fs
+}
+
+// parseRun parses the run command's arguments and merges --config.
+func parseRun(args []string) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o)
+	fs.Usage = func() { usage(fs) }
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag (see --help)", fs.Arg(0))
+	}
+	if o.config != "" {
+		if err := applyConfig(fs, o.config); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// applyConfig sets, from a YAML file, every flag the command line did not.
+func applyConfig(fs *flag.FlagSet, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading --config: %w", err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("--config %s is not valid YAML: %w", path, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for k, v := range m {
+		if fs.Lookup(k) == nil || k == "config" {
+			return fmt.Errorf("--config %s: unknown setting %q (settings are flag names, see --help)", path, k)
+		}
+		if set[k] {
+			continue
+		}
+		vals := []any{v}
+		if list, ok := v.([]any); ok {
+			vals = list
+		}
+		for _, x := range vals {
+			if err := fs.Set(k, fmt.Sprint(x)); err != nil {
+				return fmt.Errorf("--config %s: %s: %w", path, k, err)
+			}
+		}
+	}
+	return nil
+}
+
+func usage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprint(w, `qa-shard asks the same question(s) of every document of a JSONL corpus with an
+extractive question-answering model (ONNX, BERT/SQuAD family) and writes every
+answer in input order.
+
+Usage:
+  qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard version
+
+Exit codes: 0 complete, 1 internal failure, 2 usage or configuration error,
+3 completed with record errors (see the error records in the output).
+
+Flags:
+`)
+	fs.PrintDefaults()
+}

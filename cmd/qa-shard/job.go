@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"go.uber.org/zap"
+
+	"qa-shard/gpu"
+	"qa-shard/qa"
+	"qa-shard/scheduler"
+	"qa-shard/shard"
+	"qa-shard/worker"
+	"qa-shard/worker/tokenizer"
+)
+
+// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+func runJob(ctx context.Context, o *options) (int, error) {
+	log, err := newLogger(o.logFormat, o.logLevel)
+	if err != nil {
+		return 0, err
+	}
+	defer log.Sync()
+	if err := o.check(); err != nil {
+		return 0, err
+	}
+	questions := []string(o.questions)
+	if o.questionsFile != "" {
+		qs, err := shard.ReadQuestionsFile(o.questionsFile)
+		if err != nil {
+			return 0, fmt.Errorf("%w: --questions-file: %v", errUsage, err)
+		}
+		questions = append(questions, qs...)
+	}
+	devices, err := gpu.Select(o.devices)
+	if err != nil {
+		return 0, err
+	}
+	in, total, err := openInput(o.input)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+
+	if err := worker.Init(o.ortLib); err != nil {
+		return 0, err
+	}
+	model, err := worker.OpenModel(o.model)
+	if err != nil {
+		return 0, err
+	}
+	tok, err := tokenizer.Load(model.TokenizerPath)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", worker.ErrConfig, err)
+	}
+	if model.MaxPositions > 0 && o.settings.MaxSeqLen > model.MaxPositions {
+		return 0, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
+	}
+	cls, sep, pad := tok.SpecialIDs()
+	replicas, closeAll, err := startReplicas(model, devices, o.threads, log)
+	if err != nil {
+		return 0, err
+	}
+	defer closeAll()
+
+	out, err := createOutputs(o)
+	if err != nil {
+		return 0, err
+	}
+	defer out.abort()
+
+	cfg := scheduler.Config{
+		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
+		MaxBatchTokens: o.maxBatchTokens, TokenizeWorkers: o.tokenizeWorkers,
+		Total: total, ProgressInterval: o.progressInterval, Logger: log,
+	}
+	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
+		zap.Int("replicas", len(replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
+		zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits_type", model.LogitsType.String()))
+	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
+	var lg scheduler.LogitsSink
+	if out.logits != nil {
+		lg = out.logits
+	}
+	sum, err := scheduler.Run(ctx, cfg, reader, tok, replicas, out.answers, lg)
+	if err != nil {
+		return 0, fmt.Errorf("run stopped after %d documents: %w (the partial output was not kept; rerun the same command)", sum.Documents, err)
+	}
+	if err := out.commit(); err != nil {
+		return 0, err
+	}
+	report(log, o, sum)
+	if sum.RecordErrors > 0 {
+		return exitRecords, nil
+	}
+	return exitOK, nil
+}
+
+func (o *options) check() error {
+	if o.model == "" {
+		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
+	}
+	if o.input == "" {
+		return fmt.Errorf("%w: --input FILE is required: a JSONL file with one {\"id\", \"context\"} object per line", errUsage)
+	}
+	if err := o.settings.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if o.maxBatchTokens < 8 {
+		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", errUsage)
+	}
+	if o.maxLineBytes < 1024 {
+		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)
+	}
+	return nil
+}
+
+// openInput opens the corpus and pre-counts its lines for progress; the
+// count streams the file and is skipped for standard input.
+func openInput(path string) (io.ReadCloser, int64, error) {
+	if path == "-" {
+		return io.NopCloser(bufio.NewReaderSize(os.Stdin, 1<<20)), 0, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: cannot open --input: %v", errUsage, err)
+	}
+	total, err := shard.CountLines(path)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("counting lines of %s: %w", path, err)
+	}
+	return f, total, nil
+}
+
+func startReplicas(m *worker.Model, devices []gpu.Device, threads int, log *zap.Logger) ([]scheduler.Replica, func(), error) {
+	if threads <= 0 {
+		threads = max(1, runtime.NumCPU()/len(devices))
+	}
+	var made []*worker.Replica
+	closeAll := func() {
+		for _, r := range made {
+			r.Close()
+		}
+	}
+	var out []scheduler.Replica
+	for _, d := range devices {
+		r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: d.Name(), Provider: d.Kind, Threads: threads})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		made = append(made, r)
+		out = append(out, r)
+		log.Info("replica ready", zap.String("device", d.Name()), zap.Int("threads", threads))
+	}
+	return out, closeAll, nil
+}
+
+// report logs the summary and prints it for a person.
+func report(log *zap.Logger, o *options, s scheduler.Summary) {
+	log.Info("done", zap.Int64("documents", s.Documents), zap.Int64("answers", s.Pairs),
+		zap.Int64("windows", s.Windows), zap.Int64("tokens", s.Tokens), zap.Float64("padding_percent", s.PaddingPercent()),
+		zap.Int64("record_errors", s.RecordErrors), zap.Duration("wall", s.Wall), zap.Float64("docs_per_s", s.DocsPerSecond()),
+		zap.Any("windows_per_replica", s.ReplicaCounts))
+	w := os.Stderr
+	fmt.Fprintf(w, "\nqa-shard summary\n")
+	fmt.Fprintf(w, "  documents      %d (%.1f/s)\n", s.Documents, s.DocsPerSecond())
+	fmt.Fprintf(w, "  answers        %d\n", s.Pairs)
+	fmt.Fprintf(w, "  windows        %d in %d batches\n", s.Windows, s.Batches)
+	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
+	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
+	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "  answers file   %s\n", o.output)
+	if o.logits != "" {
+		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
+	}
+}
+

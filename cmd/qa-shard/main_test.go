@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"qa-shard/internal/testenv"
+	"qa-shard/testmodel"
+)
+
+var (
+	ortLib    string
+	modelsDir string
+	setupErr  error
+)
+
+// TestMain generates the tiny models once per test binary; every test
+// that needs one fails with setupErr if that was impossible.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "qa-shard-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	modelsDir = dir
+	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
+		setupErr = generateModels(dir)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func generateModels(dir string) error {
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	vocab, err := testmodel.ConvertVocab(f)
+	if err != nil {
+		return err
+	}
+	variants := map[string][]testmodel.Option{
+		"tiny":        nil,
+		"tiny-notype": {testmodel.WithoutTokenTypeIDs()},
+		"tiny-fp16":   {testmodel.Float16Logits()},
+	}
+	for name, opts := range variants {
+		if err := testmodel.Generate(filepath.Join(dir, name), testmodel.Tiny, vocab, opts...); err != nil {
+			return fmt.Errorf("generating %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// model returns a generated model directory by variant name.
+func model(t *testing.T, name string) string {
+	t.Helper()
+	if setupErr != nil {
+		t.Fatalf("test setup: %v", setupErr)
+	}
+	return filepath.Join(modelsDir, name)
+}
+
+var stderrMu sync.Mutex
+
+// runCLI runs the command in-process and returns its exit code and what
+// it printed on standard error.
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	stderrMu.Lock()
+	defer stderrMu.Unlock()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	out := make(chan []byte)
+	go func() {
+		var buf []byte
+		b := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(b)
+			buf = append(buf, b[:n]...)
+			if err != nil {
+				out <- buf
+				return
+			}
+		}
+	}()
+	code := run(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
+	w.Close()
+	os.Stderr = saved
+	return code, string(<-out)
+}

@@ -1,0 +1,105 @@
+package logits
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Create starts a logits file that will appear at path when Close succeeds.
+// A stale path+".tmp" from an earlier crashed run is overwritten.
+func Create(path string) (*Writer, error) {
+	tmp := path + TempSuffix
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("logits: create %s: %w", tmp, err)
+	}
+	pw := parquet.NewGenericWriter[Row](f,
+		// zstd at its default level: logits are near-random floats and gain
+		// little from any codec, but token ids, offsets and the repeated
+		// id/question strings shrink several-fold at little CPU cost.
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(RowsPerGroup),
+		parquet.CreatedBy("qa-shard", "", ""),
+		// Lets a later decoder tell this layout from a future one.
+		parquet.KeyValueMetadata(FormatKey, FormatVersion),
+	)
+	return &Writer{path: path, tmp: tmp, f: f, pw: pw}, nil
+}
+
+// Write appends rows. The values are copied, so the caller may reuse the
+// slices once Write returns. Rows are validated first, so a bad row leaves
+// nothing of its batch written.
+func (w *Writer) Write(rows []Row) error {
+	if w.closed {
+		return ErrClosed
+	}
+	for i := range rows {
+		if err := rows[i].check(); err != nil {
+			return fmt.Errorf("logits: %s: %w", w.tmp, err)
+		}
+	}
+	if _, err := w.pw.Write(rows); err != nil {
+		return fmt.Errorf("logits: write %s: %w", w.tmp, err)
+	}
+	return nil
+}
+
+// Close writes the footer, syncs the file and renames it to its final path.
+// On failure the temporary file is removed: it could not be read anyway.
+func (w *Writer) Close() error {
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	err := w.pw.Close()
+	if err == nil {
+		// Sync before rename so that after a crash the final name never
+		// points at data that had not reached the disk.
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("logits: close %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Abort discards the file without publishing it, for runs that fail or are
+// cancelled: closing them instead would rename a partial file into place.
+func (w *Writer) Abort() error {
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	err := w.f.Close()
+	if rerr := os.Remove(w.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("logits: abort %s: %w", w.tmp, err)
+	}
+	return nil
+}
+
+// Schema is the Parquet schema the file is written with.
+func (w *Writer) Schema() *parquet.Schema { return w.pw.Schema() }
+
+func (r *Row) check() error {
+	n := len(r.InputIDs)
+	if len(r.SequenceIDs) != n || len(r.WordIDs) != n || len(r.OffsetStart) != n ||
+		len(r.OffsetEnd) != n || len(r.StartLogits) != n || len(r.EndLogits) != n {
+		return fmt.Errorf("doc %d question %d window %d: %w (input_ids %d, sequence_ids %d, word_ids %d, offset_start %d, offset_end %d, start_logits %d, end_logits %d)",
+			r.Seq, r.QuestionIndex, r.Window, ErrLengthMismatch, n, len(r.SequenceIDs), len(r.WordIDs),
+			len(r.OffsetStart), len(r.OffsetEnd), len(r.StartLogits), len(r.EndLogits))
+	}
+	return nil
+}

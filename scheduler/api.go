@@ -1,0 +1,130 @@
+// Package scheduler is the pipeline: it reads documents, tokenizes them
+// into windows, pools and length-sorts the windows into batches, lets free
+// replicas pull batches, decodes the logits, gathers the windows of each
+// document again and writes the records in input order. It knows replicas
+// and the tokenizer only through the small interfaces below, so tests run
+// it with fakes.
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"qa-shard/logits"
+	"qa-shard/qa"
+	"qa-shard/shard"
+)
+
+// Replica runs batches on one device; whichever replica is free pulls the
+// next batch.
+type Replica interface {
+	Name() string
+	Run(ctx context.Context, b qa.Batch) (qa.Logits, error)
+}
+
+// Tokenizer turns text into tokens without special tokens. It must be safe
+// for concurrent use.
+type Tokenizer interface {
+	Encode(text string) qa.Tokens
+}
+
+// Input yields documents in order; *shard.Reader is one.
+type Input interface {
+	Next() (shard.Document, error)
+}
+
+// AnswerSink receives the records in input order; *shard.Writer is one.
+type AnswerSink interface {
+	WriteAnswer(shard.AnswerRecord) error
+	WriteError(shard.ErrorRecord) error
+}
+
+// LogitsSink receives every window's raw logits in input order;
+// *logits.Writer is one.
+type LogitsSink interface {
+	Write(rows []logits.Row) error
+}
+
+// Config holds everything that shapes a run besides its inputs.
+type Config struct {
+	Settings qa.Settings
+	Special  qa.Special
+	PadID    int32
+
+	// MaxBatchTokens caps rows*padded length of one batch.
+	MaxBatchTokens int
+	// TokenizeWorkers is the number of goroutines tokenizing documents.
+	TokenizeWorkers int
+	// MaxInFlightBytes bounds the context text of documents read but not yet
+	// written, which bounds every queue behind the reader.
+	MaxInFlightBytes int64
+	// PoolTokens is how many window tokens are pooled before sorting by
+	// length and cutting batches; a longer pool pads less.
+	PoolTokens int
+
+	// Total is the expected number of documents for progress (0: unknown).
+	Total            int64
+	ProgressInterval time.Duration
+	Logger           *zap.Logger
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Documents     int64 // input records, good or bad
+	Pairs         int64 // (document, question) records written as answers
+	Windows       int64
+	Tokens        int64 // real tokens fed to the model
+	PaddedTokens  int64 // positions fed to the model, padding included
+	Batches       int64
+	RecordErrors  int64 // error records written
+	Wall          time.Duration
+	ReplicaCounts map[string]int64 // windows per replica
+}
+
+// PaddingPercent is the share of model positions that were padding.
+func (s Summary) PaddingPercent() float64 {
+	if s.PaddedTokens == 0 {
+		return 0
+	}
+	return 100 * float64(s.PaddedTokens-s.Tokens) / float64(s.PaddedTokens)
+}
+
+// DocsPerSecond is the end-to-end document rate.
+func (s Summary) DocsPerSecond() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Documents) / s.Wall.Seconds()
+}
+
+func (c *Config) defaults() {
+	if c.MaxBatchTokens <= 0 {
+		c.MaxBatchTokens = 8192
+	}
+	if c.TokenizeWorkers <= 0 {
+		c.TokenizeWorkers = 2
+	}
+	if c.MaxInFlightBytes <= 0 {
+		c.MaxInFlightBytes = 16 << 20
+	}
+	if c.PoolTokens <= 0 {
+		c.PoolTokens = 8 * c.MaxBatchTokens
+	}
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	if c.ProgressInterval <= 0 {
+		c.ProgressInterval = 30 * time.Second
+	}
+}
+
+// Run processes every document of in and returns when all records are
+// written, or with the first error. Per-record problems become error
+// records and are counted, not returned.
+func Run(ctx context.Context, cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) (Summary, error) {
+	cfg.defaults()
+	p := newPipeline(cfg, in, tok, replicas, answers, lg)
+	return p.run(ctx)
+}

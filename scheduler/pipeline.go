@@ -1,0 +1,151 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
+
+	"qa-shard/qa"
+	"qa-shard/shard"
+)
+
+// docState is one document on its way through the pipeline. The windows
+// of all its questions travel separately and meet again here: every
+// decoded window decrements pending, and the replica that brings it to
+// zero hands the document to the writer.
+type docState struct {
+	doc       shard.Document
+	ctx       qa.Tokens
+	questions []questionState
+	pending   atomic.Int64
+	weight    int64 // in-flight budget held until written
+}
+
+type questionState struct {
+	text    string
+	err     error // the question cannot be asked of this document
+	windows []qa.Window
+	results []qa.WindowResult
+	raw     []qa.Logits // per window, only when logits are kept
+}
+
+// windowRef names one window of one document.
+type windowRef struct {
+	doc  *docState
+	q, w int
+}
+
+func (r windowRef) window() *qa.Window { return &r.doc.questions[r.q].windows[r.w] }
+
+type pipeline struct {
+	cfg      Config
+	in       Input
+	tok      Tokenizer
+	replicas []Replica
+	answers  AnswerSink
+	logits   LogitsSink
+
+	inflight *semaphore.Weighted
+	progress *progress
+	stats    stats
+}
+
+type stats struct {
+	windows, tokens, padded, batches atomic.Int64
+}
+
+func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
+	return &pipeline{
+		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
+		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
+		progress: newProgress(cfg.Total, replicaNames(replicas)),
+	}
+}
+
+func (p *pipeline) run(ctx context.Context) (Summary, error) {
+	if len(p.replicas) == 0 {
+		return Summary{}, errors.New("scheduler: no replicas")
+	}
+	start := time.Now()
+	g, ctx := errgroup.WithContext(ctx)
+	docs := make(chan *docState, 64)
+	windows := make(chan windowRef, 1024)
+	batches := make(chan *batch, 2*len(p.replicas))
+	done := make(chan *docState, 256)
+
+	var stageErr error
+	g.Go(func() error { defer close(docs); return p.read(ctx, docs) })
+	tokenizers, tctx := errgroup.WithContext(ctx)
+	for range p.cfg.TokenizeWorkers {
+		tokenizers.Go(func() error { return p.prepare(tctx, docs, windows, done) })
+	}
+	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
+	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
+	workers, wctx := errgroup.WithContext(ctx)
+	for _, r := range p.replicas {
+		workers.Go(func() error { return p.serve(wctx, r, batches, done) })
+	}
+	g.Go(func() error { defer close(done); return workers.Wait() })
+	var sum Summary
+	g.Go(func() error {
+		var err error
+		sum, err = p.write(ctx, done)
+		return err
+	})
+	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval)
+	stageErr = g.Wait()
+	stopProgress()
+	sum.Wall = time.Since(start)
+	sum.Windows = p.stats.windows.Load()
+	sum.Tokens = p.stats.tokens.Load()
+	sum.PaddedTokens = p.stats.padded.Load()
+	sum.Batches = p.stats.batches.Load()
+	sum.ReplicaCounts = p.progress.replicaWindows()
+	return sum, stageErr
+}
+
+// read streams documents and takes in-flight budget for each, so a slow
+// model holds back the reader instead of filling memory.
+func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
+	for {
+		d, err := p.in.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w := min(int64(len(d.Context))+1024, p.cfg.MaxInFlightBytes)
+		if err := p.inflight.Acquire(ctx, w); err != nil {
+			return err
+		}
+		select {
+		case docs <- &docState{doc: d, weight: w}:
+		case <-ctx.Done():
+			p.inflight.Release(w)
+			return ctx.Err()
+		}
+	}
+}
+
+func replicaNames(rs []Replica) []string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name()
+	}
+	return names
+}
+
+func send[T any](ctx context.Context, ch chan<- T, v T) error {
+	select {
+	case ch <- v:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

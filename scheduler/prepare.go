@@ -1,0 +1,93 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+
+	"qa-shard/qa"
+)
+
+// questionCache tokenizes each distinct question once: a run usually asks
+// the same few questions of every document.
+type questionCache struct {
+	mu sync.RWMutex
+	m  map[string]qa.Tokens
+}
+
+func (c *questionCache) get(tok Tokenizer, q string) qa.Tokens {
+	c.mu.RLock()
+	t, ok := c.m[q]
+	c.mu.RUnlock()
+	if ok {
+		return t
+	}
+	t = tok.Encode(q)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]qa.Tokens{}
+	}
+	if len(c.m) < 4096 { // per-record questions must not grow it forever
+		c.m[q] = t
+	}
+	c.mu.Unlock()
+	return t
+}
+
+// prepare tokenizes each context once and cuts windows for each of the
+// document's questions. A document with nothing to run (a bad line, or no
+// question that fits) goes straight to the writer.
+func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows chan<- windowRef, done chan<- *docState) error {
+	var cache questionCache
+	for {
+		var d *docState
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case v, ok := <-docs:
+			if !ok {
+				return nil
+			}
+			d = v
+		}
+		if d.doc.Err == nil {
+			p.cut(d, &cache)
+		}
+		var n int64
+		for _, q := range d.questions {
+			n += int64(len(q.windows))
+		}
+		if n == 0 {
+			if err := send(ctx, done, d); err != nil {
+				return err
+			}
+			continue
+		}
+		d.pending.Store(n)
+		for qi, q := range d.questions {
+			for wi := range q.windows {
+				if err := send(ctx, windows, windowRef{doc: d, q: qi, w: wi}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (p *pipeline) cut(d *docState, cache *questionCache) {
+	d.ctx = p.tok.Encode(d.doc.Context)
+	d.questions = make([]questionState, len(d.doc.Questions))
+	for i, text := range d.doc.Questions {
+		qs := &d.questions[i]
+		qs.text = text
+		ws, err := qa.Windows(cache.get(p.tok, text), d.ctx, p.cfg.Special, p.cfg.Settings)
+		if err != nil {
+			qs.err = err
+			continue
+		}
+		qs.windows = ws
+		qs.results = make([]qa.WindowResult, len(ws))
+		if p.logits != nil {
+			qs.raw = make([]qa.Logits, len(ws))
+		}
+	}
+}

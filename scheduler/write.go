@@ -1,0 +1,143 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"qa-shard/logits"
+	"qa-shard/qa"
+	"qa-shard/shard"
+)
+
+// write restores input order: documents finish in any order, and each
+// waits in a reorder buffer, keyed by Seq, until all before it are
+// written. The in-flight budget bounds that buffer.
+func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, error) {
+	var sum Summary
+	waiting := map[int64]*docState{}
+	var next int64
+	for {
+		var d *docState
+		select {
+		case <-ctx.Done():
+			return sum, ctx.Err()
+		case v, ok := <-done:
+			if !ok {
+				if len(waiting) > 0 {
+					return sum, fmt.Errorf("scheduler: %d documents never completed (first missing seq %d)", len(waiting), next)
+				}
+				return sum, nil
+			}
+			d = v
+		}
+		waiting[d.doc.Seq] = d
+		for {
+			d, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			if err := p.emit(d, &sum); err != nil {
+				return sum, err
+			}
+			p.inflight.Release(d.weight)
+			p.progress.addDoc()
+		}
+	}
+}
+
+// emit writes one document's records: an error record for a bad line, or
+// one answer (or error) record per question.
+func (p *pipeline) emit(d *docState, sum *Summary) error {
+	sum.Documents++
+	doc := d.doc
+	if doc.Err != nil {
+		sum.RecordErrors++
+		p.progress.addError()
+		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Error: doc.Err.Error()})
+	}
+	for qi, q := range d.questions {
+		if q.err != nil {
+			sum.RecordErrors++
+			p.progress.addError()
+			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Question: q.text, Error: q.err.Error()}); err != nil {
+				return err
+			}
+			continue
+		}
+		sum.Pairs++
+		if err := p.answers.WriteAnswer(p.record(doc, q)); err != nil {
+			return err
+		}
+		if p.logits != nil {
+			if err := p.logits.Write(p.logitRows(d, qi)); err != nil {
+				return fmt.Errorf("writing logits of doc %d: %w", doc.Seq, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *pipeline) record(doc shard.Document, q questionState) shard.AnswerRecord {
+	answers := qa.Answers(doc.Context, q.results, p.cfg.Settings)
+	rec := shard.AnswerRecord{ID: doc.ID, Question: q.text, Windows: len(q.windows)}
+	if len(answers) > 0 {
+		a := answers[0]
+		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
+	}
+	if p.cfg.Settings.TopK > 1 {
+		rec.Answers = make([]shard.Answer, len(answers))
+		for i, a := range answers {
+			rec.Answers[i] = shard.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
+		}
+	}
+	return rec
+}
+
+// logitRows lays out one question's windows for the logits file, with
+// what is needed to decode them again: ids, sequence and word ids, and
+// code-point offsets into the question (sequence 0) or context (1).
+func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
+	q := d.questions[qi]
+	qt := questionTokens(q.windows[0])
+	rows := make([]logits.Row, len(q.windows))
+	for wi, w := range q.windows {
+		n := w.Len()
+		row := logits.Row{
+			Seq: d.doc.Seq, ID: string(d.doc.ID), QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
+			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
+			OffsetStart: make([]int32, n), OffsetEnd: make([]int32, n),
+			StartLogits: q.raw[wi].Start, EndLogits: q.raw[wi].End,
+		}
+		for i := range n {
+			row.SequenceIDs[i], row.WordIDs[i] = -1, -1
+			switch {
+			case i >= 1 && i <= qt:
+				row.SequenceIDs[i] = 0
+			case i >= qt+2 && i < n-1:
+				c := w.From + i - (qt + 2)
+				row.SequenceIDs[i] = 1
+				row.WordIDs[i] = d.ctx.Words[c]
+				row.OffsetStart[i], row.OffsetEnd[i] = d.ctx.Offsets[c].Start, d.ctx.Offsets[c].End
+			}
+		}
+		rows[wi] = row
+	}
+	p.fillQuestion(rows, q.text, qt)
+	return rows
+}
+
+func questionTokens(w qa.Window) int { return w.QuestionLen }
+
+// fillQuestion adds the question tokens' word ids and offsets, which the
+// windows do not carry.
+func (p *pipeline) fillQuestion(rows []logits.Row, text string, qt int) {
+	t := p.tok.Encode(text)
+	for _, row := range rows {
+		for i := range min(qt, t.Len()) {
+			row.WordIDs[1+i] = t.Words[i]
+			row.OffsetStart[1+i], row.OffsetEnd[1+i] = t.Offsets[i].Start, t.Offsets[i].End
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package shard
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Next returns the next non-blank line as a Document, or io.EOF after the
+// last one. A bad line is a Document with Err set, never an error here; the
+// error return is only for failures of the underlying reader, after which
+// every call returns the same error.
+func (r *Reader) Next() (Document, error) {
+	for {
+		if r.err != nil {
+			return Document{}, r.err
+		}
+		if err := r.readLine(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("shard: reading input line %d: %w", r.lineNo+1, err)
+			}
+			r.err = err
+			return Document{}, err
+		}
+		r.lineNo++
+		line := r.buf
+		if r.tooLong {
+			if !r.hasText {
+				continue
+			}
+		} else if isBlank(line) {
+			continue
+		}
+
+		doc := Document{Seq: r.seq, Line: r.lineNo}
+		r.seq++
+		if r.tooLong {
+			doc.Err = fmt.Errorf("line %d: %w: longer than %d bytes (raise the maximum line length to accept it)",
+				doc.Line, ErrLineTooLong, r.max)
+			return doc, nil
+		}
+		r.parse(line, &doc)
+		return doc, nil
+	}
+}
+
+// readLine leaves the next line, without its "\n" or "\r\n", in r.buf. A
+// line longer than r.max is not kept: it is read through in bufio-sized
+// chunks, remembering only whether it had text, so one huge line cannot
+// exhaust memory. It returns io.EOF only when no bytes were left.
+func (r *Reader) readLine() error {
+	r.buf = r.buf[:0]
+	r.tooLong, r.hasText = false, false
+	if !r.bomChecked {
+		r.bomChecked = true
+		// Editors on Windows start UTF-8 files with a BOM; it is not JSON.
+		if b, _ := r.br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+			r.br.Discard(len(utf8BOM))
+		}
+	}
+	keep := r.max + 2 // room for the "\r\n" trimmed below
+	got := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		got = got || len(chunk) > 0
+		switch {
+		case r.tooLong:
+			r.hasText = r.hasText || !isBlank(chunk)
+		case len(r.buf)+len(chunk) <= keep:
+			r.buf = append(r.buf, chunk...)
+		default:
+			r.tooLong = true
+			r.hasText = !isBlank(r.buf) || !isBlank(chunk)
+			r.buf = r.buf[:0]
+		}
+		switch {
+		case err == nil:
+			// The line ended in '\n'.
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if !got {
+				return io.EOF
+			}
+		default:
+			return err
+		}
+		break // the line is complete: it ended in '\n' or at EOF
+	}
+	if r.tooLong {
+		return nil
+	}
+	r.buf = bytes.TrimSuffix(r.buf, []byte{'\n'})
+	r.buf = bytes.TrimSuffix(r.buf, []byte{'\r'})
+	if len(r.buf) > r.max {
+		r.tooLong = true
+		r.hasText = !isBlank(r.buf)
+		r.buf = r.buf[:0]
+	}
+	return nil
+}
+
+// isBlank reports whether b is only JSON whitespace (plus \v and \f, which
+// editors leave behind and no record starts with).
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n', '\v', '\f':
+		default:
+			return false
+		}
+	}
+	return true
+}

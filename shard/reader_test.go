@@ -1,0 +1,201 @@
+package shard
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// readAll drains a Reader, failing the test on an I/O error.
+func readAll(t *testing.T, input string, opt Options) []Document {
+	t.Helper()
+	r := NewReader(strings.NewReader(input), opt)
+	var docs []Document
+	for {
+		d, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		docs = append(docs, d)
+	}
+}
+
+func TestReaderBadLines(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		want    error
+		wantID  string // "" means nil
+		message string // a fragment the user needs to see
+	}{
+		{"malformed", `{"context": "x", "question": "q"`, ErrMalformedJSON, "", "at byte"},
+		{"not an object", `["context"]`, ErrMalformedJSON, "", "JSON object, found an array"},
+		{"bare string", `"hello"`, ErrMalformedJSON, "", "found a string"},
+		{"null record", `null`, ErrMalformedJSON, "", "found null"},
+		{"missing context", `{"id": 1, "question": "q"}`, ErrMissingContext, "1", `"context"`},
+		{"empty context", `{"id": "a", "context": "", "question": "q"}`, ErrEmptyContext, `"a"`, "no text"},
+		{"blank context", `{"context": " \n\t ", "question": "q"}`, ErrEmptyContext, "1", "no text"},
+		{"context number", `{"context": 5, "question": "q"}`, ErrContextNotString, "1", "found a number"},
+		{"context array", `{"context": ["a"], "question": "q"}`, ErrContextNotString, "1", "found an array"},
+		{"context null", `{"context": null, "question": "q"}`, ErrContextNotString, "1", "found null"},
+		{"invalid utf8 in context", "{\"id\": 7, \"context\": \"a\xffb\", \"question\": \"q\"}", ErrInvalidUTF8, "7", "byte 24 "},
+		{"invalid utf8 and malformed", "{\"context\": \"\xff", ErrInvalidUTF8, "", "UTF-8"},
+		{"invalid utf8 in id", "{\"id\": \"\xff\", \"context\": \"c\", \"question\": \"q\"}", ErrInvalidUTF8, "", "UTF-8"},
+		{"no question", `{"context": "c"}`, ErrNoQuestion, "1", "no global questions"},
+		{"empty questions array", `{"context": "c", "questions": []}`, ErrNoQuestion, "1", ""},
+		{"id object", `{"id": {"a": 1}, "context": "c", "question": "q"}`, ErrBadID, "", "found an object"},
+		{"id null", `{"id": null, "context": "c", "question": "q"}`, ErrBadID, "", "found null"},
+		{"id bool", `{"id": true, "context": "c", "question": "q"}`, ErrBadID, "", "found a boolean"},
+		{"question number", `{"context": "c", "question": 3}`, ErrBadQuestion, "1", `"question" must be a string`},
+		{"question empty", `{"context": "c", "question": "  "}`, ErrBadQuestion, "1", `"question" is empty`},
+		{"questions not array", `{"context": "c", "questions": "q"}`, ErrBadQuestion, "1", "array of strings"},
+		{"questions element", `{"context": "c", "questions": ["a", 2]}`, ErrBadQuestion, "1", `"questions"[1] must be a string`},
+		{"questions empty element", `{"context": "c", "questions": ["a", ""]}`, ErrBadQuestion, "1", `"questions"[1] is empty`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := readAll(t, tt.line+"\n", Options{})
+			if len(docs) != 1 {
+				t.Fatalf("got %d documents, want 1", len(docs))
+			}
+			d := docs[0]
+			if !errors.Is(d.Err, tt.want) {
+				t.Fatalf("Err = %v, want %v", d.Err, tt.want)
+			}
+			if d.Seq != 0 || d.Line != 1 {
+				t.Errorf("Seq, Line = %d, %d; want 0, 1", d.Seq, d.Line)
+			}
+			if string(d.ID) != tt.wantID {
+				t.Errorf("ID = %s, want %q", d.ID, tt.wantID)
+			}
+			if msg := d.Err.Error(); !strings.HasPrefix(msg, "line 1: ") || !strings.Contains(msg, tt.message) {
+				t.Errorf("message %q lacks %q or the line number", msg, tt.message)
+			}
+			if d.Context != "" || d.Questions != nil {
+				t.Errorf("bad line carries content: %q %q", d.Context, d.Questions)
+			}
+		})
+	}
+}
+
+func TestReaderGoodLines(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		global  []string
+		id      string
+		context string
+		qs      []string
+	}{
+		{"string id", `{"id": "a-1", "context": "c", "question": "q"}`, nil, `"a-1"`, "c", []string{"q"}},
+		{"escaped id kept as written", `{"id": "\u00e9<&>", "context": "c", "question": "q"}`, nil, `"\u00e9<&>"`, "c", []string{"q"}},
+		{"number id", `{"id": 17, "context": "c", "question": "q"}`, nil, `17`, "c", []string{"q"}},
+		{"big number id", `{"id": 12345678901234567890123, "context": "c", "question": "q"}`, nil, `12345678901234567890123`, "c", []string{"q"}},
+		{"float id", `{"id": -1.5e3, "context": "c", "question": "q"}`, nil, `-1.5e3`, "c", []string{"q"}},
+		{"missing id", `{"context": "c", "question": "q"}`, nil, `1`, "c", []string{"q"}},
+		{"escapes decoded", `{"context": "a\"b\\c\nd \u00fc \ud83d\ude00", "question": "q"}`, nil, `1`, "a\"b\\c\nd ü 😀", []string{"q"}},
+		{"context kept untrimmed", `{"context": "  c  ", "question": "q"}`, nil, `1`, "  c  ", []string{"q"}},
+		{"unknown fields ignored", `{"context": "c", "question": "q", "title": {"x": [1]}, "n": null}`, nil, `1`, "c", []string{"q"}},
+		{"globals only", `{"context": "c"}`, []string{"g1", "g2"}, `1`, "c", []string{"g1", "g2"}},
+		{"globals first, dedup, trimmed", `{"context": "c", "question": " g2 ", "questions": ["a", "g1", "a", "b"]}`,
+			[]string{"g1", "g2", " g1", ""}, `1`, "c", []string{"g1", "g2", "a", "b"}},
+		{"question then questions", `{"context": "c", "questions": ["b", "a"], "question": "a"}`, nil, `1`, "c", []string{"a", "b"}},
+		{"leading whitespace", "  \t{\"context\": \"c\", \"question\": \"q\"}  ", nil, `1`, "c", []string{"q"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := readAll(t, tt.line+"\n", Options{Questions: tt.global})
+			if len(docs) != 1 {
+				t.Fatalf("got %d documents, want 1", len(docs))
+			}
+			d := docs[0]
+			if d.Err != nil {
+				t.Fatalf("Err = %v", d.Err)
+			}
+			if string(d.ID) != tt.id || d.Context != tt.context || strings.Join(d.Questions, "|") != strings.Join(tt.qs, "|") {
+				t.Errorf("got id %s context %q questions %q; want %s %q %q", d.ID, d.Context, d.Questions, tt.id, tt.context, tt.qs)
+			}
+		})
+	}
+}
+
+// TestReaderQuestionsNotShared guards against handing every document the
+// same backing array of global questions, which a caller appending to one
+// document's list would corrupt for the others.
+func TestReaderQuestionsNotShared(t *testing.T) {
+	docs := readAll(t, "{\"context\":\"c\"}\n{\"context\":\"c\"}\n", Options{Questions: []string{"g"}})
+	docs[0].Questions[0] = "changed"
+	if docs[1].Questions[0] != "g" {
+		t.Fatalf("second document's questions changed to %q", docs[1].Questions)
+	}
+}
+
+func TestReaderLineStructure(t *testing.T) {
+	good := `{"context": "c", "question": "q"}`
+	tests := []struct {
+		name  string
+		input string
+		lines []int64 // Line of each document in order; Seq is the index
+		bad   []bool
+	}{
+		{"mixed with blanks", "\n" + good + "\n  \n{bad\n\t\n" + good + "\n\n", []int64{2, 4, 6}, []bool{false, true, false}},
+		{"crlf", good + "\r\n\r\n" + good + "\r\n", []int64{1, 3}, []bool{false, false}},
+		{"no final newline", good + "\n" + good, []int64{1, 2}, []bool{false, false}},
+		{"bom", "\xEF\xBB\xBF" + good + "\n" + good + "\n", []int64{1, 2}, []bool{false, false}},
+		{"bom then blank", "\xEF\xBB\xBF\n" + good, []int64{2}, []bool{false}},
+		{"bom only mid-file is an error", good + "\n\xEF\xBB\xBF" + good + "\n", []int64{1, 2}, []bool{false, true}},
+		{"empty input", "", nil, nil},
+		{"only blanks", "\n \r\n\t", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := readAll(t, tt.input, Options{})
+			if len(docs) != len(tt.lines) {
+				t.Fatalf("got %d documents, want %d: %+v", len(docs), len(tt.lines), docs)
+			}
+			for i, d := range docs {
+				if d.Seq != int64(i) || d.Line != tt.lines[i] || (d.Err != nil) != tt.bad[i] {
+					t.Errorf("doc %d: Seq %d Line %d Err %v; want Seq %d Line %d bad %v",
+						i, d.Seq, d.Line, d.Err, i, tt.lines[i], tt.bad[i])
+				}
+				if d.Err == nil && d.Context != "c" {
+					t.Errorf("doc %d: context %q (line ending or BOM leaked in?)", i, d.Context)
+				}
+			}
+		})
+	}
+}
+
+// errReader fails after its data, as a broken disk or pipe would.
+type errReader struct {
+	data string
+	err  error
+}
+
+func (r *errReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestReaderIOError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	r := NewReader(&errReader{data: "{\"context\":\"c\",\"question\":\"q\"}\n{\"cont", err: boom}, Options{})
+	if d, err := r.Next(); err != nil || d.Err != nil {
+		t.Fatalf("first line: %v, %v", err, d.Err)
+	}
+	_, err := r.Next()
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("Next = %v, want the I/O error at line 2", err)
+	}
+	if _, again := r.Next(); !errors.Is(again, boom) {
+		t.Fatalf("second Next after failure = %v, want the same error", again)
+	}
+}

@@ -1,0 +1,129 @@
+// Package testmodel generates a BERT-for-question-answering model directory
+// shaped like a Hugging Face optimum ONNX export (model.onnx, config.json and
+// the tokenizer files), with seeded random weights. The end-to-end tests and
+// benchmarks run the real ONNX Runtime on it without downloading a model:
+// the answers are meaningless, but every tensor name, type, shape and
+// operator is what a fine-tuned checkpoint exported by optimum presents.
+package testmodel
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Preset fixes the architecture and the weight seed of a generated model.
+type Preset struct {
+	Name         string
+	VocabSize    int // 0 takes the length of the vocabulary given to Generate
+	Hidden       int
+	Layers       int
+	Heads        int
+	Intermediate int
+	MaxPositions int
+	TypeVocab    int
+	Seed         uint64
+}
+
+// Tiny is small enough to load and run in a unit test in milliseconds; its
+// embedding table (the bert-base-uncased vocabulary) dominates its ~4 MB.
+var Tiny = Preset{
+	Name: "tiny", VocabSize: 30522, Hidden: 32, Layers: 2, Heads: 2,
+	Intermediate: 64, MaxPositions: 512, TypeVocab: 2, Seed: 0x7e57_0001,
+}
+
+// Base has bert-base dimensions (~110M parameters, ~440 MB) for benchmarks
+// that need realistic compute; generate it on demand, never commit it.
+var Base = Preset{
+	Name: "base", VocabSize: 30522, Hidden: 768, Layers: 12, Heads: 12,
+	Intermediate: 3072, MaxPositions: 512, TypeVocab: 2, Seed: 0x7e57_0002,
+}
+
+// PresetByName returns Tiny or Base by their Name.
+func PresetByName(name string) (Preset, error) {
+	for _, p := range []Preset{Tiny, Base} {
+		if strings.EqualFold(name, p.Name) {
+			return p, nil
+		}
+	}
+	return Preset{}, fmt.Errorf("unknown preset %q (want tiny or base)", name)
+}
+
+func (p Preset) validate() error {
+	switch {
+	case p.VocabSize <= 0 || p.Hidden <= 0 || p.Layers < 0 || p.Heads <= 0 ||
+		p.Intermediate <= 0 || p.MaxPositions <= 0 || p.TypeVocab <= 0:
+		return fmt.Errorf("preset %q: every dimension must be positive", p.Name)
+	case p.Hidden%p.Heads != 0:
+		return fmt.Errorf("preset %q: hidden size %d is not a multiple of %d heads", p.Name, p.Hidden, p.Heads)
+	}
+	return nil
+}
+
+// Option changes the exported signature of the generated model.
+type Option func(*options)
+
+type options struct {
+	noTokenTypes bool
+	fp16Logits   bool
+}
+
+// WithoutTokenTypeIDs drops the token_type_ids input, as DistilBERT-style
+// exports do; the runtime must then feed only input_ids and attention_mask.
+// The model behaves as the full one given token_type_ids of all zeros.
+func WithoutTokenTypeIDs() Option { return func(o *options) { o.noTokenTypes = true } }
+
+// Float16Logits makes start_logits and end_logits float16, as in exports
+// optimized for GPUs with --fp16; the weights and arithmetic stay float32.
+func Float16Logits() Option { return func(o *options) { o.fp16Logits = true } }
+
+// Producer identifies generated files in the ModelProto's producer fields.
+const (
+	Producer        = "qa-shard testmodel"
+	ProducerVersion = "1"
+	layerNormEps    = 1e-12 // BertConfig.layer_norm_eps
+)
+
+// WriteModel streams the ONNX model alone to w and returns the bytes
+// written. Weights are generated while writing, so memory stays small even
+// for Base. The output depends only on p and opts: byte-identical each run.
+func WriteModel(w io.Writer, p Preset, opts ...Option) (int64, error) {
+	if err := p.validate(); err != nil {
+		return 0, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	n, err := writeModel(w, buildBERT(p, o), defaultOpset, Producer, ProducerVersion)
+	if err != nil {
+		return n, fmt.Errorf("preset %s: %w", p.Name, err)
+	}
+	return n, nil
+}
+
+// Files lists the names Generate writes into a model directory.
+func Files() []string {
+	return []string{"config.json", "model.onnx", "special_tokens_map.json",
+		"tokenizer.json", "tokenizer_config.json", "vocab.txt"}
+}
+
+// Generate writes a complete model directory into dir (created if needed):
+// model.onnx, config.json, tokenizer.json, vocab.txt, special_tokens_map.json
+// and tokenizer_config.json. vocab is the WordPiece vocabulary in id order
+// (see ConvertVocab); its length must match p.VocabSize unless that is 0.
+// Each file is written under a temporary name and renamed only after all of
+// them were written, so a failure never leaves a half-written file behind.
+func Generate(dir string, p Preset, vocab []string, opts ...Option) error {
+	if p.VocabSize == 0 {
+		p.VocabSize = len(vocab)
+	}
+	if len(vocab) != p.VocabSize {
+		return fmt.Errorf("generate %s: vocabulary has %d tokens, preset %s needs %d",
+			dir, len(vocab), p.Name, p.VocabSize)
+	}
+	if err := writeDir(dir, p, vocab, opts); err != nil {
+		return fmt.Errorf("generate %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package testmodel
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// tensorHeader encodes every TensorProto field except raw_data, whose tag and
+// length it appends last so the payload can follow as a stream.
+func tensorHeader(t *tensor) []byte {
+	var b []byte
+	for _, d := range t.dims {
+		b = appendVarint(b, tensorDims, uint64(d))
+	}
+	b = appendVarint(b, tensorDataType, uint64(t.dtype))
+	b = appendString(b, tensorName, t.name)
+	b = protowire.AppendTag(b, tensorRawData, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(t.byteLen()))
+}
+
+// countingWriter lets writeModel prove that every fill function produced
+// exactly the bytes its length prefix announced; a mismatch would otherwise
+// yield a file that only fails deep inside a protobuf parser.
+type countingWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writeModel streams a ModelProto. Protobuf puts a message's length before
+// its body, so all sizes are computed first from the headers and the declared
+// tensor lengths, and the weights are generated afterwards in one pass.
+func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (int64, error) {
+	var head []byte // graph fields that precede the initializers
+	for _, n := range g.nodes {
+		head = appendMessage(head, graphNode, encodeNode(n))
+	}
+	head = appendString(head, graphName, g.name)
+	var tail []byte // graph fields that follow the initializers
+	for _, v := range g.inputs {
+		tail = appendMessage(tail, graphInput, encodeValueInfo(v))
+	}
+	for _, v := range g.outputs {
+		tail = appendMessage(tail, graphOutput, encodeValueInfo(v))
+	}
+	headers := make([][]byte, len(g.inits))
+	graphLen := len(head) + len(tail)
+	for i, t := range g.inits {
+		headers[i] = tensorHeader(t)
+		graphLen += protowire.SizeTag(graphInitializer) + protowire.SizeBytes(len(headers[i])+t.byteLen())
+	}
+
+	m := appendVarint(nil, modelIRVersion, 8)
+	m = appendString(m, modelProducerName, producer)
+	m = appendString(m, modelProducerVersion, version)
+	op := appendString(nil, opsetDomain, "")
+	op = appendVarint(op, opsetVersion, uint64(opset))
+	m = appendMessage(m, modelOpsetImport, op)
+	m = protowire.AppendTag(m, modelGraph, protowire.BytesType)
+	m = protowire.AppendVarint(m, uint64(graphLen))
+	want := int64(len(m) + graphLen)
+
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
+	cw.Write(m)
+	cw.Write(head)
+	for i, t := range g.inits {
+		b := protowire.AppendTag(nil, graphInitializer, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(len(headers[i])+t.byteLen()))
+		cw.Write(b)
+		cw.Write(headers[i])
+		start := cw.n
+		if err := writePayload(cw, t); err != nil {
+			return cw.n, fmt.Errorf("initializer %s: %w", t.name, err)
+		}
+		if got := cw.n - start; got != int64(t.byteLen()) {
+			return cw.n, fmt.Errorf("initializer %s: wrote %d bytes, shape needs %d", t.name, got, t.byteLen())
+		}
+	}
+	cw.Write(tail)
+	// bufio.Writer keeps its first error, so checking once at Flush suffices.
+	if err := cw.w.Flush(); err != nil {
+		return cw.n, fmt.Errorf("write model: %w", err)
+	}
+	if cw.n != want {
+		return cw.n, fmt.Errorf("write model: wrote %d bytes, expected %d", cw.n, want)
+	}
+	return cw.n, nil
+}
+
+func writePayload(w io.Writer, t *tensor) error {
+	if t.fill != nil {
+		return t.fill(w)
+	}
+	_, err := w.Write(t.raw)
+	return err
+}

@@ -1,0 +1,92 @@
+// Package worker runs one model replica: an ONNX Runtime session on one
+// device that turns a qa.Batch into qa.Logits. It also owns the model
+// directory (model.onnx, tokenizer.json, config.json) and the tokenizer
+// (subpackage tokenizer). Nothing here knows about documents or scheduling.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"qa-shard/qa"
+)
+
+// ErrConfig marks problems a user fixes by changing flags or files (a
+// missing library, a model that does not fit); main maps it to exit code 2.
+var ErrConfig = errors.New("configuration")
+
+// ReplicaOptions configure one session.
+type ReplicaOptions struct {
+	Name     string // for logs, e.g. "cpu:0"
+	Provider string // "cpu" (GPU providers come with the gpu package)
+	Threads  int    // intra-op threads; 0 lets ONNX Runtime choose
+}
+
+// Replica is one ONNX Runtime session. Run may be called from one goroutine
+// at a time per replica; the scheduler gives each replica its own goroutine.
+type Replica struct {
+	name    string
+	model   *Model
+	session *ort.DynamicAdvancedSession
+	mu      sync.Mutex // guards the session against accidental concurrent Close
+}
+
+// NewReplica opens a session for m. Init must have succeeded first.
+func NewReplica(m *Model, opt ReplicaOptions) (*Replica, error) {
+	if opt.Provider != "" && opt.Provider != "cpu" {
+		return nil, fmt.Errorf("%w: provider %q is not available in this build: only \"cpu\" is", ErrConfig, opt.Provider)
+	}
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: session options: %w", opt.Name, err)
+	}
+	defer so.Destroy()
+	if opt.Threads > 0 {
+		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
+			return nil, fmt.Errorf("replica %s: intra-op threads: %w", opt.Name, err)
+		}
+		// One replica per thread budget: inter-op parallelism would
+		// oversubscribe the cores the other replicas use.
+		if err := so.SetInterOpNumThreads(1); err != nil {
+			return nil, fmt.Errorf("replica %s: inter-op threads: %w", opt.Name, err)
+		}
+	}
+	s, err := ort.NewDynamicAdvancedSession(m.ONNXPath, m.inputNames(), m.outputNames(), so)
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: loading %s: %w", opt.Name, m.ONNXPath, err)
+	}
+	return &Replica{name: opt.Name, model: m, session: s}, nil
+}
+
+// Name identifies the replica in logs and summaries.
+func (r *Replica) Name() string { return r.name }
+
+// Run executes one batch. ctx cancellation is checked before the run; a
+// run in progress finishes (ONNX Runtime's Terminate comes with issue 4).
+func (r *Replica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
+	if err := ctx.Err(); err != nil {
+		return qa.Logits{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.session == nil {
+		return qa.Logits{}, fmt.Errorf("replica %s: closed", r.name)
+	}
+	return r.run(b)
+}
+
+// Close releases the session.
+func (r *Replica) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.session == nil {
+		return nil
+	}
+	err := r.session.Destroy()
+	r.session = nil
+	return err
+}

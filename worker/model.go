@@ -1,0 +1,151 @@
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Model describes a model directory as Hugging Face optimum exports it for
+// question answering: model.onnx, tokenizer.json and config.json. Names
+// and element types are read from the graph itself, never assumed.
+type Model struct {
+	Dir           string
+	ONNXPath      string
+	TokenizerPath string
+
+	InputIDs      string // input names as found in the graph
+	AttentionMask string
+	TokenTypeIDs  string // "" when the model has none (DistilBERT, RoBERTa)
+	inputTypes    map[string]ort.TensorElementDataType
+
+	StartLogits, EndLogits string
+	LogitsType             ort.TensorElementDataType // float32 or float16
+
+	// MaxPositions is config.json's max_position_embeddings (0 if absent):
+	// windows longer than this would index past the position table.
+	MaxPositions int
+	ModelType    string
+}
+
+// OpenModel checks a model directory and reads the graph's signature. Init
+// must have succeeded first (ONNX Runtime parses the graph).
+func OpenModel(dir string) (*Model, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: model directory %q not found: pass --model DIR, a folder exported by `optimum-cli export onnx --task question-answering` (or run `make demo-model`)", ErrConfig, dir)
+	}
+	m := &Model{Dir: dir, ONNXPath: filepath.Join(dir, "model.onnx"), TokenizerPath: filepath.Join(dir, "tokenizer.json")}
+	for _, f := range []string{m.ONNXPath, m.TokenizerPath} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("%w: %s is missing from the model directory %s: an optimum export holds model.onnx and tokenizer.json", ErrConfig, filepath.Base(f), dir)
+		}
+	}
+	if err := m.readConfig(); err != nil {
+		return nil, err
+	}
+	ins, outs, err := ort.GetInputOutputInfo(m.ONNXPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %v", ErrConfig, m.ONNXPath, err)
+	}
+	if err := m.bindInputs(ins); err != nil {
+		return nil, err
+	}
+	if err := m.bindOutputs(outs); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Model) readConfig() error {
+	b, err := os.ReadFile(filepath.Join(m.Dir, "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // optional: only used to check window lengths early
+	}
+	if err != nil {
+		return fmt.Errorf("reading config.json: %w", err)
+	}
+	var c struct {
+		MaxPositions int    `json:"max_position_embeddings"`
+		ModelType    string `json:"model_type"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return fmt.Errorf("%w: %s/config.json is not valid JSON: %v", ErrConfig, m.Dir, err)
+	}
+	m.MaxPositions, m.ModelType = c.MaxPositions, c.ModelType
+	return nil
+}
+
+func (m *Model) bindInputs(ins []ort.InputOutputInfo) error {
+	m.inputTypes = map[string]ort.TensorElementDataType{}
+	var found []string
+	for _, in := range ins {
+		found = append(found, describe(in))
+		switch in.Name {
+		case "input_ids":
+			m.InputIDs = in.Name
+		case "attention_mask":
+			m.AttentionMask = in.Name
+		case "token_type_ids":
+			m.TokenTypeIDs = in.Name
+		default:
+			return fmt.Errorf("%w: model.onnx has an input %q this program cannot feed: expected input_ids, attention_mask and optionally token_type_ids (int64), found %s", ErrConfig, in.Name, strings.Join(found, ", "))
+		}
+		if in.DataType != ort.TensorElementDataTypeInt64 && in.DataType != ort.TensorElementDataTypeInt32 {
+			return fmt.Errorf("%w: model.onnx input %q has element type %s: expected int64 or int32", ErrConfig, in.Name, in.DataType)
+		}
+		m.inputTypes[in.Name] = in.DataType
+	}
+	if m.InputIDs == "" || m.AttentionMask == "" {
+		return fmt.Errorf("%w: model.onnx must take input_ids and attention_mask (an extractive question-answering export); found %s", ErrConfig, strings.Join(found, ", "))
+	}
+	return nil
+}
+
+func (m *Model) bindOutputs(outs []ort.InputOutputInfo) error {
+	var found []string
+	for _, o := range outs {
+		found = append(found, describe(o))
+		if o.Name != "start_logits" && o.Name != "end_logits" {
+			continue
+		}
+		if o.DataType != ort.TensorElementDataTypeFloat && o.DataType != ort.TensorElementDataTypeFloat16 {
+			return fmt.Errorf("%w: model.onnx output %q has element type %s: expected float32 or float16", ErrConfig, o.Name, o.DataType)
+		}
+		if len(o.Dimensions) != 2 {
+			return fmt.Errorf("%w: model.onnx output %q has shape %s: expected [batch, sequence]", ErrConfig, o.Name, o.Dimensions)
+		}
+		if o.Name == "start_logits" {
+			m.StartLogits = o.Name
+		} else {
+			m.EndLogits = o.Name
+		}
+		if m.LogitsType != 0 && m.LogitsType != o.DataType {
+			return fmt.Errorf("%w: model.onnx start and end logits differ in element type", ErrConfig)
+		}
+		m.LogitsType = o.DataType
+	}
+	if m.StartLogits == "" || m.EndLogits == "" {
+		return fmt.Errorf("%w: model.onnx is not an extractive question-answering model: expected outputs start_logits and end_logits, found %s (export with --task question-answering)", ErrConfig, strings.Join(found, ", "))
+	}
+	return nil
+}
+
+func describe(io ort.InputOutputInfo) string {
+	return fmt.Sprintf("%s %s%v", io.Name, io.DataType, []int64(io.Dimensions))
+}
+
+func (m *Model) inputNames() []string {
+	names := []string{m.InputIDs, m.AttentionMask}
+	if m.TokenTypeIDs != "" {
+		names = append(names, m.TokenTypeIDs)
+	}
+	return names
+}
+
+func (m *Model) outputNames() []string { return []string{m.StartLogits, m.EndLogits} }

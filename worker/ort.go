@@ -1,0 +1,59 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// EnvORTLib names the environment variable that points at the ONNX Runtime
+// shared library when --ort-lib is not given.
+const EnvORTLib = "QA_SHARD_ORT_LIB"
+
+var (
+	initOnce sync.Once
+	initErr  error
+	initLib  string
+)
+
+// Init loads the ONNX Runtime shared library and creates the process-wide
+// environment. It runs once; later calls return the first result, and a
+// call with a different path is an error because ONNX Runtime cannot be
+// loaded twice into one process.
+func Init(libPath string) error {
+	if libPath == "" {
+		libPath = os.Getenv(EnvORTLib)
+	}
+	initOnce.Do(func() {
+		initLib = libPath
+		initErr = initialize(libPath)
+	})
+	if initErr == nil && libPath != initLib {
+		return fmt.Errorf("ONNX Runtime is already loaded from %s; one process can load one library", initLib)
+	}
+	return initErr
+}
+
+func initialize(libPath string) error {
+	if libPath == "" {
+		return fmt.Errorf("%w: no ONNX Runtime library given: pass --ort-lib PATH or set %s (run `make ort` to fetch the CPU build)", ErrConfig, EnvORTLib)
+	}
+	if _, err := os.Stat(libPath); err != nil {
+		return fmt.Errorf("%w: ONNX Runtime library %s not found: pass --ort-lib PATH or set %s (run `make ort` to fetch the CPU build)", ErrConfig, libPath, EnvORTLib)
+	}
+	ort.SetSharedLibraryPath(libPath)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		return fmt.Errorf("%w: ONNX Runtime library %s could not be loaded (it must be ONNX Runtime 1.24 or newer): %v", ErrConfig, libPath, err)
+	}
+	return nil
+}
+
+// Version reports the loaded ONNX Runtime version, or "" before Init.
+func Version() string {
+	if !ort.IsInitialized() {
+		return ""
+	}
+	return ort.GetVersion()
+}
