@@ -22,3 +22,76 @@ type Tokens struct {
 
 // Len is the number of tokens.
 func (t Tokens) Len() int { return len(t.IDs) }
+
+// Settings are the QuestionAnsweringPipeline parameters that change answers.
+type Settings struct {
+	// MaxSeqLen is the model input length in tokens, specials included
+	// (HF max_seq_len).
+	MaxSeqLen int
+	// DocStride is the overlap in tokens between consecutive windows (HF
+	// doc_stride, the tokenizer's stride); it is not the step between them.
+	DocStride int
+	// MaxAnswerLen is the longest answer in tokens (HF max_answer_len).
+	MaxAnswerLen int
+	// TopK is the number of answers kept per (document, question).
+	TopK int
+	// HandleImpossible adds the empty "no answer" candidate.
+	HandleImpossible bool
+	// AlignToWords widens spans to whole pre-tokenizer words.
+	AlignToWords bool
+}
+
+// Special holds the ids of the special tokens framing a window.
+type Special struct {
+	CLS, SEP int32
+}
+
+// Window is one model input: [CLS] question [SEP] context[From:To] [SEP].
+//
+// IDs and TypeIDs of all windows cut from one (question, context) pair share
+// two backing arrays and must be treated as read-only.
+type Window struct {
+	// Index is the 0-based position among the windows of one pair.
+	Index int
+	// IDs are the input ids, specials included, without padding.
+	IDs []int32
+	// TypeIDs are 0 for [CLS] question [SEP] and 1 for the context and the
+	// final [SEP].
+	TypeIDs []int32
+	// QuestionLen is the number of question tokens.
+	QuestionLen int
+	// From and To delimit the context tokens in this window.
+	From, To int
+	// Question is the question the window was cut for (shared, not copied):
+	// decoding needs its words and offsets when a literal [CLS] typed in
+	// the question wins, a corner HF handles in its own way.
+	Question Tokens
+}
+
+// Candidate is one answer span proposed by one window.
+type Candidate struct {
+	// Start and End are code-point offsets into the context.
+	Start, End int32
+	// Score is HF's per-window score P_start*P_end, in float32 as numpy
+	// computes it.
+	Score float32
+}
+
+// WindowResult is what decoding one window yields.
+type WindowResult struct {
+	// Candidates are in HF's order: score descending.
+	Candidates []Candidate
+	// NullScore is P_start[CLS]*P_end[CLS] before [CLS] is masked; only
+	// used with HandleImpossible.
+	NullScore float32
+}
+
+// Answer is one answer for a (document, question).
+type Answer struct {
+	Text string
+	// Score is float64 because HF adds the float32 scores of equal answers
+	// from different windows as Python floats.
+	Score float64
+	// Start and End are code-point offsets into the context.
+	Start, End int
+}

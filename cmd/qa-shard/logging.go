@@ -38,3 +38,5 @@ func newLogger(format, level string) (*zap.Logger, error) {
 	}
 	return zap.New(zapcore.NewCore(enc, zapcore.Lock(os.Stderr), lvl)), nil
 }
+
+func nopLogger() *zap.Logger { return zap.NewNop() }

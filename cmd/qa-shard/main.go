@@ -36,10 +36,12 @@ func main() {
 
 func run(args []string) int {
 	cmd := "run"
-	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help") {
+	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "bench":
+		return benchCmd(args)
 	case "version":
 		fmt.Printf("qa-shard %s\n", version)
 		return exitOK

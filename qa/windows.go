@@ -1,0 +1,108 @@
+package qa
+
+import "fmt"
+
+// Windows cuts a (question, context) pair into model windows exactly as a
+// Hugging Face fast tokenizer does with truncation="only_second",
+// max_length=MaxSeqLen, stride=DocStride and return_overflowing_tokens.
+//
+// The context budget is B = MaxSeqLen - len(q) - 3. A context of n <= B
+// tokens gives one window; a longer one gives windows starting at 0, B-S,
+// 2(B-S), ... up to the first that reaches n (tokenizers'
+// Encoding::truncate). As in tokenizers, S >= B is only an error when the
+// context has to be cut.
+func Windows(q, ctx Tokens, sp Special, s Settings) ([]Window, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkTokens(q); err != nil {
+		return nil, fmt.Errorf("question: %w", err)
+	}
+	if err := checkTokens(ctx); err != nil {
+		return nil, fmt.Errorf("context: %w", err)
+	}
+	if q.Len() == 0 {
+		return nil, ErrEmptyQuestion
+	}
+	if ctx.Len() == 0 {
+		return nil, ErrEmptyContext
+	}
+	ranges, err := cut(q.Len(), ctx.Len(), s)
+	if err != nil {
+		return nil, err
+	}
+
+	// One allocation for the ids of all windows and one type-id pattern that
+	// every window shares a prefix of: the caller pays a single copy of the
+	// context per question, not one per window.
+	qn := q.Len()
+	total := 0
+	for _, r := range ranges {
+		total += qn + 3 + r[1] - r[0]
+	}
+	ids := make([]int32, 0, total)
+	types := make([]int32, qn+3+ranges[0][1]-ranges[0][0])
+	for i := qn + 2; i < len(types); i++ {
+		types[i] = 1
+	}
+
+	out := make([]Window, len(ranges))
+	for i, r := range ranges {
+		start := len(ids)
+		ids = append(ids, sp.CLS)
+		ids = append(ids, q.IDs...)
+		ids = append(ids, sp.SEP)
+		ids = append(ids, ctx.IDs[r[0]:r[1]]...)
+		ids = append(ids, sp.SEP)
+		n := len(ids) - start
+		out[i] = Window{
+			Index:       i,
+			IDs:         ids[start:len(ids):len(ids)],
+			TypeIDs:     types[:n:n],
+			QuestionLen: qn,
+			From:        r[0],
+			To:          r[1],
+			Question:    q,
+		}
+	}
+	return out, nil
+}
+
+// cut returns the [from, to) context token ranges of the windows.
+func cut(qLen, n int, s Settings) ([][2]int, error) {
+	budget := s.MaxSeqLen - qLen - 3
+	if n <= budget {
+		return [][2]int{{0, n}}, nil
+	}
+	if budget <= 0 {
+		return nil, fmt.Errorf("%w: %d question tokens plus 3 specials reach max seq len %d",
+			ErrQuestionTooLong, qLen, s.MaxSeqLen)
+	}
+	if s.DocStride >= budget {
+		return nil, fmt.Errorf("%w: doc stride %d, budget %d tokens (max seq len %d - %d question tokens - 3 specials)",
+			ErrStrideTooLarge, s.DocStride, budget, s.MaxSeqLen, qLen)
+	}
+	step := budget - s.DocStride
+	out := make([][2]int, 0, (n-s.DocStride+step-1)/step)
+	for from := 0; ; from += step {
+		to := min(from+budget, n)
+		out = append(out, [2]int{from, to})
+		if to == n {
+			return out, nil
+		}
+	}
+}
+
+func checkTokens(t Tokens) error {
+	if len(t.Offsets) != len(t.IDs) || len(t.Words) != len(t.IDs) {
+		return fmt.Errorf("%w: %d ids, %d offsets, %d words",
+			ErrBadTokens, len(t.IDs), len(t.Offsets), len(t.Words))
+	}
+	return nil
+}
+
+// Len is the number of input tokens, specials included.
+func (w Window) Len() int { return w.QuestionLen + 3 + w.To - w.From }
+
+// contextStart is the position of the first context token in the window.
+func (w Window) contextStart() int { return w.QuestionLen + 2 }
