@@ -163,8 +163,16 @@ type shapeLog struct {
 	shapes [][2]int
 }
 
-func (s *shapeLog) add(rows, l int) { s.mu.Lock(); s.shapes = append(s.shapes, [2]int{rows, l}); s.mu.Unlock() }
-func (s *shapeLog) all() [][2]int   { s.mu.Lock(); defer s.mu.Unlock(); return append([][2]int(nil), s.shapes...) }
+func (s *shapeLog) add(rows, l int) {
+	s.mu.Lock()
+	s.shapes = append(s.shapes, [2]int{rows, l})
+	s.mu.Unlock()
+}
+func (s *shapeLog) all() [][2]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][2]int(nil), s.shapes...)
+}
 
 // recorder notes the shape of every batch the pipeline runs.
 type recorder struct {

@@ -174,4 +174,3 @@ func maxDiff(a, b []float32) float64 {
 	}
 	return m
 }
-

@@ -181,4 +181,3 @@ func report(log *zap.Logger, o *options, s scheduler.Summary) {
 		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
 	}
 }
-
