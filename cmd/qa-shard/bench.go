@@ -53,7 +53,7 @@ func bench(modelDir, input, question, devices string, threads int, ortLib string
 	if err != nil {
 		return err
 	}
-	if err := worker.Init(ortLib); err != nil {
+	if err := worker.Init(defaultORTLib(ortLib)); err != nil {
 		return err
 	}
 	m, err := worker.OpenModel(modelDir)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -47,7 +48,7 @@ func runJob(ctx context.Context, o *options) (int, error) {
 	}
 	defer in.Close()
 
-	if err := worker.Init(o.ortLib); err != nil {
+	if err := worker.Init(defaultORTLib(o.ortLib)); err != nil {
 		return 0, err
 	}
 	model, err := worker.OpenModel(o.model)
@@ -99,6 +100,23 @@ func runJob(ctx context.Context, o *options) (int, error) {
 		return exitRecords, nil
 	}
 	return exitOK, nil
+}
+
+// defaultORTLib falls back, after --ort-lib and $QA_SHARD_ORT_LIB, to the
+// library `make ort` puts beside `make build`'s binary.
+func defaultORTLib(flagValue string) string {
+	if flagValue != "" || os.Getenv(worker.EnvORTLib) != "" {
+		return flagValue
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(exe), "..", "ort", "libonnxruntime.so.1")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }
 
 func (o *options) check() error {
