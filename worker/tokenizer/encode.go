@@ -1,0 +1,196 @@
+package tokenizer
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"qa-shard/qa"
+)
+
+// scratch holds the buffers of one Encode call, reused through a sync.Pool
+// so that steady-state encoding allocates only the returned slices.
+type scratch struct {
+	word   []byte  // normalized UTF-8 of the current word
+	orig   []int32 // original code-point index of every byte of word
+	pieces []piece
+	runes  []rune // normalized chars of one char outside the BMP
+}
+
+// encoder is the state of one Encode call: a single pass that normalizes,
+// pre-tokenizes and runs WordPiece word by word.
+type encoder struct {
+	t    *Tokenizer
+	s    *scratch
+	out  qa.Tokens
+	word int32 // index of the next pre-tokenizer word
+
+	words *[]string // nil outside tests
+
+	chars               int   // normalized chars in the current word
+	firstOrig, lastOrig int32 // original code points of its first and last char
+}
+
+// Encode tokenizes one text without special tokens. Offsets are code-point
+// [start, end) ranges of text; Words holds each token's pre-tokenizer word
+// index (an added token such as a literal "[CLS]" is a word of its own).
+//
+// Invalid UTF-8 never panics: each invalid byte counts as one code point (as
+// utf8.RuneCountInString does) and reads as U+FFFD, which clean_text drops.
+// Hugging Face cannot take such input at all; callers reject it first.
+func (t *Tokenizer) Encode(text string) qa.Tokens { return t.encode(text, nil) }
+
+// encode is Encode; when words is not nil it also collects the normalized
+// pre-tokenizer words, which tests compare with Hugging Face's.
+func (t *Tokenizer) encode(text string, words *[]string) qa.Tokens {
+	s, _ := t.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	defer t.scratch.Put(s)
+	guess := len(text)/4 + 4
+	e := encoder{t: t, s: s, words: words, out: qa.Tokens{
+		IDs:     make([]int32, 0, guess),
+		Offsets: make([]qa.Span, 0, guess),
+		Words:   make([]int32, 0, guess),
+	}}
+	s.word, s.orig = s.word[:0], s.orig[:0]
+	tbl := t.chars
+	ci := int32(0) // code-point index of text[i]
+	for i := 0; i < len(text); {
+		b := text[i]
+		if t.addedFirst[b] {
+			if a := t.matchAdded(text[i:]); a != nil {
+				e.flush()
+				e.emit(a.id, ci, ci+a.chars)
+				e.word++
+				i += len(a.text)
+				ci += a.chars
+				continue
+			}
+		}
+		if b < utf8.RuneSelf {
+			// ASCII: never CJK, never more than one normalized char.
+			if ent := tbl.bmp[b]; ent.n == 1 {
+				e.push(ent.r, ent.cls, ci)
+			}
+			i++
+			ci++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		e.char(r, ci)
+		i += size
+		ci++
+	}
+	e.flush()
+	return e.out
+}
+
+// char feeds the normalized form of one non-ASCII original char.
+func (e *encoder) char(r rune, ci int32) {
+	tbl := e.t.chars
+	var norm []rune
+	iso := false
+	if r < 0x10000 {
+		ent := tbl.bmp[r]
+		switch {
+		case ent.n == 0:
+			return
+		case ent.n == 1 && !ent.iso:
+			e.push(ent.r, ent.cls, ci)
+			return
+		case ent.n == 1:
+			e.flush()
+			e.push(ent.r, ent.cls, ci)
+			e.flush()
+			return
+		default:
+			norm = tbl.multi[ent.r : ent.r+rune(ent.n)]
+		}
+		iso = ent.iso
+	} else {
+		e.s.runes, iso = tbl.norm.apply(r, e.s.runes[:0])
+		norm = e.s.runes
+	}
+	if iso {
+		e.flush()
+	}
+	for _, c := range norm {
+		e.push(c, preTokClass(c), ci)
+	}
+	if iso {
+		e.flush()
+	}
+}
+
+// push runs BertPreTokenizer on one normalized char that came from the
+// original char at code point ci.
+func (e *encoder) push(r rune, cls uint8, ci int32) {
+	switch cls {
+	case clsSpace:
+		e.flush()
+	case clsPunct:
+		e.flush()
+		e.appendChar(r, ci)
+		e.flush()
+	default:
+		e.appendChar(r, ci)
+	}
+}
+
+func (e *encoder) appendChar(r rune, ci int32) {
+	if e.chars == 0 {
+		e.firstOrig = ci
+	}
+	e.lastOrig = ci
+	e.chars++
+	// A word past the limit becomes one [UNK] whatever its content, so
+	// stop buffering: a megabyte without spaces costs no memory.
+	if e.chars > e.t.wp.maxChars {
+		return
+	}
+	s := e.s
+	n := len(s.word)
+	s.word = utf8.AppendRune(s.word, r)
+	for range len(s.word) - n {
+		s.orig = append(s.orig, ci)
+	}
+}
+
+// flush ends the current word, if any, and tokenizes it.
+func (e *encoder) flush() {
+	if e.chars == 0 {
+		return
+	}
+	s := e.s
+	if e.words != nil {
+		*e.words = append(*e.words, string(s.word))
+	}
+	if e.chars > e.t.wp.maxChars {
+		e.emit(e.t.wp.unk, e.firstOrig, e.lastOrig+1)
+	} else {
+		s.pieces = e.t.wp.tokenize(s.word, s.pieces[:0])
+		for _, p := range s.pieces {
+			e.emit(p.id, s.orig[p.start], s.orig[p.end-1]+1)
+		}
+	}
+	e.word++
+	e.chars = 0
+	s.word, s.orig = s.word[:0], s.orig[:0]
+}
+
+func (e *encoder) emit(id, start, end int32) {
+	e.out.IDs = append(e.out.IDs, id)
+	e.out.Offsets = append(e.out.Offsets, qa.Span{Start: start, End: end})
+	e.out.Words = append(e.out.Words, e.word)
+}
+
+// matchAdded returns the longest added token that text starts with.
+func (t *Tokenizer) matchAdded(text string) *addedToken {
+	for i := range t.added {
+		if strings.HasPrefix(text, t.added[i].text) {
+			return &t.added[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"qa-shard/testmodel"
+)
+
+// TestMain removes the tokenizer.json a test generated.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bertTemp != "" {
+		os.RemoveAll(bertTemp)
+	}
+	os.Exit(code)
+}
+
+var (
+	bertTemp string
+	bertOnce sync.Once
+	bertPath string
+	bertErr  string
+)
+
+// bertTokenizerPath is bert-base-uncased's tokenizer.json: the file named by
+// QA_SHARD_TEST_TOKENIZER, or one generated from the offline vocabulary.
+// Without either the test fails: parity must not pass by skipping.
+func bertTokenizerPath(t testing.TB) string {
+	t.Helper()
+	bertOnce.Do(func() {
+		if p := os.Getenv("QA_SHARD_TEST_TOKENIZER"); p != "" {
+			bertPath = p
+			return
+		}
+		root, err := repoRoot()
+		if err != nil {
+			bertErr = err.Error()
+			return
+		}
+		raw, err := testmodel.BERTTokenizerJSON(filepath.Join(root, testmodel.VocabJSONPath))
+		if err != nil {
+			bertErr = err.Error() + "; or set QA_SHARD_TEST_TOKENIZER to a bert-base-uncased tokenizer.json"
+			return
+		}
+		dir, err := os.MkdirTemp("", "qa-shard-tokenizer-test-")
+		if err == nil {
+			bertTemp = dir
+			bertPath = filepath.Join(dir, "tokenizer.json")
+			err = os.WriteFile(bertPath, raw, 0o644)
+		}
+		if err != nil {
+			bertErr = err.Error()
+		}
+	})
+	if bertErr != "" {
+		t.Fatal(bertErr)
+	}
+	return bertPath
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Tokenizer
+	loadErr  error
+)
+
+func bertTokenizer(t testing.TB) *Tokenizer {
+	t.Helper()
+	path := bertTokenizerPath(t)
+	loadOnce.Do(func() { loaded, loadErr = Load(path) })
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	return loaded
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}

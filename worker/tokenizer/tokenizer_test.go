@@ -1,0 +1,220 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sugarme/tokenizer/pretrained"
+
+	"qa-shard/qa"
+)
+
+func TestSpecialIDsAndVocab(t *testing.T) {
+	tk := bertTokenizer(t)
+	if cls, sep, pad := tk.SpecialIDs(); cls != 101 || sep != 102 || pad != 0 {
+		t.Errorf("SpecialIDs = %d %d %d, want 101 102 0", cls, sep, pad)
+	}
+	if n := tk.VocabSize(); n != 30522 {
+		t.Errorf("VocabSize = %d", n)
+	}
+	if n := tk.MaxInputCharsPerWord(); n != 100 {
+		t.Errorf("MaxInputCharsPerWord = %d", n)
+	}
+}
+
+// TestSugarmeASCII compares with sugarme on plain ASCII English, the input
+// where it is right, as a check independent of the golden file.
+func TestSugarmeASCII(t *testing.T) {
+	path := bertTokenizerPath(t)
+	tk := bertTokenizer(t)
+	ref, err := pretrained.FromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/english.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for para := range strings.SplitSeq(string(raw), "\n\n") {
+		for line := range strings.SplitSeq(para, ". ") {
+			if strings.ContainsFunc(line, func(r rune) bool { return r >= utf8.RuneSelf }) {
+				continue // sugarme is only trusted on ASCII
+			}
+			want, err := ref.EncodeSingle(line, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tk.Encode(line)
+			ids := make([]int, got.Len())
+			offs := make([][]int, got.Len())
+			words := make([]int, got.Len())
+			for i := range ids {
+				ids[i], words[i] = int(got.IDs[i]), int(got.Words[i])
+				offs[i] = []int{int(got.Offsets[i].Start), int(got.Offsets[i].End)}
+			}
+			if !slices.Equal(ids, want.Ids) || !slices.Equal(words, want.Words) ||
+				!slices.EqualFunc(offs, want.Offsets, slices.Equal) {
+				t.Errorf("%q:\n got %v %v %v\nwant %v %v %v", line, ids, words, offs, want.Ids, want.Words, want.Offsets)
+			}
+			n++
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d ASCII sentences compared", n)
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	tk := bertTokenizer(t)
+	// Each invalid byte is one code point reading U+FFFD, which clean_text
+	// drops without splitting the word around it.
+	text := "ab\xffcd \xe2\x82 the\xc0"
+	got := tk.Encode(text)
+	want := tk.Encode("abcd the")
+	if !slices.Equal(got.IDs, want.IDs) || !slices.Equal(got.Words, want.Words) {
+		t.Fatalf("ids %v words %v, want %v %v", got.IDs, got.Words, want.IDs, want.Words)
+	}
+	// "ab?cd " is 6 code points, the two bytes of a cut "€" are 2 more.
+	if last := got.Offsets[got.Len()-1]; last != (qa.Span{Start: 9, End: 12}) {
+		t.Errorf("offset of %q = %v, want [9,12)", "the", last)
+	}
+	if first := got.Offsets[0]; first.Start != 0 {
+		t.Errorf("first offset %v", first)
+	}
+}
+
+func TestEmptyAndBlank(t *testing.T) {
+	tk := bertTokenizer(t)
+	for _, s := range []string{"", " ", "\t\r\n", "\x00\u200b\ufeff", "\u3000\u00a0"} {
+		if got := tk.Encode(s); got.Len() != 0 || len(got.Offsets) != 0 || len(got.Words) != 0 {
+			t.Errorf("%q gave %+v", s, got)
+		}
+	}
+}
+
+// TestConcurrentEncode: run with -race; results must not depend on other
+// goroutines sharing the tokenizer and its pooled buffers.
+func TestConcurrentEncode(t *testing.T) {
+	tk := bertTokenizer(t)
+	var texts []string
+	for _, p := range loadGolden(t) {
+		texts = append(texts, p.Question, p.Context)
+	}
+	want := make([][]int32, len(texts))
+	for i, s := range texts {
+		want[i] = tk.Encode(s).IDs
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for g := range 16 {
+		wg.Go(func() {
+			for round := range 20 {
+				i := (g*7 + round) % len(texts)
+				if got := tk.Encode(texts[i]).IDs; !slices.Equal(got, want[i]) {
+					errs <- texts[i]
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("concurrent result differs for %q", s)
+	}
+}
+
+// editedTokenizer writes bert-base-uncased's tokenizer.json with edit applied.
+func editedTokenizer(t *testing.T, edit func(map[string]any)) string {
+	t.Helper()
+	raw, err := os.ReadFile(bertTokenizerPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	if raw, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tokenizer.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadRejects(t *testing.T) {
+	cases := []struct {
+		name, want string
+		edit       func(map[string]any)
+	}{
+		{"bpe model", `model "BPE" is not supported`, func(d map[string]any) { d["model"].(map[string]any)["type"] = "BPE" }},
+		{"other normalizer", `normalizer "Sequence" is not supported`, func(d map[string]any) { d["normalizer"] = map[string]any{"type": "Sequence"} }},
+		{"whitespace pre-tokenizer", `pre_tokenizer "Whitespace" is not supported`, func(d map[string]any) { d["pre_tokenizer"] = map[string]any{"type": "Whitespace"} }},
+		{"no pre-tokenizer", `pre_tokenizer null is not supported`, func(d map[string]any) { d["pre_tokenizer"] = nil }},
+		{"no post-processor", `post_processor null is not supported`, func(d map[string]any) { d["post_processor"] = nil }},
+		{"unk missing", `unk_token "<unk>" is not in the vocab`, func(d map[string]any) { d["model"].(map[string]any)["unk_token"] = "<unk>" }},
+		{"normalized added token", `normalized: true`, func(d map[string]any) {
+			d["added_tokens"].([]any)[0].(map[string]any)["normalized"] = true
+		}},
+		{"lstrip added token", `lstrip`, func(d map[string]any) { d["added_tokens"].([]any)[1].(map[string]any)["lstrip"] = true }},
+		{"odd pair template", `pair template`, func(d map[string]any) {
+			pp := d["post_processor"].(map[string]any)
+			pp["pair"] = pp["single"]
+		}},
+		{"no [PAD]", `no [PAD] token`, func(d map[string]any) {
+			d["added_tokens"] = d["added_tokens"].([]any)[1:]
+			delete(d["model"].(map[string]any)["vocab"].(map[string]any), "[PAD]")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(editedTokenizer(t, c.edit))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+func TestLoadBertProcessingAndPadding(t *testing.T) {
+	path := editedTokenizer(t, func(d map[string]any) {
+		d["post_processor"] = map[string]any{"type": "BertProcessing", "sep": []any{"[SEP]", 102}, "cls": []any{"[CLS]", 101}}
+		d["padding"] = map[string]any{"pad_id": 7}
+	})
+	tk, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cls, sep, pad := tk.SpecialIDs(); cls != 101 || sep != 102 || pad != 7 {
+		t.Errorf("SpecialIDs = %d %d %d, want 101 102 7", cls, sep, pad)
+	}
+}
+
+// TestCasedNormalizer: with lowercase false (a cased BERT) and
+// strip_accents null, nothing is lowercased and accents stay.
+func TestCasedNormalizer(t *testing.T) {
+	path := editedTokenizer(t, func(d map[string]any) { d["normalizer"].(map[string]any)["lowercase"] = false })
+	tk, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	tk.encode("Café İstanbul", &words)
+	if !slices.Equal(words, []string{"Café", "İstanbul"}) {
+		t.Errorf("words = %q", words)
+	}
+}
