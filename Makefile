@@ -86,3 +86,26 @@ bench: ort $(BIN) $(MODELS)/base/model.onnx
 	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
 	$(BIN) bench --model $(MODELS)/base --input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES)
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+
+# Tokenizer parity with the official Hugging Face tokenizers (npm), on local
+# text (Go's own sources) and on every Unicode code point. Not part of
+# `make test`: it installs tokenizers@0.23.2 from npm and takes minutes.
+TOKDATA := worker/tokenizer/testdata
+PARITY := $(BUILD)/parity
+.PHONY: parity
+parity: $(VOCAB_JSON)
+	@mkdir -p $(PARITY)
+	cd $(TOKDATA) && npm ci --silent
+	$(GO) run ./worker/tokenizer/internal/bertjson -o $(PARITY)/tokenizer.json
+	node $(TOKDATA)/golden.mjs $(PARITY)/tokenizer.json $(TOKDATA)/pairs.json $(PARITY)/golden.json
+	cmp $(PARITY)/golden.json $(TOKDATA)/golden.json && echo "golden set: regenerated file identical to the committed one"
+	node $(TOKDATA)/parity-corpus.mjs $(PARITY)/tokenizer.json "$$($(GO) env GOROOT)/src" $(PARITY)/corpus.jsonl
+	QA_SHARD_PARITY_CORPUS=$(abspath $(PARITY))/corpus.jsonl $(GO) test -count=1 -tags parity ./worker/tokenizer -run TestParityCorpus -v
+	node $(TOKDATA)/codepoints.mjs $(PARITY)/tokenizer.json $(PARITY)/codepoints.tsv
+	QA_SHARD_PARITY_CODEPOINTS=$(abspath $(PARITY))/codepoints.tsv $(GO) test -count=1 -tags parity ./worker/tokenizer -run TestCodepointParity -v
+
+FUZZTIME ?= 60s
+.PHONY: fuzz
+fuzz: $(VOCAB_JSON)
+	$(TEST_ENV) $(GO) test ./worker/tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
