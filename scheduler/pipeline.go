@@ -90,7 +90,19 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	for _, r := range p.replicas {
 		workers.Go(func() error { return p.serve(wctx, r, batches, done) })
 	}
-	g.Go(func() error { defer close(done); return workers.Wait() })
+	g.Go(func() error {
+		// done has two kinds of senders: the replicas and the tokenizing
+		// workers (documents without windows). Close it only once all of
+		// them returned without error; on an error the writer stops on ctx.
+		if err := workers.Wait(); err != nil {
+			return err
+		}
+		if err := tokenizers.Wait(); err != nil {
+			return err
+		}
+		close(done)
+		return nil
+	})
 	var sum Summary
 	g.Go(func() error {
 		var err error

@@ -23,6 +23,9 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 			return sum, ctx.Err()
 		case v, ok := <-done:
 			if !ok {
+				if err := ctx.Err(); err != nil {
+					return sum, err // canceled: documents are missing for that reason
+				}
 				if len(waiting) > 0 {
 					return sum, fmt.Errorf("scheduler: %d documents never completed (first missing seq %d)", len(waiting), next)
 				}
@@ -100,10 +103,9 @@ func (p *pipeline) record(doc shard.Document, q questionState) shard.AnswerRecor
 // code-point offsets into the question (sequence 0) or context (1).
 func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 	q := d.questions[qi]
-	qt := questionTokens(q.windows[0])
 	rows := make([]logits.Row, len(q.windows))
 	for wi, w := range q.windows {
-		n := w.Len()
+		n, qt := w.Len(), w.QuestionLen
 		row := logits.Row{
 			Seq: d.doc.Seq, ID: string(d.doc.ID), QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
 			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
@@ -114,30 +116,16 @@ func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 			row.SequenceIDs[i], row.WordIDs[i] = -1, -1
 			switch {
 			case i >= 1 && i <= qt:
-				row.SequenceIDs[i] = 0
+				t := i - 1
+				row.SequenceIDs[i], row.WordIDs[i] = 0, w.Question.Words[t]
+				row.OffsetStart[i], row.OffsetEnd[i] = w.Question.Offsets[t].Start, w.Question.Offsets[t].End
 			case i >= qt+2 && i < n-1:
 				c := w.From + i - (qt + 2)
-				row.SequenceIDs[i] = 1
-				row.WordIDs[i] = d.ctx.Words[c]
+				row.SequenceIDs[i], row.WordIDs[i] = 1, d.ctx.Words[c]
 				row.OffsetStart[i], row.OffsetEnd[i] = d.ctx.Offsets[c].Start, d.ctx.Offsets[c].End
 			}
 		}
 		rows[wi] = row
 	}
-	p.fillQuestion(rows, q.text, qt)
 	return rows
-}
-
-func questionTokens(w qa.Window) int { return w.QuestionLen }
-
-// fillQuestion adds the question tokens' word ids and offsets, which the
-// windows do not carry.
-func (p *pipeline) fillQuestion(rows []logits.Row, text string, qt int) {
-	t := p.tok.Encode(text)
-	for _, row := range rows {
-		for i := range min(qt, t.Len()) {
-			row.WordIDs[1+i] = t.Words[i]
-			row.OffsetStart[1+i], row.OffsetEnd[1+i] = t.Offsets[i].Start, t.Offsets[i].End
-		}
-	}
 }

@@ -4,37 +4,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// repoFile finds a repository-relative path from the package directory, so
-// tests work wherever the checkout lives.
-func repoFile(t *testing.T, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, rel)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+	"qa-shard/internal/testenv"
+)
 
 func loadBERTVocab(t *testing.T) []string {
 	t.Helper()
-	path := repoFile(t, VocabJSONPath)
+	path, err := testenv.VocabJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("%v: run `make %s` first", err, VocabJSONPath)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	vocab, err := ConvertVocab(f)

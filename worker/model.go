@@ -136,6 +136,14 @@ func (m *Model) bindOutputs(outs []ort.InputOutputInfo) error {
 	return nil
 }
 
+// LogitsTypeName is the logits element type as a user would write it.
+func (m *Model) LogitsTypeName() string {
+	if m.LogitsType == ort.TensorElementDataTypeFloat16 {
+		return "float16"
+	}
+	return "float32"
+}
+
 func describe(io ort.InputOutputInfo) string {
 	return fmt.Sprintf("%s %s%v", io.Name, io.DataType, []int64(io.Dimensions))
 }

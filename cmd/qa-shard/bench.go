@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"qa-shard/gpu"
@@ -84,16 +85,21 @@ func bench(modelDir, input, question, devices string, threads int, ortLib string
 		rec[i] = recorder{r, shapes}
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
+	cpu0 := cpuTime()
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch}
 	sum, err := scheduler.Run(context.Background(), cfg, shard.NewReader(in, shard.Options{Questions: []string{question}}), tok, rec, shard.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)
 	}
-	ceilWall, err := replay(reps, shapes.all(), pad)
+	load1 := loadAvg()
+	pre := prebuilt(shapes.all())
+	cpu1 := cpuTime()
+	ceilWall, err := replay(reps, pre)
 	if err != nil {
 		return fmt.Errorf("raw model replay: %w", err)
 	}
-	naiveRate, err := naive(reps[0], tok, sp, docs[:min(naiveDocs, len(docs))], question)
+	cpu2, load2 := cpuTime(), loadAvg()
+	naiveRate, seen, err := naive(reps[0], tok, sp, docs[:min(naiveDocs, len(docs))], question)
 	if err != nil {
 		return fmt.Errorf("naive baseline: %w", err)
 	}
@@ -105,11 +111,14 @@ func bench(modelDir, input, question, devices string, threads int, ortLib string
 	fmt.Fprintf(w, "| end-to-end documents/s | %.3f |\n", sum.DocsPerSecond())
 	fmt.Fprintf(w, "| end-to-end windows/s | %.2f |\n", e2eWin)
 	fmt.Fprintf(w, "| raw model windows/s (same sessions, same batch shapes, pre-built) | %.2f |\n", ceilWin)
-	fmt.Fprintf(w, "| pipeline efficiency (end-to-end / raw) | %.3f |\n", e2eWin/ceilWin)
+	fmt.Fprintf(w, "| pipeline efficiency (end-to-end / raw, wall clock) | %.3f |\n", e2eWin/ceilWin)
+	fmt.Fprintf(w, "| pipeline efficiency (raw / end-to-end, process CPU time) | %.3f |\n", (cpu2-cpu1).Seconds()/(cpu1-cpu0).Seconds())
+	fmt.Fprintf(w, "| load average during end-to-end / raw (other processes skew wall clock) | %s / %s |\n", load1, load2)
 	fmt.Fprintf(w, "| padding waste | %.2f%% |\n", sum.PaddingPercent())
 	fmt.Fprintf(w, "| batches / mean rows | %d / %.1f |\n", sum.Batches, float64(sum.Windows)/float64(max(sum.Batches, 1)))
 	fmt.Fprintf(w, "| tokenizer tokens/s (one core, %d tokens) | %.0f |\n", nTokens, tokRate)
 	fmt.Fprintf(w, "| naive loop documents/s (batch 1, truncated at 512, %d docs) | %.3f |\n", min(naiveDocs, len(docs)), naiveRate)
+	fmt.Fprintf(w, "| naive loop: share of context tokens it reads (the rest is truncated) | %.1f%% |\n", 100*seen)
 	fmt.Fprintf(w, "| pipeline / naive documents/s | %.2f |\n", sum.DocsPerSecond()/naiveRate)
 	fmt.Fprintf(w, "| peak RSS | %s |\n", peakRSS())
 	return nil
@@ -148,12 +157,15 @@ func jsonLines(docs []benchDoc) []string {
 	return out
 }
 
-// tokenizerRate encodes every context on one goroutine.
+// tokenizerRate encodes the contexts on one goroutine, repeating the
+// corpus until at least a second has passed so the figure is stable.
 func tokenizerRate(tok *tokenizer.Tokenizer, docs []benchDoc) (float64, int) {
 	n := 0
 	start := time.Now()
-	for _, d := range docs {
-		n += tok.Encode(d.Context).Len()
+	for time.Since(start) < time.Second {
+		for _, d := range docs {
+			n += tok.Encode(d.Context).Len()
+		}
 	}
 	return float64(n) / time.Since(start).Seconds(), n
 }
@@ -185,19 +197,29 @@ func (r recorder) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	return r.Replica.Run(ctx, b)
 }
 
+// prebuilt makes batches of the recorded shapes from random ids, before
+// any timing starts.
+func prebuilt(shapes [][2]int) []qa.Batch {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([]qa.Batch, len(shapes))
+	for i, s := range shapes {
+		n := s[0] * s[1]
+		b := qa.Batch{Rows: s[0], Len: s[1], InputIDs: make([]int64, n), AttentionMask: make([]int64, n), TypeIDs: make([]int64, n)}
+		for j := range n {
+			b.InputIDs[j] = 1000 + r.Int64N(20000)
+			b.AttentionMask[j] = 1
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // replay runs batches of the recorded shapes, built beforehand from random
 // ids, on the same replicas pulling from one queue: the model's ceiling
 // with this batching, without tokenizing, decoding or writing.
-func replay(reps []scheduler.Replica, shapes [][2]int, pad int32) (time.Duration, error) {
-	r := rand.New(rand.NewPCG(1, 2))
-	batches := make(chan qa.Batch, len(shapes))
-	for _, s := range shapes {
-		n := s[0] * s[1]
-		b := qa.Batch{Rows: s[0], Len: s[1], InputIDs: make([]int64, n), AttentionMask: make([]int64, n), TypeIDs: make([]int64, n)}
-		for i := range n {
-			b.InputIDs[i] = 1000 + r.Int64N(20000)
-			b.AttentionMask[i] = 1
-		}
+func replay(reps []scheduler.Replica, pre []qa.Batch) (time.Duration, error) {
+	batches := make(chan qa.Batch, len(pre))
+	for _, b := range pre {
 		batches <- b
 	}
 	close(batches)
@@ -223,18 +245,21 @@ func replay(reps []scheduler.Replica, shapes [][2]int, pad int32) (time.Duration
 
 // naive mimics the usual script: one document at a time, batch of one,
 // context truncated so the pair fits 512 tokens, answer decoded.
-func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs []benchDoc, question string) (float64, error) {
+func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs []benchDoc, question string) (rate, seen float64, err error) {
 	s := qa.DefaultSettings()
 	s.MaxSeqLen, s.DocStride = 512, 0
+	var all, kept int
 	start := time.Now()
 	for _, d := range docs {
 		q, ctx := tok.Encode(question), tok.Encode(d.Context)
+		all += ctx.Len()
+		kept += min(ctx.Len(), 512-q.Len()-3)
 		if keep := 512 - q.Len() - 3; ctx.Len() > keep {
 			ctx = qa.Tokens{IDs: ctx.IDs[:keep], Offsets: ctx.Offsets[:keep], Words: ctx.Words[:keep]}
 		}
 		ws, err := qa.Windows(q, ctx, sp, s)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		w := ws[0]
 		b := qa.Batch{Rows: 1, Len: w.Len(), InputIDs: make([]int64, w.Len()), AttentionMask: make([]int64, w.Len()), TypeIDs: make([]int64, w.Len())}
@@ -243,15 +268,33 @@ func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs 
 		}
 		l, err := rep.Run(context.Background(), b)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		res, err := qa.DecodeWindow(w, ctx, sp, l.Start, l.End, s)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		qa.Answers(d.Context, []qa.WindowResult{res}, s)
 	}
-	return float64(len(docs)) / time.Since(start).Seconds(), nil
+	return float64(len(docs)) / time.Since(start).Seconds(), float64(kept) / float64(max(all, 1)), nil
+}
+
+// cpuTime is the user and system time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAvg is the one-minute load average, to judge how noisy a run was.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 // peakRSS reads the process's high-water resident set size.

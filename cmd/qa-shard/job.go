@@ -82,7 +82,7 @@ func runJob(ctx context.Context, o *options) (int, error) {
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
-		zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits_type", model.LogitsType.String()))
+		zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.logits != nil {

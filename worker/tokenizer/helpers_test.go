@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"qa-shard/internal/testenv"
 	"qa-shard/testmodel"
 )
 
@@ -35,12 +36,12 @@ func bertTokenizerPath(t testing.TB) string {
 			bertPath = p
 			return
 		}
-		root, err := repoRoot()
+		vocab, err := testenv.VocabJSON()
 		if err != nil {
 			bertErr = err.Error()
 			return
 		}
-		raw, err := testmodel.BERTTokenizerJSON(filepath.Join(root, testmodel.VocabJSONPath))
+		raw, err := testmodel.BERTTokenizerJSON(vocab)
 		if err != nil {
 			bertErr = err.Error() + "; or set QA_SHARD_TEST_TOKENIZER to a bert-base-uncased tokenizer.json"
 			return
@@ -75,21 +76,4 @@ func bertTokenizer(t testing.TB) *Tokenizer {
 		t.Fatal(loadErr)
 	}
 	return loaded
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
 }

@@ -1,0 +1,307 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode"
+
+	"qa-shard/logits"
+	"qa-shard/qa"
+	"qa-shard/shard"
+)
+
+// Special ids of the fake vocabulary; word ids start above them.
+const (
+	clsID = 101
+	sepID = 102
+	padID = 0
+)
+
+var special = qa.Special{CLS: clsID, SEP: sepID}
+
+// testSettings cut a document of more than ~55 words into several windows.
+func testSettings() qa.Settings {
+	return qa.Settings{MaxSeqLen: 64, DocStride: 16, MaxAnswerLen: 15, TopK: 3, AlignToWords: true}
+}
+
+func testConfig() Config {
+	return Config{Settings: testSettings(), Special: special, PadID: padID, MaxBatchTokens: 512, TokenizeWorkers: 2}
+}
+
+// wordTokenizer makes one token per whitespace-separated word: the id is a
+// hash of the word, offsets are in code points and the word id is the
+// word's index. It is pure, hence safe for concurrent use.
+type wordTokenizer struct{}
+
+func (wordTokenizer) Encode(text string) qa.Tokens {
+	var t qa.Tokens
+	start := int32(-1)
+	var pos int32
+	var word strings.Builder
+	flush := func() {
+		if start >= 0 {
+			t.IDs = append(t.IDs, wordID(word.String()))
+			t.Offsets = append(t.Offsets, qa.Span{Start: start, End: pos})
+			t.Words = append(t.Words, int32(len(t.Words)))
+			start = -1
+			word.Reset()
+		}
+	}
+	for _, r := range text {
+		if unicode.IsSpace(r) {
+			flush()
+		} else {
+			if start < 0 {
+				start = pos
+			}
+			word.WriteRune(r)
+		}
+		pos++
+	}
+	flush()
+	return t
+}
+
+// Marker words have ids of their own, outside the hashed range, so a
+// replica can recognize the batch holding a given document.
+var markers = map[string]int32{"straggler": 900, "poison": 901, "first": 902}
+
+func wordID(w string) int32 {
+	if id, ok := markers[w]; ok {
+		return id
+	}
+	h := fnv.New32a()
+	h.Write([]byte(w))
+	return 1000 + int32(h.Sum32()%20000)
+}
+
+// Fake logits depend only on the token id, so a window's logits are the
+// same whether it runs alone or padded inside any batch. Padding gets a
+// large value that would win every span if it leaked into decoding.
+func startLogit(id int64) float32 {
+	if id == padID {
+		return 50
+	}
+	return float32(id*7919%97)/10 - 5
+}
+
+func endLogit(id int64) float32 {
+	if id == padID {
+		return 50
+	}
+	return float32(id*104729%89)/10 - 4
+}
+
+func fakeLogits(b qa.Batch) qa.Logits {
+	out := qa.Logits{Start: make([]float32, len(b.InputIDs)), End: make([]float32, len(b.InputIDs))}
+	for i, id := range b.InputIDs {
+		out.Start[i], out.End[i] = startLogit(id), endLogit(id)
+	}
+	return out
+}
+
+// fakeReplica computes fakeLogits. Optional hooks: before runs first and
+// may block or fail a batch; jitter sleeps a random time to scramble the
+// order in which replicas finish. It counts what it ran.
+type fakeReplica struct {
+	name   string
+	before func(ctx context.Context, b qa.Batch) error
+	after  func(b qa.Batch)
+	jitter time.Duration
+
+	calls, rows, tokens, padded atomic.Int64
+}
+
+func (r *fakeReplica) Name() string { return r.name }
+
+func (r *fakeReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
+	r.calls.Add(1)
+	if err := ctx.Err(); err != nil {
+		return qa.Logits{}, err
+	}
+	if r.before != nil {
+		if err := r.before(ctx, b); err != nil {
+			return qa.Logits{}, err
+		}
+	}
+	if r.jitter > 0 {
+		select {
+		case <-time.After(rand.N(r.jitter)):
+		case <-ctx.Done():
+			return qa.Logits{}, ctx.Err()
+		}
+	}
+	r.rows.Add(int64(b.Rows))
+	r.padded.Add(int64(b.Rows * b.Len))
+	for _, m := range b.AttentionMask {
+		r.tokens.Add(m)
+	}
+	out := fakeLogits(b)
+	if r.after != nil {
+		r.after(b)
+	}
+	return out, nil
+}
+
+func newReplicas(n int, jitter time.Duration) ([]*fakeReplica, []Replica) {
+	fakes := make([]*fakeReplica, n)
+	rs := make([]Replica, n)
+	for i := range fakes {
+		fakes[i] = &fakeReplica{name: fmt.Sprintf("fake:%d", i), jitter: jitter}
+		rs[i] = fakes[i]
+	}
+	return fakes, rs
+}
+
+func batchHas(b qa.Batch, id int32) bool {
+	for _, x := range b.InputIDs {
+		if x == int64(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// record is what the sink received, in order: an answer or an error.
+type record struct {
+	answer *shard.AnswerRecord
+	err    *shard.ErrorRecord
+}
+
+func (r record) id() string {
+	if r.answer != nil {
+		return string(r.answer.ID)
+	}
+	return string(r.err.ID)
+}
+
+type memSink struct {
+	mu      sync.Mutex
+	records []record
+}
+
+func (s *memSink) WriteAnswer(a shard.AnswerRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records = append(s.records, record{answer: &a})
+	return nil
+}
+
+func (s *memSink) WriteError(e shard.ErrorRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records = append(s.records, record{err: &e})
+	return nil
+}
+
+type rowSink struct{ rows []logits.Row }
+
+func (s *rowSink) Write(rows []logits.Row) error {
+	s.rows = append(s.rows, rows...)
+	return nil
+}
+
+// corpus is deterministic JSONL: document i has id i and 5..maxWords words
+// from a small vocabulary, so answers repeat across windows and merge.
+func corpus(n, maxWords int, seed uint64) []string {
+	lines := make([]string, n)
+	for i, c := range contexts(n, maxWords, seed) {
+		lines[i] = jsonLine(i, c)
+	}
+	return lines
+}
+
+var vocab = strings.Fields("the company was founded in paris by ada lovelace and later moved to berlin where its headquarters stand today near the river café naïve")
+
+func contexts(n, maxWords int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]string, n)
+	for i := range out {
+		words := make([]string, 5+rng.IntN(maxWords-4))
+		for j := range words {
+			words[j] = vocab[rng.IntN(len(vocab))]
+		}
+		out[i] = strings.Join(words, " ")
+	}
+	return out
+}
+
+func contextOf(t *testing.T, line string) string {
+	t.Helper()
+	var m struct{ Context string }
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("test corpus line %q: %v", line, err)
+	}
+	return m.Context
+}
+
+func jsonLine(id int, context string) string {
+	b, _ := json.Marshal(map[string]any{"id": id, "context": context})
+	return string(b)
+}
+
+func reader(lines []string, questions ...string) *shard.Reader {
+	return shard.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), shard.Options{Questions: questions})
+}
+
+// expectedAnswers decodes every window of (question, context) alone and
+// unpadded with the fake logits and merges them: what the pipeline must
+// produce however it batches.
+func expectedAnswers(t *testing.T, context, question string, s qa.Settings) ([]qa.Answer, []qa.Window) {
+	t.Helper()
+	var tok wordTokenizer
+	ctx := tok.Encode(context)
+	ws, err := qa.Windows(tok.Encode(question), ctx, special, s)
+	if err != nil {
+		t.Fatalf("expected windows: %v", err)
+	}
+	results := make([]qa.WindowResult, len(ws))
+	for i, w := range ws {
+		start, end := make([]float32, w.Len()), make([]float32, w.Len())
+		for j, id := range w.IDs {
+			start[j], end[j] = startLogit(int64(id)), endLogit(int64(id))
+		}
+		results[i], err = qa.DecodeWindow(w, ctx, special, start, end, s)
+		if err != nil {
+			t.Fatalf("expected decode: %v", err)
+		}
+	}
+	return qa.Answers(context, results, s), ws
+}
+
+// guard bounds a run that should finish: a hang becomes a test failure
+// instead of a stuck test binary. It asserts nothing about speed.
+func guard(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func runGuarded(t *testing.T, ctx context.Context, cfg Config, in Input, rs []Replica, sink AnswerSink, lg LogitsSink) (Summary, error) {
+	t.Helper()
+	type result struct {
+		sum Summary
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		sum, err := Run(ctx, cfg, in, wordTokenizer{}, rs, sink, lg)
+		ch <- result{sum, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.sum, r.err
+	case <-time.After(90 * time.Second):
+		t.Fatal("Run did not return within the guard time: the pipeline hangs")
+		return Summary{}, nil
+	}
+}

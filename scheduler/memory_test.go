@@ -1,0 +1,146 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"qa-shard/qa"
+	"qa-shard/shard"
+)
+
+// genInput makes n small documents on demand, so the input itself holds
+// no memory, and counts how far the reader got.
+type genInput struct {
+	n    int64
+	next atomic.Int64
+	eof  atomic.Bool
+}
+
+func (g *genInput) Next() (shard.Document, error) {
+	i := g.next.Load()
+	if i == g.n {
+		g.eof.Store(true)
+		return shard.Document{}, io.EOF
+	}
+	g.next.Add(1)
+	return shard.Document{Seq: i, Line: i + 1, ID: json.RawMessage(strconv.FormatInt(i, 10)),
+		Context:   fmt.Sprintf("%s %d says the company was founded in paris by ada lovelace and later moved to berlin", word(i), i),
+		Questions: []string{"who founded the company"}}, nil
+}
+
+func word(i int64) string {
+	if i == 0 {
+		return "first"
+	}
+	return "document"
+}
+
+type discard struct{ answers, errors atomic.Int64 }
+
+func (d *discard) WriteAnswer(shard.AnswerRecord) error { d.answers.Add(1); return nil }
+func (d *discard) WriteError(shard.ErrorRecord) error   { d.errors.Add(1); return nil }
+
+// peakHeap samples HeapInuse until stop is called and returns the largest.
+func peakHeap() (stop func() uint64) {
+	var peak uint64
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-quit:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(quit); <-finished; return peak }
+}
+
+// TestRunMemoryBounded: 50,000 documents through a fast replica keep the
+// heap bounded, because the in-flight budget holds the reader back. To
+// make the budget the only thing that can bound memory, document 0 is a
+// straggler: its batch is held until the reader has stalled (or reached
+// the end of the input), so every later document waits in the reorder
+// buffer. With the budget, the reader stalls after about
+// MaxInFlightBytes/(context bytes+1024) documents; without it, all 50,000
+// documents pile up behind document 0.
+//
+// Measured on linux/amd64 (go1.26, 2 cores): with the default 16 MiB
+// budget the peak HeapInuse is about 20-30 MiB; with the budget disabled
+// (MaxInFlightBytes 1<<40) it is about 150 MiB at 50,000 documents and
+// grows with the count. 64 MiB leaves twice the margin over the bounded
+// run and sits well under the unbounded one.
+func TestRunMemoryBounded(t *testing.T) {
+	const n, bound = 50_000, 64 << 20
+	in := &genInput{n: n}
+	var held atomic.Bool
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	go func() { // open the gate when the reader stops moving
+		last := int64(-1)
+		for {
+			select {
+			case <-release:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			cur := in.next.Load()
+			if in.eof.Load() || (held.Load() && cur == last) {
+				open()
+				return
+			}
+			last = cur
+		}
+	}()
+	defer open()
+	zero := wordID("first") // only document 0 has this token
+	fakes, rs := newReplicas(2, 0)
+	for _, f := range fakes {
+		f.before = func(ctx context.Context, b qa.Batch) error {
+			if !batchHas(b, zero) {
+				return nil
+			}
+			held.Store(true)
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	cfg := testConfig()
+	cfg.Settings.TopK = 1
+	cfg.MaxBatchTokens = 2048
+	runtime.GC()
+	stop := peakHeap()
+	var sink discard
+	sum, err := runGuarded(t, guard(t), cfg, in, rs, &sink, nil)
+	peak := stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Documents != n || sink.answers.Load() != n {
+		t.Fatalf("%d documents, %d answers, want %d", sum.Documents, sink.answers.Load(), n)
+	}
+	if !held.Load() {
+		t.Fatal("document 0 was never held back")
+	}
+	t.Logf("peak HeapInuse %.1f MiB for %d documents (bound %d MiB)", float64(peak)/(1<<20), n, bound>>20)
+	if peak > bound {
+		t.Errorf("peak HeapInuse %.1f MiB exceeds %d MiB: the in-flight budget does not bound the queues", float64(peak)/(1<<20), bound>>20)
+	}
+}
