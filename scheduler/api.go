@@ -57,8 +57,9 @@ type Config struct {
 	MaxBatchTokens int
 	// TokenizeWorkers is the number of goroutines tokenizing documents.
 	TokenizeWorkers int
-	// MaxInFlightBytes bounds the context text of documents read but not yet
-	// written, which bounds every queue behind the reader.
+	// MaxInFlightBytes bounds the estimated memory (see docCost) of the
+	// documents read but not yet written, which bounds every queue behind
+	// the reader.
 	MaxInFlightBytes int64
 	// PoolTokens is how many window tokens are pooled before sorting by
 	// length and cutting batches; a longer pool pads less.
@@ -107,7 +108,7 @@ func (c *Config) defaults() {
 		c.TokenizeWorkers = 2
 	}
 	if c.MaxInFlightBytes <= 0 {
-		c.MaxInFlightBytes = 16 << 20
+		c.MaxInFlightBytes = 64 << 20
 	}
 	if c.PoolTokens <= 0 {
 		c.PoolTokens = 8 * c.MaxBatchTokens

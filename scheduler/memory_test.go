@@ -77,13 +77,13 @@ func peakHeap() (stop func() uint64) {
 // MaxInFlightBytes/(context bytes+1024) documents; without it, all 50,000
 // documents pile up behind document 0.
 //
-// Measured on linux/amd64 (go1.26, 2 cores): with the default 16 MiB
-// budget the peak HeapInuse is about 20-30 MiB; with the budget disabled
-// (MaxInFlightBytes 1<<40) it is about 150 MiB at 50,000 documents and
-// grows with the count. 64 MiB leaves twice the margin over the bounded
-// run and sits well under the unbounded one.
+// Measured on linux/amd64 (go1.26, 2 cores), peak HeapInuse: 9-13 MiB
+// with the 4 MiB budget below; 52, 105 and 199 MiB for 25,000, 50,000 and
+// 100,000 documents with the budget disabled (MaxInFlightBytes 1<<40), so
+// about 2 KiB per waiting document. The 32 MiB bound is 2.5x the bounded
+// peak and a third of the unbounded one.
 func TestRunMemoryBounded(t *testing.T) {
-	const n, bound = 50_000, 64 << 20
+	const n, bound = 50_000, 32 << 20
 	in := &genInput{n: n}
 	var held atomic.Bool
 	release := make(chan struct{})
@@ -125,6 +125,7 @@ func TestRunMemoryBounded(t *testing.T) {
 	cfg := testConfig()
 	cfg.Settings.TopK = 1
 	cfg.MaxBatchTokens = 2048
+	cfg.MaxInFlightBytes = 4 << 20
 	runtime.GC()
 	stop := peakHeap()
 	var sink discard

@@ -132,7 +132,7 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		if err != nil {
 			return err
 		}
-		w := min(int64(len(d.Context))+1024, p.cfg.MaxInFlightBytes)
+		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
 		if err := p.inflight.Acquire(ctx, w); err != nil {
 			return err
 		}
@@ -144,6 +144,11 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		}
 	}
 }
+
+// docCost estimates the memory a document holds from reading to writing:
+// its text, and about 16 bytes of ids, offsets and word ids per token plus
+// the windows' copies, at roughly four bytes of English per token.
+func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func replicaNames(rs []Replica) []string {
 	names := make([]string, len(rs))

@@ -68,7 +68,7 @@ func (m *Model) readConfig() error {
 		return nil // optional: only used to check window lengths early
 	}
 	if err != nil {
-		return fmt.Errorf("reading config.json: %w", err)
+		return fmt.Errorf("%w: %s/config.json cannot be read: %v", ErrConfig, m.Dir, err)
 	}
 	var c struct {
 		MaxPositions int    `json:"max_position_embeddings"`

@@ -52,7 +52,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var(&o.questions, "question", "question to ask of every document (repeatable); records may add their own")
 	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
 	fs.StringVar(&o.devices, "devices", "cpu", "where replicas run: cpu (one replica) or cpu:N (N replicas)")
-	fs.StringVar(&o.ortLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB")
+	fs.StringVar(&o.ortLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
 	fs.IntVar(&o.threads, "threads", 0, "intra-op threads per replica (0: the machine's cores divided among the replicas)")
 	fs.IntVar(&o.settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")
 	fs.IntVar(&o.settings.DocStride, "doc-stride", d.DocStride, "tokens of context shared by consecutive windows (overlap, as Hugging Face's stride)")
@@ -129,6 +129,7 @@ answer in input order.
 Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
   qa-shard version
+  qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
 
 Exit codes: 0 complete, 1 internal failure, 2 usage or configuration error,
 3 completed with record errors (see the error records in the output).
