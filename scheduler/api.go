@@ -55,6 +55,9 @@ type Config struct {
 
 	// MaxBatchTokens caps rows*padded length of one batch.
 	MaxBatchTokens int
+	// MaxBatchRows caps the rows of one batch (0: no cap); TensorRT needs
+	// it to bound its optimisation profile.
+	MaxBatchRows int
 	// TokenizeWorkers is the number of goroutines tokenizing documents.
 	TokenizeWorkers int
 	// MaxInFlightBytes bounds the estimated memory (see docCost) of the

@@ -28,7 +28,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 	timer := time.NewTimer(idleFlush)
 	defer timer.Stop()
 	flush := func() error {
-		for _, b := range cutBatches(pool, p.cfg.MaxBatchTokens) {
+		for _, b := range cutBatches(pool, p.cfg.MaxBatchTokens, p.cfg.MaxBatchRows) {
 			if err := send(ctx, out, b); err != nil {
 				return err
 			}
@@ -63,9 +63,9 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 
 // cutBatches sorts windows by length (stable, so document order breaks
 // ties) and cuts them greedily: a batch grows while rows times its padded
-// length stays within maxTokens. A window longer than the budget still
-// runs, alone.
-func cutBatches(pool []windowRef, maxTokens int) []*batch {
+// length stays within maxTokens and rows within maxRows (0: no limit). A
+// window longer than the budget still runs, alone.
+func cutBatches(pool []windowRef, maxTokens, maxRows int) []*batch {
 	if len(pool) == 0 {
 		return nil
 	}
@@ -75,7 +75,8 @@ func cutBatches(pool []windowRef, maxTokens int) []*batch {
 	cur := &batch{}
 	for _, r := range sorted {
 		l := padTo8(r.window().Len())
-		if len(cur.refs) > 0 && (len(cur.refs)+1)*l > maxTokens {
+		full := (len(cur.refs)+1)*l > maxTokens || (maxRows > 0 && len(cur.refs) >= maxRows)
+		if len(cur.refs) > 0 && full {
 			out = append(out, cur)
 			cur = &batch{}
 		}

@@ -51,7 +51,7 @@ func TestCutBatches(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pool := windowsOfLen(t, c.lengths)
-			batches := cutBatches(pool, c.maxTokens)
+			batches := cutBatches(pool, c.maxTokens, 0)
 			if len(pool) == 0 {
 				if batches != nil {
 					t.Fatalf("empty pool gave %d batches", len(batches))
@@ -138,5 +138,19 @@ func TestBatchTensors(t *testing.T) {
 	}
 	if ones == 0 {
 		t.Error("no type id is 1: the context part was not copied")
+	}
+}
+
+// TestCutBatchesRowCap: a row cap splits batches the token budget alone
+// would allow, and never leaves a batch over it.
+func TestCutBatchesRowCap(t *testing.T) {
+	pool := windowsOfLen(t, []int{8, 8, 8, 8, 8, 8, 8, 8, 8, 8})
+	batches := cutBatches(pool, 1<<20, 3)
+	var rows []int
+	for _, b := range batches {
+		rows = append(rows, len(b.refs))
+	}
+	if fmt.Sprint(rows) != "[3 3 3 1]" {
+		t.Errorf("rows per batch %v, want [3 3 3 1]", rows)
 	}
 }

@@ -21,9 +21,10 @@ var ErrConfig = errors.New("configuration")
 
 // ReplicaOptions configure one session.
 type ReplicaOptions struct {
-	Name     string // for logs, e.g. "cpu:0"
-	Provider string // "cpu" (GPU providers come with the gpu package)
+	Name     string // for logs, e.g. "cpu:0" or "gpu0"
+	Provider string // ProviderCPU, ProviderCUDA or ProviderTensorRT
 	Threads  int    // intra-op threads; 0 lets ONNX Runtime choose
+	GPU      GPUOptions
 }
 
 // Replica is one ONNX Runtime session. Run may be called from one goroutine
@@ -37,14 +38,14 @@ type Replica struct {
 
 // NewReplica opens a session for m. Init must have succeeded first.
 func NewReplica(m *Model, opt ReplicaOptions) (*Replica, error) {
-	if opt.Provider != "" && opt.Provider != "cpu" {
-		return nil, fmt.Errorf("%w: provider %q is not available in this build: only \"cpu\" is", ErrConfig, opt.Provider)
-	}
 	so, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: session options: %w", opt.Name, err)
 	}
 	defer so.Destroy()
+	if err := appendProvider(so, opt.Provider, opt.GPU, m.inputNames()); err != nil {
+		return nil, fmt.Errorf("replica %s: %w", opt.Name, err)
+	}
 	if opt.Threads > 0 {
 		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
 			return nil, fmt.Errorf("replica %s: intra-op threads: %w", opt.Name, err)

@@ -144,9 +144,46 @@ func TestReplicaClose(t *testing.T) {
 	}
 }
 
+// TestNewReplicaProvider: with the CPU-only library, asking for a GPU
+// provider must fail with what is missing and how to fix it, never fall
+// back to a silent CPU session.
 func TestNewReplicaProvider(t *testing.T) {
-	_, err := NewReplica(openModel(t, "tiny"), ReplicaOptions{Name: "gpu:0", Provider: "cuda"})
-	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `"cuda"`) {
-		t.Errorf("unknown provider: %v, want an ErrConfig naming it", err)
+	for _, tc := range []struct {
+		provider string
+		want     []string
+	}{
+		{ProviderCUDA, []string{"CUDA execution provider could not be enabled", "libonnxruntime_providers_cuda.so", "GPU build of ONNX Runtime 1.24", "--ort-lib"}},
+		{ProviderTensorRT, []string{"TensorRT execution provider could not be enabled", "CUDA 12 and cuDNN 9"}},
+		{"rocm", []string{`unknown provider "rocm"`}},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			r, err := NewReplica(openModel(t, "tiny"), ReplicaOptions{Name: "gpu0", Provider: tc.provider, GPU: GPUOptions{MaxSeqLen: 384, MaxBatchTokens: 8192}})
+			if err == nil {
+				r.Close()
+				t.Fatal("a GPU provider was accepted by the CPU-only library")
+			}
+			if !errors.Is(err, ErrConfig) {
+				t.Errorf("error is not ErrConfig: %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestTRTProfiles(t *testing.T) {
+	p := trtProfiles([]string{"input_ids", "attention_mask"}, 384, 8192, 128)
+	want := map[string]string{
+		"trt_profile_min_shapes": "input_ids:1x8,attention_mask:1x8",
+		"trt_profile_opt_shapes": "input_ids:21x384,attention_mask:21x384",
+		"trt_profile_max_shapes": "input_ids:128x384,attention_mask:128x384",
+	}
+	for k, v := range want {
+		if p[k] != v {
+			t.Errorf("%s = %q, want %q", k, p[k], v)
+		}
 	}
 }
