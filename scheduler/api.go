@@ -68,6 +68,12 @@ type Config struct {
 	// length and cutting batches; a longer pool pads less.
 	PoolTokens int
 
+	// BatchTimeout terminates a batch running longer (0: ten times the
+	// slowest batch seen, at least a minute).
+	BatchTimeout time.Duration
+	// Health names replicas whose device became unhealthy.
+	Health <-chan string
+
 	// Total is the expected number of documents for progress (0: unknown).
 	Total            int64
 	ProgressInterval time.Duration

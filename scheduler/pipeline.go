@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
+	"go.uber.org/zap"
 
 	"qa-shard/qa"
 	"qa-shard/shard"
@@ -24,6 +26,26 @@ type docState struct {
 	questions []questionState
 	pending   atomic.Int64
 	weight    int64 // in-flight budget held until written
+	mu        sync.Mutex
+}
+
+// finishWindow counts one window done; it returns the document when that
+// was the last one. The atomic decrement orders every window's writes
+// before the writer's reads.
+func (d *docState) finishWindow() *docState {
+	if d.pending.Add(-1) == 0 {
+		return d
+	}
+	return nil
+}
+
+// fail marks a question whose window could not be run.
+func (d *docState) fail(q int, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.questions[q].err == nil {
+		d.questions[q].err = err
+	}
 }
 
 type questionState struct {
@@ -53,6 +75,7 @@ type pipeline struct {
 	inflight *semaphore.Weighted
 	progress *progress
 	stats    stats
+	byName   map[string]*replica
 }
 
 type stats struct {
@@ -64,6 +87,7 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
 		progress: newProgress(cfg.Total, replicaNames(replicas)),
+		byName:   map[string]*replica{},
 	}
 }
 
@@ -86,9 +110,16 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
 	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
+	work := make(chan *batch)
+	outcomes := make(chan outcome)
 	workers, wctx := errgroup.WithContext(ctx)
+	// The dispatcher belongs to the workers' group: if it fails (every
+	// replica retired), done must not be closed as if all were written.
+	workers.Go(func() error { return p.dispatch(wctx, batches, work, outcomes) })
 	for _, r := range p.replicas {
-		workers.Go(func() error { return p.serve(wctx, r, batches, done) })
+		rs := &replica{Replica: r, maxTokens: p.cfg.MaxBatchTokens}
+		p.byName[r.Name()] = rs
+		workers.Go(func() error { return p.serve(wctx, rs, work, outcomes, done) })
 	}
 	g.Go(func() error {
 		// done has two kinds of senders: the replicas and the tokenizing
@@ -109,6 +140,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		sum, err = p.write(ctx, done)
 		return err
 	})
+	go p.watchHealth(ctx)
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval)
 	stageErr = g.Wait()
 	stopProgress()
@@ -149,6 +181,30 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 // its text, and about 16 bytes of ids, offsets and word ids per token plus
 // the windows' copies, at roughly four bytes of English per token.
 func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
+
+func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
+
+// watchHealth marks replicas whose device was reported unhealthy; they
+// retire at their next batch and hand it to the others.
+func (p *pipeline) watchHealth(ctx context.Context) {
+	if p.cfg.Health == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case name, ok := <-p.cfg.Health:
+			if !ok {
+				return
+			}
+			if r := p.byName[name]; r != nil {
+				r.unhealthy.Store(true)
+				p.log().Error("device unhealthy: replica will retire", zap.String("replica", name))
+			}
+		}
+	}
+}
 
 func replicaNames(rs []Replica) []string {
 	names := make([]string, len(rs))

@@ -11,9 +11,10 @@ import (
 
 // progress counts what is done, for the periodic log line and the summary.
 type progress struct {
-	total  int64
-	docs   atomic.Int64
-	errors atomic.Int64
+	total    int64
+	docs     atomic.Int64
+	errors   atomic.Int64
+	failures [3]atomic.Int64 // by failure kind
 	mu     sync.Mutex
 	perRep map[string]int64
 }
@@ -28,6 +29,8 @@ func newProgress(total int64, replicas []string) *progress {
 
 func (p *progress) addDoc()   { p.docs.Add(1) }
 func (p *progress) addError() { p.errors.Add(1) }
+
+func (p *progress) addFailure(f failure) { p.failures[f].Add(1) }
 
 func (p *progress) addWindows(replica string, n int) {
 	p.mu.Lock()

@@ -2,53 +2,187 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
 
 	"qa-shard/qa"
 )
 
-// serve is one replica's loop: pull a batch, run it, decode every window,
-// and hand each document whose last window this was to the writer.
-func (p *pipeline) serve(ctx context.Context, r Replica, batches <-chan *batch, done chan<- *docState) error {
+// Rebuilder is implemented by replicas that can recreate their session
+// after a fatal error; the scheduler tries it once before retiring one.
+type Rebuilder interface {
+	Rebuild() error
+}
+
+// replica is the scheduler's view of one replica during a run.
+type replica struct {
+	Replica
+	maxTokens int // shrinks after out-of-memory errors
+	rebuilt   bool
+	unhealthy atomic.Bool
+	slowest   atomic.Int64 // longest successful batch, ns
+}
+
+// serve is one replica's loop: take a batch, run it (splitting and
+// retrying as failures demand), report the outcome.
+func (p *pipeline) serve(ctx context.Context, r *replica, work <-chan *batch, outcomes chan<- outcome, done chan<- *docState) error {
 	for {
 		var b *batch
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case v, ok := <-batches:
+		case v, ok := <-work:
 			if !ok {
 				return nil
 			}
 			b = v
 		}
-		in := b.tensors(p.cfg.PadID)
-		out, err := r.Run(ctx, in)
+		o, err := p.runBatch(ctx, r, b, done)
 		if err != nil {
-			first := b.refs[0].doc.doc
-			return fmt.Errorf("replica %s: batch of %d windows (first: doc %d, line %d): %w", r.Name(), len(b.refs), first.Seq, first.Line, err)
+			return err
 		}
-		if len(out.Start) != in.Rows*in.Len || len(out.End) != in.Rows*in.Len {
-			return fmt.Errorf("replica %s: returned %d/%d logits for a %dx%d batch", r.Name(), len(out.Start), len(out.End), in.Rows, in.Len)
+		if err := send(ctx, outcomes, o); err != nil {
+			return err
 		}
-		var real int64
-		for i, ref := range b.refs {
-			real += int64(ref.window().Len())
-			d, err := p.decode(ref, out, i*in.Len)
-			if err != nil {
-				return fmt.Errorf("replica %s: doc %d (line %d): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Line, err)
-			}
-			if d != nil {
-				if err := send(ctx, done, d); err != nil {
-					return err
-				}
-			}
+		if o.retired {
+			return nil
 		}
-		p.stats.batches.Add(1)
-		p.stats.windows.Add(int64(len(b.refs)))
-		p.stats.tokens.Add(real)
-		p.stats.padded.Add(int64(in.Rows * in.Len))
-		p.progress.addWindows(r.Name(), len(b.refs))
 	}
+}
+
+// runBatch works through b on r. Out of memory: halve the batch and this
+// replica's budget. Other errors: halve to isolate the window at fault, and
+// a single window that still fails becomes an error record. Fatal: rebuild
+// the session once and retry; after that, retire and hand the rest back.
+func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan<- *docState) (outcome, error) {
+	todo := r.fit(b)
+	for len(todo) > 0 {
+		part := todo[0]
+		if r.unhealthy.Load() {
+			p.log().Warn("retiring replica: device unhealthy", zap.String("replica", r.Name()))
+			return outcome{requeue: todo, retired: true}, nil
+		}
+		out, err := p.runOnce(ctx, r, part)
+		if err == nil {
+			todo = todo[1:]
+			if err := p.deliver(ctx, r, part, out, done); err != nil {
+				return outcome{}, err
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return outcome{}, ctx.Err()
+		}
+		kind := classify(err)
+		p.progress.addFailure(kind)
+		p.log().Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
+			zap.Int("rows", len(part.refs)), zap.Int("len", part.len), zap.Error(err))
+		switch {
+		case kind == failFatal && !r.rebuilt && r.rebuild(p.log()):
+			continue // same part, fresh session
+		case kind == failFatal:
+			p.log().Error("retiring replica", zap.String("replica", r.Name()), zap.Error(err))
+			return outcome{requeue: todo, retired: true}, nil
+		case len(part.refs) == 1:
+			todo = todo[1:]
+			if err := p.failWindow(ctx, part.refs[0], fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err), done); err != nil {
+				return outcome{}, err
+			}
+		default:
+			if kind == failOOM {
+				r.maxTokens = max(8, len(part.refs)*part.len/2)
+			}
+			todo = append(halves(part), todo[1:]...)
+		}
+	}
+	return outcome{}, nil
+}
+
+// runOnce runs one batch under the batch timeout.
+func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits, error) {
+	in := b.tensors(p.cfg.PadID)
+	limit := p.batchTimeout(r)
+	rctx, cancel := context.WithTimeoutCause(ctx, limit, ErrBatchTimeout)
+	defer cancel()
+	start := time.Now()
+	out, err := r.Run(rctx, in)
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(rctx), ErrBatchTimeout) {
+			return out, fmt.Errorf("%w after %s: %v", ErrBatchTimeout, limit, err)
+		}
+		return out, err
+	}
+	if len(out.Start) != in.Rows*in.Len || len(out.End) != in.Rows*in.Len {
+		return out, fmt.Errorf("replica %s: returned %d/%d logits for a %dx%d batch", r.Name(), len(out.Start), len(out.End), in.Rows, in.Len)
+	}
+	if d := time.Since(start); int64(d) > r.slowest.Load() {
+		r.slowest.Store(int64(d))
+	}
+	return out, nil
+}
+
+// batchTimeout is --batch-timeout when set; otherwise ten times the
+// slowest batch seen on this replica, and never under a minute.
+func (p *pipeline) batchTimeout(r *replica) time.Duration {
+	if p.cfg.BatchTimeout > 0 {
+		return p.cfg.BatchTimeout
+	}
+	return max(time.Minute, 10*time.Duration(r.slowest.Load()))
+}
+
+// fit splits a batch that exceeds this replica's (possibly reduced)
+// token budget.
+func (r *replica) fit(b *batch) []*batch {
+	if len(b.refs) <= 1 || len(b.refs)*b.len <= r.maxTokens {
+		return []*batch{b}
+	}
+	return append(r.fit(halves(b)[0]), r.fit(halves(b)[1])...)
+}
+
+func halves(b *batch) []*batch {
+	mid := len(b.refs) / 2
+	return []*batch{{refs: b.refs[:mid], len: b.len}, {refs: b.refs[mid:], len: b.len}}
+}
+
+func (r *replica) rebuild(log *zap.Logger) bool {
+	r.rebuilt = true
+	rb, ok := r.Replica.(Rebuilder)
+	if !ok {
+		return false
+	}
+	if err := rb.Rebuild(); err != nil {
+		log.Error("rebuilding replica failed", zap.String("replica", r.Name()), zap.Error(err))
+		return false
+	}
+	log.Warn("replica rebuilt after a fatal error", zap.String("replica", r.Name()))
+	return true
+}
+
+// deliver decodes every window of a finished batch.
+func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Logits, done chan<- *docState) error {
+	var real int64
+	for i, ref := range b.refs {
+		real += int64(ref.window().Len())
+		d, err := p.decode(ref, out, i*b.len)
+		if err != nil {
+			return fmt.Errorf("replica %s: doc %d (line %d): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Line, err)
+		}
+		if d != nil {
+			if err := send(ctx, done, d); err != nil {
+				return err
+			}
+		}
+	}
+	p.stats.batches.Add(1)
+	p.stats.windows.Add(int64(len(b.refs)))
+	p.stats.tokens.Add(real)
+	p.stats.padded.Add(int64(len(b.refs) * b.len))
+	p.progress.addWindows(r.Name(), len(b.refs))
+	return nil
 }
 
 // decode turns one window's logits into candidates; it returns the
@@ -66,8 +200,15 @@ func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, err
 	if qs.raw != nil {
 		qs.raw[ref.w] = qa.Logits{Start: append([]float32(nil), start...), End: append([]float32(nil), end...)}
 	}
-	if ref.doc.pending.Add(-1) == 0 {
-		return ref.doc, nil
+	return ref.doc.finishWindow(), nil
+}
+
+// failWindow records that one window could not be run: its question gets
+// an error record instead of an answer.
+func (p *pipeline) failWindow(ctx context.Context, ref windowRef, err error, done chan<- *docState) error {
+	ref.doc.fail(ref.q, err)
+	if d := ref.doc.finishWindow(); d != nil {
+		return send(ctx, done, d)
 	}
-	return nil, nil
+	return nil
 }

@@ -32,12 +32,27 @@ type ReplicaOptions struct {
 type Replica struct {
 	name    string
 	model   *Model
+	opt     ReplicaOptions
 	session *ort.DynamicAdvancedSession
-	mu      sync.Mutex // guards the session against accidental concurrent Close
+	runOpts *ort.RunOptions // carries Terminate for a batch that overruns
+	mu      sync.Mutex      // guards the session against accidental concurrent Close
 }
 
 // NewReplica opens a session for m. Init must have succeeded first.
 func NewReplica(m *Model, opt ReplicaOptions) (*Replica, error) {
+	s, err := newSession(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := ort.NewRunOptions()
+	if err != nil {
+		s.Destroy()
+		return nil, fmt.Errorf("replica %s: run options: %w", opt.Name, err)
+	}
+	return &Replica{name: opt.Name, model: m, opt: opt, session: s, runOpts: ro}, nil
+}
+
+func newSession(m *Model, opt ReplicaOptions) (*ort.DynamicAdvancedSession, error) {
 	so, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: session options: %w", opt.Name, err)
@@ -60,14 +75,15 @@ func NewReplica(m *Model, opt ReplicaOptions) (*Replica, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: loading %s: %w", opt.Name, m.ONNXPath, err)
 	}
-	return &Replica{name: opt.Name, model: m, session: s}, nil
+	return s, nil
 }
 
 // Name identifies the replica in logs and summaries.
 func (r *Replica) Name() string { return r.name }
 
-// Run executes one batch. ctx cancellation is checked before the run; a
-// run in progress finishes (ONNX Runtime's Terminate comes with issue 4).
+// Run executes one batch. Canceling ctx (the scheduler's batch timeout, or
+// a hard stop) terminates a run in progress through ONNX Runtime's
+// RunOptions.Terminate.
 func (r *Replica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	if err := ctx.Err(); err != nil {
 		return qa.Logits{}, err
@@ -77,7 +93,31 @@ func (r *Replica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	if r.session == nil {
 		return qa.Logits{}, fmt.Errorf("replica %s: closed", r.name)
 	}
-	return r.run(b)
+	stop := context.AfterFunc(ctx, func() { r.runOpts.Terminate() })
+	out, err := r.run(b)
+	if !stop() {
+		// Terminate was called: clear it so the next batch can run.
+		r.runOpts.UnsetTerminate()
+		return qa.Logits{}, fmt.Errorf("replica %s: run terminated (%v): %w", r.name, err, ctx.Err())
+	}
+	return out, err
+}
+
+// Rebuild replaces the session with a fresh one, after an error that may
+// have left the old one (or its CUDA context) unusable.
+func (r *Replica) Rebuild() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.session != nil {
+		r.session.Destroy()
+		r.session = nil
+	}
+	s, err := newSession(r.model, r.opt)
+	if err != nil {
+		return err
+	}
+	r.session = s
+	return nil
 }
 
 // Close releases the session.
@@ -89,5 +129,6 @@ func (r *Replica) Close() error {
 	}
 	err := r.session.Destroy()
 	r.session = nil
+	r.runOpts.Destroy()
 	return err
 }

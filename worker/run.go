@@ -56,7 +56,7 @@ func (r *Replica) run(b qa.Batch) (qa.Logits, error) {
 		outs[i] = v
 		values = append(values, v)
 	}
-	if err := r.session.Run(inputs, outs); err != nil {
+	if err := r.session.RunWithOptions(inputs, outs, r.runOpts); err != nil {
 		return qa.Logits{}, fmt.Errorf("replica %s: batch %dx%d: %w", r.name, b.Rows, b.Len, err)
 	}
 	start, err := floats(outs[0], n)

@@ -187,3 +187,22 @@ func TestTRTProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRebuild: a rebuilt replica runs again and gives the same logits.
+func TestRebuild(t *testing.T) {
+	r := newReplica(t, "tiny")
+	before, err := r.Run(context.Background(), testBatch(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := r.Run(context.Background(), testBatch(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(before.Start, after.Start); d != 0 {
+		t.Errorf("logits changed by %g after Rebuild", d)
+	}
+}

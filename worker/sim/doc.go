@@ -1,0 +1,53 @@
+// Package sim is a simulated replica: it implements the scheduler's
+// Replica interface without a model, so tests and `qa-shard bench` can run
+// eight or more "devices" on a machine with two cores and no GPU, and can
+// inject the faults a real device produces.
+//
+// A replica sleeps for a time proportional to the padded tokens of each
+// batch (Rows*Len / (Rate*Speed)), scaled by a deterministic jitter, and
+// returns logits computed from the token ids (StartLogit, EndLogit), so the
+// answers of a run can be checked exactly. The jitter of a batch is a hash
+// of its ids and the seed, not a random stream: the same batch takes the
+// same time on every replica with the same seed and speed, whatever order
+// the replicas pull batches in, which keeps the pull and the static-split
+// benchmarks comparable.
+//
+// Faults carry the text ONNX Runtime really produces (as the onnxruntime_go
+// binding wraps it), so the scheduler's error classifier is tested on the
+// real strings rather than on a sentinel only this package knows.
+//
+// # Spec grammar
+//
+// The CLI builds simulated replicas from a --devices value (ParseSpec):
+//
+//	spec    = "sim" [ ":" item { ":" item } ]
+//	item    = count | key "=" value | "recur"
+//	count   = N                  N equal replicas, 1..256 (default 1)
+//	speeds=F,F,...               one replica per value, relative speed > 0
+//	                             (0.25 is four times slower); with a count,
+//	                             the lengths must agree
+//	rate=R                       padded tokens per second at speed 1
+//	                             (default 200000)
+//	jitter=J                     each batch takes (1+u) times its time, u in
+//	                             [-J, J] from the hash; 0 <= J < 1 (default 0)
+//	seed=S                       jitter seed, an unsigned integer (default 1)
+//	oom-above=T[@i],...          fail with ONNX Runtime's out-of-memory text
+//	                             when Rows*Len > T
+//	fatal-after=M[@i],...        after M successful batches every call fails
+//	                             with a sticky CUDA error until Reset
+//	hang-after=M[@i],...         the call after M successful batches blocks
+//	                             until its context is canceled
+//	fail-token=X[@i],...         fail every batch holding token id X (an
+//	                             attended position), e.g. a marker word of
+//	                             one document
+//	recur                        faults come back after Reset (see Reset)
+//
+// A fault value without "@i" applies to every replica; "@i" (0-based)
+// applies it to replica i only, and several entries may be listed with
+// commas: "fatal-after=3@2,10@5". Items are separated by colons because
+// lists use commas. Examples:
+//
+//	sim:8
+//	sim:speeds=1,1,1,1,1,1,1,0.25:rate=200000:jitter=0.05
+//	sim:4:oom-above=20000:fatal-after=3@2:hang-after=5@1:fail-token=901
+package sim

@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDelayScalesWithTokensAndSpeed(t *testing.T) {
+	fast, rf := newRecorded(Options{Rate: 1000, Speed: 1})
+	slow, rs := newRecorded(Options{Rate: 1000, Speed: 0.25})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		rows, l int
+		want    time.Duration // at speed 1: rows*l / 1000 tokens per second
+	}{
+		{1, 8, 8 * time.Millisecond},
+		{4, 64, 256 * time.Millisecond},
+		{10, 100, time.Second},
+	} {
+		b := uniform(tc.rows, tc.l, 1000)
+		if _, err := fast.Run(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := slow.Run(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if got := rf.last(); got != tc.want {
+			t.Errorf("%dx%d at speed 1: delay %v, want %v", tc.rows, tc.l, got, tc.want)
+		}
+		if got := rs.last(); got != 4*tc.want {
+			t.Errorf("%dx%d at speed 0.25: delay %v, want %v", tc.rows, tc.l, got, 4*tc.want)
+		}
+	}
+}
+
+func TestDelayCountsPadding(t *testing.T) {
+	r, rec := newRecorded(Options{Rate: 1000})
+	// Two rows padded to 10: 20 positions, though only 11 are real.
+	b := batchOf(make10(1), []int64{5})
+	if _, err := r.Run(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.last(); got != 20*time.Millisecond {
+		t.Fatalf("delay %v, want 20ms for 2x10 padded positions", got)
+	}
+	st := r.Stats()
+	if st.Tokens != 11 || st.PaddedTokens != 20 || st.Windows != 2 || st.Batches != 1 {
+		t.Fatalf("stats %+v, want 11 tokens, 20 padded, 2 windows, 1 batch", st)
+	}
+}
+
+func make10(first int64) []int64 {
+	out := make([]int64, 10)
+	for i := range out {
+		out[i] = first + int64(i)
+	}
+	return out
+}
+
+func TestJitterDeterministicBoundedAndVaried(t *testing.T) {
+	a, ra := newRecorded(Options{Rate: 1e6, Jitter: 0.2, Seed: 7})
+	b, rb := newRecorded(Options{Name: "sim:1", Rate: 1e6, Jitter: 0.2, Seed: 7})
+	base := 64 * 64 * time.Second / 1e6
+	distinct := map[time.Duration]bool{}
+	for i := range 50 {
+		batch := uniform(64, 64, int64(1000+i))
+		if _, err := a.Run(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Run(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		da, db := ra.last(), rb.last()
+		if da != db {
+			t.Fatalf("batch %d: same seed, different replicas: %v vs %v; jitter must follow the batch", i, da, db)
+		}
+		if lo, hi := time.Duration(float64(base)*0.8), time.Duration(float64(base)*1.2); da < lo || da > hi {
+			t.Fatalf("batch %d: delay %v outside [%v, %v]", i, da, lo, hi)
+		}
+		distinct[da] = true
+	}
+	if len(distinct) < 40 {
+		t.Fatalf("only %d distinct delays over 50 batches: jitter does not vary", len(distinct))
+	}
+	c := New(Options{Rate: 1e6, Jitter: 0.2, Seed: 8})
+	same := 0
+	for i := range 50 {
+		batch := uniform(64, 64, int64(1000+i))
+		if c.Delay(batch) == a.Delay(batch) {
+			same++
+		}
+	}
+	if same > 5 {
+		t.Fatalf("seeds 7 and 8 give the same delay on %d of 50 batches", same)
+	}
+}
+
+func TestOOMAboveTokenCount(t *testing.T) {
+	r, rec := newRecorded(Options{Faults: Faults{OOMAbove: 100}})
+	ctx := context.Background()
+	if _, err := r.Run(ctx, uniform(10, 10, 1000)); err != nil {
+		t.Fatalf("100 tokens with oom-above=100: %v", err)
+	}
+	_, err := r.Run(ctx, uniform(11, 10, 1000))
+	if err == nil || !strings.Contains(err.Error(), "Failed to allocate memory for requested buffer of size") {
+		t.Fatalf("110 tokens with oom-above=100: err %v, want ONNX Runtime's OOM text", err)
+	}
+	if !strings.Contains(err.Error(), "sim:0") {
+		t.Errorf("error %q does not name the replica", err)
+	}
+	// Not sticky: a smaller batch runs again.
+	if _, err := r.Run(ctx, uniform(5, 10, 1000)); err != nil {
+		t.Fatalf("after an OOM, a small batch: %v", err)
+	}
+	if len(rec.delays) != 2 {
+		t.Fatalf("%d sleeps, want 2: a failed batch must fail fast", len(rec.delays))
+	}
+	if st := r.Stats(); st.Batches != 2 || st.Failures != 1 {
+		t.Fatalf("stats %+v, want 2 batches and 1 failure", st)
+	}
+}
+
+const fatalText = "CUDA failure 700: an illegal memory access was encountered"
+
+func TestFatalAfterIsSticky(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Fatal: true, FatalAfter: 3}})
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := r.Run(ctx, uniform(1, 8, 1000)); err != nil {
+			t.Fatalf("batch %d before the fault: %v", i, err)
+		}
+	}
+	for i := range 4 {
+		_, err := r.Run(ctx, uniform(1, 8, 1000))
+		if err == nil || !strings.Contains(err.Error(), fatalText) {
+			t.Fatalf("call %d after 3 batches: err %v, want the sticky CUDA error", i, err)
+		}
+	}
+	if st := r.Stats(); st.Batches != 3 || st.Failures != 4 {
+		t.Fatalf("stats %+v, want 3 batches and 4 failures", st)
+	}
+}
+
+func TestFatalAfterZeroFailsFirstCall(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Fatal: true}})
+	if _, err := r.Run(context.Background(), uniform(1, 8, 1000)); err == nil || !strings.Contains(err.Error(), fatalText) {
+		t.Fatalf("fatal-after=0: err %v, want the CUDA error on the first call", err)
+	}
+}
+
+func TestResetHealsTransientFatal(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Fatal: true, FatalAfter: 1}})
+	ctx := context.Background()
+	run := func() error { _, err := r.Run(ctx, uniform(1, 8, 1000)); return err }
+	if err := run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(); err == nil {
+		t.Fatal("second call: no fatal error")
+	}
+	r.Reset()
+	for i := range 5 {
+		if err := run(); err != nil {
+			t.Fatalf("call %d after Reset without recur: %v", i, err)
+		}
+	}
+}
+
+func TestResetWithRecurFailsAgain(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Fatal: true, FatalAfter: 2, Recur: true}})
+	ctx := context.Background()
+	run := func() error { _, err := r.Run(ctx, uniform(1, 8, 1000)); return err }
+	for life := range 3 {
+		for i := range 2 {
+			if err := run(); err != nil {
+				t.Fatalf("life %d, batch %d: %v", life, i, err)
+			}
+		}
+		if err := run(); err == nil || !strings.Contains(err.Error(), fatalText) {
+			t.Fatalf("life %d, third call: err %v, want the CUDA error again", life, err)
+		}
+		r.Reset()
+	}
+}
+
+func TestHangAfterBlocksUntilCancel(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Hang: true, HangAfter: 2}})
+	bg := context.Background()
+	for i := range 2 {
+		if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
+			t.Fatalf("batch %d before the hang: %v", i, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(bg)
+	errc := make(chan error, 1)
+	go func() { _, err := r.Run(ctx, uniform(1, 8, 1000)); errc <- err }()
+	select {
+	case err := <-errc:
+		t.Fatalf("the third call returned %v before its context was canceled", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("hung call returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hung call did not return after cancel")
+	}
+	// The hang fires once: the next call runs.
+	if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
+		t.Fatalf("call after the hang: %v", err)
+	}
+}
+
+func TestHangHonorsDeadline(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Hang: true}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := r.Run(ctx, uniform(1, 8, 1000)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hang with a deadline: %v, want DeadlineExceeded", err)
+	}
+}
+
+func TestFailToken(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{FailToken: 901}})
+	ctx := context.Background()
+	if _, err := r.Run(ctx, batchOf([]int64{101, 5, 6, 102}, []int64{101, 7, 102})); err != nil {
+		t.Fatalf("batch without 901: %v", err)
+	}
+	_, err := r.Run(ctx, batchOf([]int64{101, 5, 6, 102}, []int64{101, 901, 102}))
+	if err == nil || !strings.Contains(err.Error(), "idx=901") {
+		t.Fatalf("batch holding 901: err %v, want the out-of-bounds index error", err)
+	}
+	// Not sticky, and only attended positions count.
+	if _, err := r.Run(ctx, batchOf([]int64{101, 8, 102})); err != nil {
+		t.Fatalf("next batch: %v", err)
+	}
+}
+
+func TestFailTokenIgnoresPadding(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{FailToken: 7}})
+	b := batchOf([]int64{1, 2, 3}, []int64{4})
+	b.InputIDs[4] = 7 // a padding position (mask 0) holding the id
+	if _, err := r.Run(context.Background(), b); err != nil {
+		t.Fatalf("id 7 at a padding position: %v", err)
+	}
+}
+
+func TestSleepRespectsCancel(t *testing.T) {
+	// The real timer: a batch that would take an hour returns on cancel.
+	r := New(Options{Name: "sim:0", Rate: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := r.Run(ctx, uniform(60, 60, 1000)); errc <- err }()
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("canceled sleep returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run kept sleeping after cancel")
+	}
+	if st := r.Stats(); st.Batches != 0 || st.Failures != 1 {
+		t.Fatalf("stats %+v, want no batch and one failure", st)
+	}
+}
+
+func TestMalformedBatch(t *testing.T) {
+	r, _ := newRecorded(Options{})
+	b := uniform(2, 4, 1000)
+	b.AttentionMask = b.AttentionMask[:7]
+	if _, err := r.Run(context.Background(), b); err == nil {
+		t.Fatal("a mask shorter than Rows*Len was accepted")
+	}
+}
+
+func TestCanceledBeforeRun(t *testing.T) {
+	r, rec := newRecorded(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Run(ctx, uniform(1, 8, 1000)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run on a canceled context: %v", err)
+	}
+	if len(rec.delays) != 0 {
+		t.Fatal("a canceled call still slept")
+	}
+}
