@@ -74,6 +74,18 @@ type Config struct {
 	// Health names replicas whose device became unhealthy.
 	Health <-chan string
 
+	// Stop, when closed, makes the run stop taking documents and finish
+	// the ones in flight (a graceful drain); Run then reports Interrupted.
+	Stop <-chan struct{}
+	// SkipBelow skips documents with a smaller Seq: they are in the output
+	// already (resume).
+	SkipBelow int64
+	// Checkpoint is called from the writer every CheckpointInterval with
+	// the number of leading documents whose records have all been handed
+	// to the sinks; it makes them durable.
+	Checkpoint         func(next int64) error
+	CheckpointInterval time.Duration
+
 	// Total is the expected number of documents for progress (0: unknown).
 	Total            int64
 	ProgressInterval time.Duration
@@ -91,6 +103,10 @@ type Summary struct {
 	RecordErrors  int64 // error records written
 	Wall          time.Duration
 	ReplicaCounts map[string]int64 // windows per replica
+	// Next is the Seq of the first document not written: every document
+	// before it is in the output. Valid even when Run returns an error.
+	Next        int64
+	Interrupted bool // Stop was closed before the input ended
 }
 
 // PaddingPercent is the share of model positions that were padding.
@@ -124,6 +140,9 @@ func (c *Config) defaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
+	}
+	if c.CheckpointInterval <= 0 {
+		c.CheckpointInterval = 10 * time.Second
 	}
 	if c.ProgressInterval <= 0 {
 		c.ProgressInterval = 30 * time.Second

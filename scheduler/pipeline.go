@@ -76,6 +76,9 @@ type pipeline struct {
 	progress *progress
 	stats    stats
 	byName   map[string]*replica
+
+	interrupted atomic.Bool
+	next        atomic.Int64 // first Seq not yet written
 }
 
 type stats struct {
@@ -150,6 +153,8 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	sum.PaddedTokens = p.stats.padded.Load()
 	sum.Batches = p.stats.batches.Load()
 	sum.ReplicaCounts = p.progress.replicaWindows()
+	sum.Next = p.next.Load()
+	sum.Interrupted = p.interrupted.Load()
 	return sum, stageErr
 }
 
@@ -157,12 +162,21 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 // model holds back the reader instead of filling memory.
 func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 	for {
+		select {
+		case <-p.cfg.Stop:
+			p.interrupted.Store(true)
+			return nil
+		default:
+		}
 		d, err := p.in.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
+		}
+		if d.Seq < p.cfg.SkipBelow {
+			continue
 		}
 		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
 		if err := p.inflight.Acquire(ctx, w); err != nil {

@@ -180,7 +180,7 @@ func TestRunBadRecords(t *testing.T) {
 		fedTokens += f.tokens.Load()
 	}
 	wantSum := Summary{Documents: 8, Pairs: pairs, RecordErrors: int64(len(wants)) - pairs,
-		Windows: windows, Tokens: tokens, PaddedTokens: padded, Batches: batches}
+		Windows: windows, Tokens: tokens, PaddedTokens: padded, Batches: batches, Next: 8}
 	gotSum := sum
 	gotSum.Wall, gotSum.ReplicaCounts = 0, nil
 	if !reflect.DeepEqual(gotSum, wantSum) || fedTokens != tokens {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"qa-shard/logits"
 	"qa-shard/qa"
@@ -15,16 +16,24 @@ import (
 func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, error) {
 	var sum Summary
 	waiting := map[int64]*docState{}
-	var next int64
+	next := p.cfg.SkipBelow
+	p.next.Store(next)
+	tick := time.NewTicker(p.cfg.CheckpointInterval)
+	defer tick.Stop()
 	for {
 		var d *docState
 		select {
 		case <-ctx.Done():
 			return sum, ctx.Err()
+		case <-tick.C:
+			if err := p.checkpoint(next); err != nil {
+				return sum, err
+			}
+			continue
 		case v, ok := <-done:
 			if !ok {
-				if err := ctx.Err(); err != nil {
-					return sum, err // canceled: documents are missing for that reason
+				if ctx.Err() != nil {
+					return sum, ctx.Err()
 				}
 				if len(waiting) > 0 {
 					return sum, fmt.Errorf("scheduler: %d documents never completed (first missing seq %d)", len(waiting), next)
@@ -40,14 +49,25 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 				break
 			}
 			delete(waiting, next)
-			next++
 			if err := p.emit(d, &sum); err != nil {
 				return sum, err
 			}
+			next++
+			p.next.Store(next)
 			p.inflight.Release(d.weight)
 			p.progress.addDoc()
 		}
 	}
+}
+
+func (p *pipeline) checkpoint(next int64) error {
+	if p.cfg.Checkpoint == nil {
+		return nil
+	}
+	if err := p.cfg.Checkpoint(next); err != nil {
+		return fmt.Errorf("checkpoint at document %d: %w", next, err)
+	}
+	return nil
 }
 
 // emit writes one document's records: an error record for a bad line, or

@@ -1,0 +1,87 @@
+package scheduler
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"qa-shard/qa"
+)
+
+// TestStopDrains: closing Stop ends the run without error, reports
+// Interrupted, and the records written are exactly the first Next
+// documents, in order.
+func TestStopDrains(t *testing.T) {
+	lines := corpus(2000, 60, 8)
+	stop := make(chan struct{})
+	var once sync.Once
+	fakes, rs := newReplicas(2, 0)
+	for _, f := range fakes {
+		f.before = func(context.Context, qa.Batch) error {
+			if f.calls.Load() == 3 {
+				once.Do(func() { close(stop) })
+			}
+			return nil
+		}
+	}
+	cfg := testConfig()
+	cfg.Stop = stop
+	sink := &memSink{}
+	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, sink, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted || sum.Next <= 0 || sum.Next >= 2000 {
+		t.Fatalf("Interrupted %v, Next %d: want an interrupted run part-way", sum.Interrupted, sum.Next)
+	}
+	if int64(len(sink.records)) != sum.Next {
+		t.Fatalf("%d records written, Next says %d", len(sink.records), sum.Next)
+	}
+	for i, r := range sink.records {
+		if r.id() != strconv.Itoa(i) {
+			t.Fatalf("record %d has id %s", i, r.id())
+		}
+	}
+}
+
+// TestSkipBelowAndCheckpoints: a resumed run writes only documents from
+// SkipBelow on, and its checkpoints never go backwards or past what was
+// written.
+func TestSkipBelowAndCheckpoints(t *testing.T) {
+	lines := corpus(500, 60, 9)
+	_, rs := newReplicas(2, time.Millisecond)
+	var mu sync.Mutex
+	var marks []int64
+	sink := &memSink{}
+	cfg := testConfig()
+	cfg.SkipBelow = 123
+	cfg.CheckpointInterval = time.Millisecond
+	cfg.Checkpoint = func(next int64) error {
+		sink.mu.Lock()
+		written := int64(len(sink.records))
+		sink.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if next-123 != written {
+			t.Errorf("checkpoint at %d but %d records written after skipping 123", next, written)
+		}
+		marks = append(marks, next)
+		return nil
+	}
+	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, sink, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Next != 500 || len(sink.records) != 377 || sink.records[0].id() != "123" {
+		t.Fatalf("Next %d, %d records starting at %s; want 500, 377, 123", sum.Next, len(sink.records), sink.records[0].id())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < len(marks); i++ {
+		if marks[i] < marks[i-1] {
+			t.Fatalf("checkpoints went backwards: %v", marks)
+		}
+	}
+}
