@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
-	"go.uber.org/zap"
 
 	"qa-shard/qa"
 	"qa-shard/shard"

@@ -15,8 +15,8 @@ type progress struct {
 	docs     atomic.Int64
 	errors   atomic.Int64
 	failures [3]atomic.Int64 // by failure kind
-	mu     sync.Mutex
-	perRep map[string]int64
+	mu       sync.Mutex
+	perRep   map[string]int64
 }
 
 func newProgress(total int64, replicas []string) *progress {

@@ -62,4 +62,3 @@ func mix(x uint64) uint64 {
 func unit(h uint64) float64 {
 	return float64(h>>11)/float64(uint64(1)<<53)*2 - 1
 }
-

@@ -257,7 +257,8 @@ func TestSleepRespectsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { _, err := r.Run(ctx, uniform(60, 60, 1000)); errc <- err }()
-	cancel()
+	// Cancel later, so that the call is most likely asleep by then.
+	time.AfterFunc(20*time.Millisecond, cancel)
 	select {
 	case err := <-errc:
 		if !errors.Is(err, context.Canceled) {

@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -186,11 +188,13 @@ func (p *parsed) options() ([]Options, error) {
 			opts[i].Speed = p.speeds[i]
 		}
 	}
-	for key, es := range p.faults {
+	// Sorted keys: with several mistakes, the same one is reported.
+	for _, key := range slices.Sorted(maps.Keys(p.faults)) {
+		es := p.faults[key]
 		set := make([]bool, n)
 		for _, e := range es {
 			if e.target >= n {
-				return nil, fmt.Errorf("%s targets replica %d of %d (indices start at 0)", key, e.target, n)
+				return nil, fmt.Errorf("%s targets replica %d, but there are %d (indices start at 0)", key, e.target, n)
 			}
 			for i := range opts {
 				if e.target != -1 && e.target != i {
