@@ -8,6 +8,7 @@ package scheduler
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"go.uber.org/zap"
@@ -89,7 +90,12 @@ type Config struct {
 	// Total is the expected number of documents for progress (0: unknown).
 	Total            int64
 	ProgressInterval time.Duration
-	Logger           *zap.Logger
+	// ProgressBar, when set (a terminal), gets a live bar instead of the
+	// periodic log line.
+	ProgressBar io.Writer
+	// Status adds device state (GPU utilization...) to progress reports.
+	Status func() string
+	Logger *zap.Logger
 }
 
 // Summary is what a run did.

@@ -89,7 +89,7 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 	return &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress: newProgress(cfg.Total, replicaNames(replicas)),
+		progress: newProgress(cfg.Total, cfg.SkipBelow, replicaNames(replicas)),
 		byName:   map[string]*replica{},
 	}
 }
@@ -144,7 +144,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		return err
 	})
 	go p.watchHealth(ctx)
-	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval)
+	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr = g.Wait()
 	stopProgress()
 	sum.Wall = time.Since(start)
