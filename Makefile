@@ -59,7 +59,7 @@ demo: ort $(BIN) demo-model
 	@mkdir -p $(DEMO)
 	$(GO) run ./tools/gencorpus -n 300 -min-words 20 -max-words 1500 -out $(DEMO)/docs.jsonl
 	$(BIN) --devices cpu:2 --model $(MODELS)/tiny --input $(DEMO)/docs.jsonl $(DEMO_QUESTIONS) \
-		--output $(DEMO)/answers.jsonl --logits $(DEMO)/logits.parquet --overwrite --log-format console
+		--output $(DEMO)/answers.jsonl --logits $(DEMO)/logits --overwrite --log-format console
 	@echo
 	@echo "First answers ($(DEMO)/answers.jsonl):"
 	@head -n 4 $(DEMO)/answers.jsonl

@@ -24,13 +24,13 @@ func TestBatchedEqualsSingleWindows(t *testing.T) {
 	dir := model(t, "tiny")
 	corpus := writeCorpus(t, 40, 1)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	lg := filepath.Join(t.TempDir(), "logits.parquet")
+	lg := filepath.Join(t.TempDir(), "logits")
 	code, stderr := runCLI(t, "--devices", "cpu:2", "--threads", "1", "--model", dir, "--input", corpus,
 		"--question", "Who founded the company?", "--output", out, "--logits", lg, "--max-batch-tokens", "1024")
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	rows, err := logits.ReadAll(lg)
+	rows, err := logits.ReadDir(lg)
 	if err != nil {
 		t.Fatal(err)
 	}

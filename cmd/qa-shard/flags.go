@@ -19,7 +19,7 @@ type options struct {
 	config string
 
 	model, input, output, logits string
-	overwrite                    bool
+	overwrite, resume            bool
 	questions                    stringList
 	questionsFile                string
 
@@ -30,6 +30,8 @@ type options struct {
 	maxBatchTokens  int
 	maxLineBytes    int
 	tokenizeWorkers int
+
+	batchTimeout, drainTimeout, checkpointInterval time.Duration
 
 	logFormat, logLevel string
 	progressInterval    time.Duration
@@ -47,8 +49,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
 	fs.StringVar(&o.input, "input", "", "JSONL corpus, one {\"id\", \"context\", \"question\"?, \"questions\"?} per line; - reads standard input")
 	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one JSON line per (document, question); - writes standard output")
-	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (and --logits) file instead of refusing")
-	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this Parquet file")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (its journal and --logits) instead of refusing")
+	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its journal (<output>.journal); starts fresh if there is none")
+	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this directory of Parquet parts (pandas.read_parquet(DIR))")
 	fs.Var(&o.questions, "question", "question to ask of every document (repeatable); records may add their own")
 	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
 	fs.StringVar(&o.devices, "devices", "cpu", "where replicas run: cpu (one replica) or cpu:N (N replicas)")
@@ -63,6 +66,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.tokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
+	fs.DurationVar(&o.batchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish in-flight batches before stopping hard")
+	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", 30*time.Second, "how often written records are made durable and journaled for --resume")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.progressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
@@ -132,7 +138,12 @@ Usage:
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
 
 Exit codes: 0 complete, 1 internal failure, 2 usage or configuration error,
-3 completed with record errors (see the error records in the output).
+3 completed with record errors (see the error records in the output),
+75 interrupted and resumable (rerun with --resume).
+
+Signals: SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stop taking documents,
+finish in-flight batches within --drain-timeout, save, and exit 75. A second
+SIGINT or SIGTERM stops at once; the journal stays consistent.
 
 Flags:
 `)

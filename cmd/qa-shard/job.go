@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/term"
 
 	"qa-shard/gpu"
+	"qa-shard/journal"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
@@ -21,7 +24,7 @@ import (
 )
 
 // runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, o *options) (int, error) {
+func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) {
 	log, err := newLogger(o.logFormat, o.logLevel)
 	if err != nil {
 		return 0, err
@@ -69,37 +72,107 @@ func runJob(ctx context.Context, o *options) (int, error) {
 	}
 	defer closeAll()
 
-	out, err := createOutputs(o)
+	fp, err := fingerprint(o, questions)
 	if err != nil {
 		return 0, err
 	}
-	defer out.abort()
+	out, err := openOutputs(o, fp)
+	if err != nil {
+		return 0, err
+	}
+	defer out.close()
+	if out.complete {
+		fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", o.output, out.skip)
+		return exitOK, nil
+	}
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, TokenizeWorkers: o.tokenizeWorkers,
-		Total: total, ProgressInterval: o.progressInterval, Logger: log,
+		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.skip,
+		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
+		Total: total, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
-		zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.logits != nil {
 		lg = out.logits
 	}
-	sum, err := scheduler.Run(ctx, cfg, reader, tok, replicas, out.answers, lg)
-	if err != nil {
-		return 0, fmt.Errorf("run stopped after %d documents: %w (the partial output was not kept; rerun the same command)", sum.Documents, err)
+	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, replicas, out.answers, lg)
+	return finish(o, out, log, sum, runErr)
+}
+
+// finish makes what was written durable whatever happened, and maps the
+// outcome to an exit code.
+func finish(o *options, out *outputs, log *zap.Logger, sum scheduler.Summary, runErr error) (int, error) {
+	complete := runErr == nil && !sum.Interrupted
+	var err error
+	if complete {
+		err = out.finish(sum.Next)
+	} else {
+		err = out.checkpoint(sum.Next)
 	}
-	if err := out.commit(); err != nil {
-		return 0, err
+	if err != nil {
+		return 0, fmt.Errorf("saving the output after %d documents: %w", sum.Next, err)
 	}
 	report(log, o, sum)
-	if sum.RecordErrors > 0 {
+	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", sum.Next)
+	switch {
+	case runErr == nil && sum.Interrupted:
+		fmt.Fprintf(os.Stderr, "qa-shard: interrupted; %d documents are saved: %s\n", sum.Next, resume)
+		return exitInterrupted, nil
+	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
+		fmt.Fprintf(os.Stderr, "qa-shard: stopped: %v; %d documents are saved: %s\n", runErr, sum.Next, resume)
+		return exitInterrupted, nil
+	case runErr != nil:
+		return 0, fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
+	case sum.RecordErrors > 0:
 		return exitRecords, nil
 	}
 	return exitOK, nil
+}
+
+// fingerprint identifies what the answers depend on, so --resume refuses
+// to mix outputs of different inputs, models or settings.
+func fingerprint(o *options, questions []string) (journal.Fingerprint, error) {
+	if o.output == "-" || o.input == "-" {
+		if o.resume {
+			return journal.Fingerprint{}, fmt.Errorf("%w: --resume needs --input and --output files", errUsage)
+		}
+		return journal.Fingerprint{}, nil
+	}
+	in, err := journal.FingerprintFile(o.input)
+	if err != nil {
+		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --input: %w", err)
+	}
+	model, err := journal.FingerprintModel(o.model)
+	if err != nil {
+		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
+	}
+	settings, err := journal.FingerprintValue(struct {
+		Settings     qa.Settings
+		MaxLineBytes int
+		Logits       bool
+	}{o.settings, o.maxLineBytes, o.logits != ""})
+	if err != nil {
+		return journal.Fingerprint{}, err
+	}
+	qs, err := journal.FingerprintValue(questions)
+	if err != nil {
+		return journal.Fingerprint{}, err
+	}
+	return journal.Fingerprint{Input: in, Model: model, Settings: settings, Questions: qs}, nil
+}
+
+// progressBar is standard error when a person watches it.
+func progressBar(o *options) io.Writer {
+	if o.logFormat != "json" && term.IsTerminal(int(os.Stderr.Fd())) {
+		return os.Stderr
+	}
+	return nil
 }
 
 // defaultORTLib falls back, after --ort-lib and $QA_SHARD_ORT_LIB, to the

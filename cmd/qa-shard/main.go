@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"qa-shard/gpu"
 	"qa-shard/shard"
@@ -22,6 +23,9 @@ const (
 	exitInternal = 1
 	exitUsage    = 2
 	exitRecords  = 3
+	// exitInterrupted (EX_TEMPFAIL) tells a batch system the job can be
+	// requeued and resumed.
+	exitInterrupted = 75
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -56,14 +60,51 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "qa-shard: %v\n", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	code, err := runJob(ctx, o)
+	ctx, stop, release := handleSignals(o.drainTimeout)
+	defer release()
+	code, err := runJob(ctx, stop, o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "qa-shard: %v\n", err)
 		return exitCode(err)
 	}
 	return code
+}
+
+// handleSignals: the first SIGINT, SIGTERM or SIGUSR1 closes stop (drain);
+// after drain the context is canceled (hard stop), as it is at once on a
+// second SIGINT or SIGTERM.
+func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
+	go func() {
+		var timer <-chan time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-sigs:
+				select {
+				case <-stop:
+					if s != syscall.SIGUSR1 {
+						fmt.Fprintf(os.Stderr, "qa-shard: %v again: stopping now\n", s)
+						cancel()
+						return
+					}
+				default:
+					fmt.Fprintf(os.Stderr, "qa-shard: %v: finishing in-flight work (up to %s), then saving; send it again to stop now\n", s, drain)
+					close(stop)
+					timer = time.After(drain)
+				}
+			case <-timer:
+				fmt.Fprintln(os.Stderr, "qa-shard: drain timeout: stopping now")
+				cancel()
+				return
+			}
+		}
+	}()
+	return ctx, stop, func() { signal.Stop(sigs); cancel() }
 }
 
 // exitCode maps an error to the documented exit codes: problems the user

@@ -1,0 +1,104 @@
+// Package journal makes a run resumable. Records are written strictly in
+// input order (document Seq 0, 1, 2, ...), so the whole resume state is two
+// numbers: every document with Seq < Done is in the output, and the output's
+// first Bytes bytes are exactly those records. The state lives in a small JSON
+// file beside the output (<output>.journal), replaced atomically, whose size
+// does not depend on how many documents were written.
+//
+// The protocol: Checkpoint fsyncs the output first and only then replaces the
+// journal (write <journal>.tmp, fsync, rename, fsync the directory), so the
+// journal never claims bytes that are not durable. Open (for --resume) checks
+// the fingerprint of the input, model, settings and questions, and truncates
+// the output to Bytes, dropping records a crash left written but not
+// journaled; the caller then skips documents with Seq < Done and appends.
+//
+// The package imports only the standard library and knows nothing of the
+// record format or the pipeline.
+package journal
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// Version is the journal format written by this package. Open refuses any
+// other, so a future format change cannot be misread as this one.
+const Version = 1
+
+// Suffix is appended to the output path to name its journal.
+const Suffix = ".journal"
+
+// Sentinels, found with errors.Is; the returned errors wrap them with a
+// sentence for the user that says what to do.
+var (
+	// ErrExists: a fresh run would overwrite an output or journal.
+	ErrExists = errors.New("output already exists")
+	// ErrNoJournal: --resume was asked but there is no journal to resume.
+	ErrNoJournal = errors.New("no journal to resume")
+	// ErrMismatch: the journal was written for a different input, model,
+	// settings or questions; the error is a *MismatchError.
+	ErrMismatch = errors.New("the run changed since the journal was written")
+	// ErrVersion: the journal was written in another format.
+	ErrVersion = errors.New("unsupported journal version")
+	// ErrCorrupt: the journal cannot be read as a journal.
+	ErrCorrupt = errors.New("corrupt journal")
+	// ErrOutputShort: the output is shorter than the journal says.
+	ErrOutputShort = errors.New("output shorter than the journal says")
+	// ErrInvalid: the caller broke the contract (a checkpoint going
+	// backwards, a checkpoint after Finish, a non-regular output file).
+	ErrInvalid = errors.New("invalid use of the journal")
+)
+
+// Fingerprint identifies everything that decides the output's bytes, so a
+// resumed run appends to an output that an uninterrupted run would also have
+// written. Each component is an opaque string compared for equality; the
+// Fingerprint* functions produce them.
+type Fingerprint struct {
+	// Input is FingerprintFile of the input corpus.
+	Input string `json:"input"`
+	// Model is FingerprintModel of the model directory.
+	Model string `json:"model"`
+	// Settings is FingerprintValue of the answer-relevant settings (the
+	// caller chooses which; performance knobs such as batch size must be
+	// left out so a resume may change them).
+	Settings string `json:"settings"`
+	// Questions is FingerprintValue of the global questions list.
+	Questions string `json:"questions"`
+}
+
+// State is the journal's content.
+type State struct {
+	Version     int         `json:"version"`
+	Fingerprint Fingerprint `json:"fingerprint"`
+	// Done counts the documents fully written: Seq 0 .. Done-1.
+	Done int64 `json:"done"`
+	// Bytes is the length of the output covering exactly those documents.
+	Bytes int64 `json:"bytes"`
+	// LogitsParts counts completed logits part files; 0 if none.
+	LogitsParts int `json:"logits_parts"`
+	// Complete is set by Finish: the run ended and nothing is left to do.
+	Complete bool `json:"complete"`
+	// Updated is when the state was written (UTC), for people reading it.
+	Updated time.Time `json:"updated"`
+}
+
+// Journal records a run's progress. Its methods are safe for concurrent use
+// (a signal handler may race the write stage), though a run normally has one
+// writer.
+type Journal struct {
+	mu   sync.Mutex
+	path string // <output>.journal
+	fs   fileSystem
+	last State // the state most recently made durable
+}
+
+// Syncer is what Checkpoint needs of the output: *os.File satisfies it. It
+// is an interface so tests can observe that the output is synced before the
+// journal is replaced.
+type Syncer interface {
+	Sync() error
+}
+
+// Path returns the journal path for an output path.
+func Path(outputPath string) string { return outputPath + Suffix }

@@ -1,0 +1,121 @@
+package journal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// bufSize is the read size when hashing: large enough that a multi-GB
+// model or corpus is hashed at the speed of sha256, not of syscalls.
+const bufSize = 1 << 20
+
+// FingerprintFile returns "size=<bytes>;sha256=<hex>" of a file, reading it
+// as a stream (never whole into memory).
+func FingerprintFile(path string) (string, error) {
+	h := sha256.New()
+	n, err := hashFile(h, path, make([]byte, bufSize))
+	if err != nil {
+		return "", err
+	}
+	return "size=" + strconv.FormatInt(n, 10) + ";sha256=" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// modelFiles are the files of a model directory that decide its answers.
+// model.onnx and tokenizer.json are required; the others are hashed when
+// present: config.json, and the external-data files an ONNX export larger
+// than 2 GB keeps its weights in.
+var modelFiles = []struct {
+	name     string
+	required bool
+}{
+	{"model.onnx", true},
+	{"tokenizer.json", true},
+	{"config.json", false},
+	{"model.onnx_data", false},
+	{"model.onnx.data", false},
+}
+
+// FingerprintModel returns "sha256=<hex>" over a model directory's files.
+// Each file contributes its name and size before its bytes, so moving bytes
+// from one file to another, or adding an optional file, changes the hash.
+func FingerprintModel(dir string) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, bufSize)
+	for _, f := range modelFiles {
+		path := filepath.Join(dir, f.name)
+		info, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) && !f.required {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("journal: fingerprinting the model: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", f.name, info.Size())
+		n, err := hashFile(h, path, buf)
+		if err != nil {
+			return "", err
+		}
+		// The size was hashed before the content: a file that changed
+		// between the two would give a hash of nothing that exists.
+		if n != info.Size() {
+			return "", fmt.Errorf("journal: fingerprinting the model: %s changed while it was read", path)
+		}
+	}
+	return "sha256=" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// FingerprintValue returns "sha256=<hex>" of v's canonical JSON: objects
+// with sorted keys, whether v is a struct or a map, and numbers as written.
+// So the fingerprint depends on the values only, not on map order or on the
+// order of struct fields in the source.
+func FingerprintValue(v any) (string, error) {
+	b, err := canonicalJSON(v)
+	if err != nil {
+		return "", fmt.Errorf("journal: fingerprinting a value: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256=" + hex.EncodeToString(sum[:]), nil
+}
+
+// canonicalJSON marshals v, decodes it into generic values (maps, which
+// encoding/json writes with sorted keys; json.Number, which keeps a number's
+// text exactly) and marshals that again.
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var g any
+	if err := d.Decode(&g); err != nil {
+		return nil, err
+	}
+	return json.Marshal(g)
+}
+
+// hashFile writes path's content into h and returns its length.
+func hashFile(h hash.Hash, path string, buf []byte) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("journal: fingerprinting: %w", err)
+	}
+	defer f.Close()
+	// The wrapper hides *os.File's WriteTo, which would otherwise make
+	// CopyBuffer ignore buf and copy in 32 KiB reads.
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
+	if err != nil {
+		return n, fmt.Errorf("journal: fingerprinting %s: %w", path, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,188 @@
+package journal_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"qa-shard/journal"
+)
+
+func TestFingerprintFile(t *testing.T) {
+	// Larger than the 1 MiB read buffer, and not a multiple of it.
+	base := make([]byte, 3<<20+7)
+	for i := range base {
+		base[i] = byte(i * 7)
+	}
+	variants := map[string][]byte{
+		"base":          base,
+		"first byte":    flip(base, 0),
+		"middle byte":   flip(base, len(base)/2),
+		"at 1 MiB":      flip(base, 1<<20),
+		"last byte":     flip(base, len(base)-1),
+		"one more byte": append(append([]byte{}, base...), 0),
+		"one less byte": base[:len(base)-1],
+		"empty":         nil,
+	}
+	dir := t.TempDir()
+	seen := map[string]string{}
+	for name, content := range variants {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := journal.FingerprintFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(content)
+		if want := fmt.Sprintf("size=%d;sha256=%s", len(content), hex.EncodeToString(sum[:])); got != want {
+			t.Errorf("%s: FingerprintFile = %s, want %s", name, got, want)
+		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s and %s have the same fingerprint", name, other)
+		}
+		seen[got] = name
+	}
+	// Same content, another file: same fingerprint (the name is not part of it).
+	p := filepath.Join(dir, "copy")
+	if err := os.WriteFile(p, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := journal.FingerprintFile(p); seen[got] != "base" {
+		t.Errorf("a copy of base has fingerprint %s, not base's", got)
+	}
+	if _, err := journal.FingerprintFile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("FingerprintFile of a missing file succeeded")
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte{}, b...)
+	c[i] ^= 1
+	return c
+}
+
+func TestFingerprintModel(t *testing.T) {
+	base := map[string]string{"model.onnx": "graph", "tokenizer.json": `{"v":1}`, "config.json": `{"h":32}`}
+	with := func(changes map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range changes {
+			if v == "" {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		same  bool // same fingerprint as base
+	}{
+		{"identical", with(nil), true},
+		{"an unrelated file", with(map[string]string{"README.md": "x", "vocab.txt": "y"}), true},
+		{"model byte", with(map[string]string{"model.onnx": "grapH"}), false},
+		{"tokenizer", with(map[string]string{"tokenizer.json": `{"v":2}`}), false},
+		{"config", with(map[string]string{"config.json": `{"h":64}`}), false},
+		{"no config", with(map[string]string{"config.json": ""}), false},
+		{"external data", with(map[string]string{"model.onnx_data": "w"}), false},
+		{"a byte moved between files", with(map[string]string{"model.onnx": "grap", "tokenizer.json": `h{"v":1}`}), false},
+	}
+	write := func(files map[string]string) string {
+		dir := t.TempDir()
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	want, err := journal.FingerprintModel(write(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := journal.FingerprintModel(write(tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == want) != tt.same {
+				t.Errorf("FingerprintModel = %s, base %s, want same=%v", got, want, tt.same)
+			}
+		})
+	}
+	for _, missing := range []string{"model.onnx", "tokenizer.json"} {
+		if _, err := journal.FingerprintModel(write(with(map[string]string{missing: ""}))); err == nil || !strings.Contains(err.Error(), missing) {
+			t.Errorf("without %s: FingerprintModel = %v, want an error naming it", missing, err)
+		}
+	}
+}
+
+func TestFingerprintValue(t *testing.T) {
+	type settings struct {
+		MaxSeqLen int     `json:"max_seq_len"`
+		Stride    int     `json:"stride"`
+		TopK      int     `json:"top_k"`
+		Threshold float64 `json:"threshold"`
+	}
+	type reordered struct {
+		Threshold float64 `json:"threshold"`
+		TopK      int     `json:"top_k"`
+		Stride    int     `json:"stride"`
+		MaxSeqLen int     `json:"max_seq_len"`
+	}
+	ref := settings{384, 128, 1, 0.5}
+	tests := []struct {
+		name string
+		v    any
+		same bool
+	}{
+		{"the same struct", ref, true},
+		{"a pointer to it", &ref, true},
+		{"fields declared in another order", reordered{0.5, 1, 128, 384}, true},
+		{"a map", map[string]any{"top_k": 1, "stride": 128, "threshold": 0.5, "max_seq_len": 384}, true},
+		{"a map built in another order", map[string]any{"max_seq_len": 384, "threshold": 0.5, "stride": 128, "top_k": 1}, true},
+		{"another value", settings{384, 64, 1, 0.5}, false},
+		{"another float", settings{384, 128, 1, 0.25}, false},
+		{"a missing key", map[string]any{"top_k": 1, "stride": 128, "threshold": 0.5}, false},
+		{"an extra key", map[string]any{"top_k": 1, "stride": 128, "threshold": 0.5, "max_seq_len": 384, "x": 0}, false},
+		{"a number as a string", map[string]any{"top_k": "1", "stride": 128, "threshold": 0.5, "max_seq_len": 384}, false},
+	}
+	want, err := journal.FingerprintValue(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(want, "sha256=") || len(want) != len("sha256=")+64 {
+		t.Errorf("FingerprintValue = %q, want sha256=<64 hex>", want)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := journal.FingerprintValue(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == want) != tt.same {
+				t.Errorf("FingerprintValue = %s, reference %s, want same=%v", got, want, tt.same)
+			}
+		})
+	}
+	// Questions are a list: their order is meaningful (it is the output's).
+	a, _ := journal.FingerprintValue([]string{"who?", "when?"})
+	b, _ := journal.FingerprintValue([]string{"when?", "who?"})
+	if a == b {
+		t.Error("question lists in another order have the same fingerprint")
+	}
+	if _, err := journal.FingerprintValue(make(chan int)); err == nil {
+		t.Error("FingerprintValue of a channel succeeded")
+	}
+}
