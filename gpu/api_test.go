@@ -5,6 +5,7 @@ import (
 	"testing"
 )
 
+// Select has no NVML: the default falls back to the CPU, GPU specs fail.
 func TestSelect(t *testing.T) {
 	for _, tc := range []struct {
 		spec  string
@@ -15,7 +16,9 @@ func TestSelect(t *testing.T) {
 		{spec: " cpu:3 ", names: []string{"cpu:0", "cpu:1", "cpu:2"}},
 		{spec: "cpu:0", bad: true},
 		{spec: "cpu:x", bad: true},
-		{spec: "", bad: true},
+		{spec: "", names: []string{"cpu:0"}},
+		{spec: "all", names: []string{"cpu:0"}},
+		{spec: "GPU-c0ffee", bad: true},
 		{spec: "0,1", bad: true},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {

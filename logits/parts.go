@@ -45,7 +45,9 @@ func OpenParts(dir string, keep int) (*Parts, error) {
 }
 
 // PartPath names part i of a logits directory.
-func PartPath(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i)) }
+func PartPath(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i))
+}
 
 // Write appends rows to the open part, starting one if needed.
 func (p *Parts) Write(rows []Row) error {

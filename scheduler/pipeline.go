@@ -77,8 +77,10 @@ type pipeline struct {
 	stats    stats
 	byName   map[string]*replica
 
-	interrupted atomic.Bool
-	next        atomic.Int64 // first Seq not yet written
+	stopping atomic.Bool  // Stop was closed: drain, then end
+	readAll  atomic.Bool  // the input was read to its end
+	readSeq  atomic.Int64 // Seq after the last document read
+	next     atomic.Int64 // first Seq not yet written
 }
 
 type stats struct {
@@ -105,14 +107,18 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	batches := make(chan *batch, 2*len(p.replicas))
 	done := make(chan *docState, 256)
 
-	var stageErr error
-	g.Go(func() error { defer close(docs); return p.read(ctx, docs) })
-	tokenizers, tctx := errgroup.WithContext(ctx)
+	// Upstream stages (read, tokenize, batch) run under their own context:
+	// a graceful stop cancels it, and the replicas finish what they hold.
+	upCtx, upCancel := context.WithCancel(ctx)
+	defer upCancel()
+	go p.watchStop(ctx, upCancel)
+	g.Go(func() error { defer close(docs); return p.upstream(p.read(upCtx, docs)) })
+	tokenizers, tctx := errgroup.WithContext(upCtx)
 	for range p.cfg.TokenizeWorkers {
-		tokenizers.Go(func() error { return p.prepare(tctx, docs, windows, done) })
+		tokenizers.Go(func() error { return p.upstream(p.prepare(tctx, docs, windows, done)) })
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
-	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
+	g.Go(func() error { defer close(batches); return p.upstream(p.batch(upCtx, windows, batches)) })
 	work := make(chan *batch)
 	outcomes := make(chan outcome)
 	workers, wctx := errgroup.WithContext(ctx)
@@ -145,7 +151,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	})
 	go p.watchHealth(ctx)
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
-	stageErr = g.Wait()
+	stageErr := g.Wait()
 	stopProgress()
 	sum.Wall = time.Since(start)
 	sum.Windows = p.stats.windows.Load()
@@ -154,7 +160,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	sum.Batches = p.stats.batches.Load()
 	sum.ReplicaCounts = p.progress.replicaWindows()
 	sum.Next = p.next.Load()
-	sum.Interrupted = p.interrupted.Load()
+	sum.Interrupted = p.stopping.Load() && (!p.readAll.Load() || sum.Next < p.readSeq.Load())
 	return sum, stageErr
 }
 
@@ -162,19 +168,15 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 // model holds back the reader instead of filling memory.
 func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 	for {
-		select {
-		case <-p.cfg.Stop:
-			p.interrupted.Store(true)
-			return nil
-		default:
-		}
 		d, err := p.in.Next()
 		if errors.Is(err, io.EOF) {
+			p.readAll.Store(true)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		p.readSeq.Store(d.Seq + 1)
 		if d.Seq < p.cfg.SkipBelow {
 			continue
 		}
@@ -197,6 +199,26 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
+
+// watchStop turns a closed Config.Stop into a drain: no more documents
+// are read, tokenized or batched; batches already handed to replicas
+// finish and their documents are written.
+func (p *pipeline) watchStop(ctx context.Context, upCancel func()) {
+	select {
+	case <-ctx.Done():
+	case <-p.cfg.Stop:
+		p.stopping.Store(true)
+		upCancel()
+	}
+}
+
+// upstream hides the cancellation a graceful stop causes.
+func (p *pipeline) upstream(err error) error {
+	if p.stopping.Load() && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
 
 // watchHealth marks replicas whose device was reported unhealthy; they
 // retire at their next batch and hand it to the others.

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"qa-shard/gpu"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
@@ -36,20 +35,32 @@ func benchCmd(args []string) int {
 	ortLib := fs.String("ort-lib", "", "ONNX Runtime library (default $QA_SHARD_ORT_LIB)")
 	maxBatch := fs.Int("max-batch-tokens", 8192, "token budget of one batch")
 	naiveDocs := fs.Int("naive-docs", 8, "documents for the naive baseline")
+	provider := fs.String("provider", "", "execution provider on GPUs, as for run")
+	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	if err := bench(*model, *input, *question, *devices, *threads, *ortLib, *maxBatch, *naiveDocs); err != nil {
+	if *scheduling {
+		if err := benchScheduling(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "qa-shard bench: %v\n", err)
+			return exitInternal
+		}
+		return exitOK
+	}
+	o := &options{devices: *devices, threads: *threads, provider: *provider, maxBatchTokens: *maxBatch,
+		settings: qa.DefaultSettings(), trtCacheDir: "trt-cache", gpuSampleInterval: time.Second}
+	if err := bench(o, *model, *input, *question, *ortLib, *naiveDocs); err != nil {
 		fmt.Fprintf(os.Stderr, "qa-shard bench: %v\n", err)
 		return exitCode(err)
 	}
 	return exitOK
 }
 
-func bench(modelDir, input, question, devices string, threads int, ortLib string, maxBatch, naiveDocs int) error {
+func bench(o *options, modelDir, input, question, ortLib string, naiveDocs int) error {
+	devices, maxBatch := o.devices, o.maxBatchTokens
 	docs, err := readCorpus(input)
 	if err != nil {
 		return err
@@ -65,15 +76,12 @@ func bench(modelDir, input, question, devices string, threads int, ortLib string
 	if err != nil {
 		return err
 	}
-	devs, err := gpu.Select(devices)
+	fl, err := startFleet(context.Background(), o, m, nopLogger())
 	if err != nil {
 		return err
 	}
-	reps, closeAll, err := startReplicas(m, devs, threads, nopLogger())
-	if err != nil {
-		return err
-	}
-	defer closeAll()
+	defer fl.close()
+	reps := fl.replicas
 	cls, sep, pad := tok.SpecialIDs()
 	sp := qa.Special{CLS: cls, SEP: sep}
 
@@ -86,7 +94,7 @@ func bench(modelDir, input, question, devices string, threads int, ortLib string
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
 	cpu0 := cpuTime()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch}
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch, MaxBatchRows: batchRows(o)}
 	sum, err := scheduler.Run(context.Background(), cfg, shard.NewReader(in, shard.Options{Questions: []string{question}}), tok, rec, shard.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)

@@ -174,3 +174,5 @@ func maxDiff(a, b []float32) float64 {
 	}
 	return m
 }
+
+func readLogitsDir(dir string) ([]logits.Row, error) { return logits.ReadDir(dir) }

@@ -23,8 +23,11 @@ type options struct {
 	questions                    stringList
 	questionsFile                string
 
-	devices, ortLib string
-	threads         int
+	devices, ortLib, provider, trtCacheDir string
+	threads, replicasPerDevice             int
+	fp16                                   bool
+	gpuMemFraction                         float64
+	gpuSampleInterval                      time.Duration
 
 	settings        qa.Settings
 	maxBatchTokens  int
@@ -54,7 +57,13 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this directory of Parquet parts (pandas.read_parquet(DIR))")
 	fs.Var(&o.questions, "question", "question to ask of every document (repeatable); records may add their own")
 	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
-	fs.StringVar(&o.devices, "devices", "cpu", "where replicas run: cpu (one replica) or cpu:N (N replicas)")
+	fs.StringVar(&o.devices, "devices", "all", "where replicas run: all (every GPU NVML finds, else the CPU), NVML indices as nvidia-smi shows them (0,1), GPU-<uuid> or a unique prefix, one MIG-<uuid>, cpu, or cpu:N; an existing CUDA_VISIBLE_DEVICES bounds the choice")
+	fs.StringVar(&o.provider, "provider", "", "execution provider on GPUs: cuda (default) or tensorrt; cpu on the CPU")
+	fs.IntVar(&o.replicasPerDevice, "replicas-per-device", 0, "sessions per GPU (0: 2, so one batch is prepared and copied while the other computes)")
+	fs.BoolVar(&o.fp16, "fp16", false, "TensorRT: build float16 engines")
+	fs.Float64Var(&o.gpuMemFraction, "gpu-mem-fraction", 0, "CUDA arena limit as a fraction of each GPU's memory, shared by its sessions (0: no limit)")
+	fs.StringVar(&o.trtCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
+	fs.DurationVar(&o.gpuSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
 	fs.StringVar(&o.ortLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
 	fs.IntVar(&o.threads, "threads", 0, "intra-op threads per replica (0: the machine's cores divided among the replicas)")
 	fs.IntVar(&o.settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")

@@ -8,13 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
-	"qa-shard/gpu"
 	"qa-shard/journal"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
@@ -41,10 +39,6 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		}
 		questions = append(questions, qs...)
 	}
-	devices, err := gpu.Select(o.devices)
-	if err != nil {
-		return 0, err
-	}
 	in, total, err := openInput(o.input)
 	if err != nil {
 		return 0, err
@@ -66,11 +60,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		return 0, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
 	}
 	cls, sep, pad := tok.SpecialIDs()
-	replicas, closeAll, err := startReplicas(model, devices, o.threads, log)
+	fl, err := startFleet(ctx, o, model, log)
 	if err != nil {
 		return 0, err
 	}
-	defer closeAll()
+	defer fl.close()
 
 	fp, err := fingerprint(o, questions)
 	if err != nil {
@@ -88,20 +82,20 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: o.maxBatchTokens, TokenizeWorkers: o.tokenizeWorkers,
-		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.skip,
+		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers,
+		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
 		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: total, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
+		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
 		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.logits != nil {
 		lg = out.logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, replicas, out.answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.replicas, out.answers, lg)
 	return finish(o, out, log, sum, runErr)
 }
 
@@ -227,30 +221,6 @@ func openInput(path string) (io.ReadCloser, int64, error) {
 		return nil, 0, fmt.Errorf("counting lines of %s: %w", path, err)
 	}
 	return f, total, nil
-}
-
-func startReplicas(m *worker.Model, devices []gpu.Device, threads int, log *zap.Logger) ([]scheduler.Replica, func(), error) {
-	if threads <= 0 {
-		threads = max(1, runtime.NumCPU()/len(devices))
-	}
-	var made []*worker.Replica
-	closeAll := func() {
-		for _, r := range made {
-			r.Close()
-		}
-	}
-	var out []scheduler.Replica
-	for _, d := range devices {
-		r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: d.Name(), Provider: d.Kind, Threads: threads})
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		made = append(made, r)
-		out = append(out, r)
-		log.Info("replica ready", zap.String("device", d.Name()), zap.Int("threads", threads))
-	}
-	return out, closeAll, nil
 }
 
 // report logs the summary and prints it for a person.

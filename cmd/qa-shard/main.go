@@ -40,12 +40,14 @@ func main() {
 
 func run(args []string) int {
 	cmd := "run"
-	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench") {
+	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench" || args[0] == "devices") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "bench":
 		return benchCmd(args)
+	case "devices":
+		return devicesCmd(args)
 	case "version":
 		fmt.Printf("qa-shard %s\n", version)
 		return exitOK

@@ -11,6 +11,10 @@ import (
 	"qa-shard/testmodel"
 )
 
+// envAsMain makes the test binary run as qa-shard itself, so process-level
+// tests (signals, SIGKILL) need no separate build.
+const envAsMain = "QA_SHARD_TEST_AS_MAIN"
+
 var (
 	ortLib    string
 	modelsDir string
@@ -20,6 +24,10 @@ var (
 // TestMain generates the tiny models once per test binary; every test
 // that needs one fails with setupErr if that was impossible.
 func TestMain(m *testing.M) {
+	if os.Getenv(envAsMain) == "1" {
+		// A child started by startChild: be the qa-shard command.
+		os.Exit(run(os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "qa-shard-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

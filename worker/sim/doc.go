@@ -34,13 +34,15 @@
 //	oom-above=T[@i],...          fail with ONNX Runtime's out-of-memory text
 //	                             when Rows*Len > T
 //	fatal-after=M[@i],...        after M successful batches every call fails
-//	                             with a sticky CUDA error until Reset
+//	                             with a sticky CUDA error until Reset or
+//	                             Rebuild (the scheduler's Rebuilder)
 //	hang-after=M[@i],...         the call after M successful batches blocks
 //	                             until its context is canceled
 //	fail-token=X[@i],...         fail every batch holding token id X (an
 //	                             attended position), e.g. a marker word of
 //	                             one document
-//	recur                        faults come back after Reset (see Reset)
+//	recur                        faults come back after Reset or Rebuild
+//	                             (see Replica.Reset)
 //
 // A fault value without "@i" applies to every replica; "@i" (0-based)
 // applies it to replica i only, and several entries may be listed with

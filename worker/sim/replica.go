@@ -119,6 +119,13 @@ func (r *Replica) Reset() {
 	}
 }
 
+// Rebuild is Reset under the name the scheduler's Rebuilder interface
+// asks for; recreating a simulated session cannot fail.
+func (r *Replica) Rebuild() error {
+	r.Reset()
+	return nil
+}
+
 // Stats returns the replica's counters so far.
 func (r *Replica) Stats() Stats {
 	return Stats{

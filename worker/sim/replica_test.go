@@ -292,3 +292,16 @@ func TestCanceledBeforeRun(t *testing.T) {
 		t.Fatal("a canceled call still slept")
 	}
 }
+
+func TestRebuildIsReset(t *testing.T) {
+	r, _ := newRecorded(Options{Faults: Faults{Fatal: true}})
+	if _, err := r.Run(context.Background(), uniform(1, 8, 1000)); err == nil {
+		t.Fatal("no fatal error")
+	}
+	if err := r.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), uniform(1, 8, 1000)); err != nil {
+		t.Fatalf("after Rebuild: %v", err)
+	}
+}

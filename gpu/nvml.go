@@ -1,0 +1,223 @@
+package gpu
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// Library is the part of NVML this package calls at the top level. The real
+// library (nvml.New()) and go-nvml's mock servers both satisfy it.
+type Library interface {
+	Init() nvml.Return
+	Shutdown() nvml.Return
+	SystemGetDriverVersion() (string, nvml.Return)
+	DeviceGetCount() (int, nvml.Return)
+	DeviceGetHandleByIndex(int) (nvml.Device, nvml.Return)
+	EventSetCreate() (nvml.EventSet, nvml.Return)
+}
+
+// NVML is an initialised NVML. Only Open creates one, and only after Init
+// returned SUCCESS, so no NVML function can run after a failed Init.
+type NVML struct {
+	lib Library
+
+	mu      sync.Mutex
+	closed  bool
+	handles map[int]nvml.Device // by NVML index, filled by Devices
+}
+
+// Open initialises lib. A missing library or driver is ErrNoDriver; any
+// other Init failure (driver/library mismatch...) is a plain error, because
+// quietly running a GPU machine on the CPU would hide a broken install.
+func Open(lib Library) (*NVML, error) {
+	ret := lib.Init()
+	switch ret {
+	case nvml.SUCCESS:
+		return &NVML{lib: lib, handles: map[int]nvml.Device{}}, nil
+	case nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED:
+		// ret.Error() is safe here: go-nvml formats codes in Go until the
+		// library has loaded.
+		return nil, fmt.Errorf("%w: nvmlInit: %v", ErrNoDriver, ret)
+	}
+	return nil, fmt.Errorf("NVML initialisation failed (driver and library versions, permissions?): %v", ret)
+}
+
+// OpenSystem opens the machine's NVML (libnvidia-ml.so.1).
+func OpenSystem() (*NVML, error) { return Open(nvml.New()) }
+
+// Discover lists the machine's GPUs and closes NVML again; ErrNoDriver
+// (wrapped) when there is no NVIDIA driver.
+func Discover() ([]Device, error) { return DiscoverWith(nvml.New()) }
+
+// DiscoverWith is Discover over any Library (tests pass a mock server).
+func DiscoverWith(lib Library) ([]Device, error) {
+	n, err := Open(lib)
+	if err != nil {
+		return nil, err
+	}
+	defer n.Close()
+	return n.Devices()
+}
+
+// Close shuts NVML down. Stop samplers and watchers first: their calls
+// after Close fail (ERROR_UNINITIALIZED) and are recorded as unavailable.
+func (n *NVML) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil
+	}
+	n.closed = true
+	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {
+		return fmt.Errorf("nvmlShutdown: %v", ret)
+	}
+	return nil
+}
+
+// DriverVersion is the driver's version string, "" when NVML cannot say.
+func (n *NVML) DriverVersion() string {
+	if n.isClosed() {
+		return ""
+	}
+	v, ret := n.lib.SystemGetDriverVersion()
+	if ret != nvml.SUCCESS {
+		return ""
+	}
+	return v
+}
+
+func (n *NVML) isClosed() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.closed
+}
+
+// Devices lists every GPU NVML sees, in NVML index order. A GPU NVML cannot
+// read is listed with Fault set rather than failing the whole discovery: one
+// lost GPU must not take the healthy ones with it.
+func (n *NVML) Devices() ([]Device, error) {
+	if n.isClosed() {
+		return nil, ErrClosed
+	}
+	count, ret := n.lib.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("nvmlDeviceGetCount: %v", ret)
+	}
+	out := make([]Device, 0, count)
+	for i := range count {
+		h, ret := n.lib.DeviceGetHandleByIndex(i)
+		if ret != nvml.SUCCESS {
+			out = append(out, Device{Kind: KindGPU, Index: i, Fault: fmt.Sprintf("nvmlDeviceGetHandleByIndex: %v", ret)})
+			continue
+		}
+		n.mu.Lock()
+		n.handles[i] = h
+		n.mu.Unlock()
+		out = append(out, readDevice(i, h))
+	}
+	return out, nil
+}
+
+// handle returns the NVML handle of the GPU with NVML index i.
+func (n *NVML) handle(i int) (nvml.Device, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, ErrClosed
+	}
+	if h, ok := n.handles[i]; ok {
+		return h, nil
+	}
+	h, ret := n.lib.DeviceGetHandleByIndex(i)
+	if ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("nvmlDeviceGetHandleByIndex(%d): %w", i, ret)
+	}
+	n.handles[i] = h
+	return h, nil
+}
+
+// readDevice reads what the table and the selection need. Only the UUID is
+// essential (CUDA_VISIBLE_DEVICES is built from it); other fields stay zero
+// when the driver does not report them.
+func readDevice(i int, h nvml.Device) Device {
+	d := Device{Kind: KindGPU, Index: i}
+	uuid, ret := h.GetUUID()
+	if ret != nvml.SUCCESS {
+		d.Fault = fmt.Sprintf("nvmlDeviceGetUUID: %v", ret)
+		return d
+	}
+	d.UUID = uuid
+	if name, ret := h.GetName(); ret == nvml.SUCCESS {
+		d.Model = name
+	}
+	if mem, ret := h.GetMemoryInfo(); ret == nvml.SUCCESS {
+		d.MemoryTotal, d.MemoryFree = mem.Total, mem.Free
+	}
+	if pci, ret := h.GetPciInfo(); ret == nvml.SUCCESS {
+		d.BusID = busID(pci)
+	} else if ret == nvml.ERROR_GPU_IS_LOST {
+		d.Fault = "GPU is lost (nvmlDeviceGetPciInfo: ERROR_GPU_IS_LOST)"
+		return d
+	}
+	if major, minor, ret := h.GetCudaComputeCapability(); ret == nvml.SUCCESS {
+		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+	}
+	// NOT_SUPPORTED on GPUs without MIG is the normal answer, not a fault.
+	if cur, _, ret := h.GetMigMode(); ret == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
+		d.MIGEnabled = true
+		d.MIGDevices = readMIG(d, h)
+	}
+	return d
+}
+
+// readMIG lists the MIG devices of a MIG-enabled GPU. Slots without a MIG
+// device answer ERROR_NOT_FOUND and are skipped.
+func readMIG(parent Device, h nvml.Device) []Device {
+	slots, ret := h.GetMaxMigDeviceCount()
+	if ret != nvml.SUCCESS {
+		return nil
+	}
+	var out []Device
+	for k := range slots {
+		m, ret := h.GetMigDeviceHandleByIndex(k)
+		if ret != nvml.SUCCESS {
+			continue
+		}
+		uuid, ret := m.GetUUID()
+		if ret != nvml.SUCCESS {
+			continue
+		}
+		md := Device{Kind: KindGPU, Index: parent.Index, UUID: uuid, Parent: parent.UUID, MIGIndex: k,
+			BusID: parent.BusID, ComputeCapability: parent.ComputeCapability}
+		if name, ret := m.GetName(); ret == nvml.SUCCESS {
+			md.Model = name
+		}
+		if mem, ret := m.GetMemoryInfo(); ret == nvml.SUCCESS {
+			md.MemoryTotal, md.MemoryFree = mem.Total, mem.Free
+		}
+		out = append(out, md)
+	}
+	return out
+}
+
+// busID turns NVML's NUL-terminated C string into Go, preferring the
+// 8-digit-domain form nvidia-smi prints and falling back to the legacy one.
+func busID(p nvml.PciInfo) string {
+	if s := cString(p.BusId[:]); s != "" {
+		return s
+	}
+	return cString(p.BusIdLegacy[:])
+}
+
+func cString(b []int8) string {
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		out = append(out, byte(c))
+	}
+	return string(out)
+}
