@@ -95,6 +95,8 @@ type Config struct {
 	ProgressBar io.Writer
 	// Status adds device state (GPU utilization...) to progress reports.
 	Status func() string
+	// Observer receives events for metrics (nil: none).
+	Observer Observer
 	Logger *zap.Logger
 }
 
@@ -143,6 +145,9 @@ func (c *Config) defaults() {
 	}
 	if c.PoolTokens <= 0 {
 		c.PoolTokens = 8 * c.MaxBatchTokens
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
 	}
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()

@@ -34,6 +34,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			}
 		}
 		pool, poolTokens = pool[:0], 0
+		p.pooled.Store(0)
 		return nil
 	}
 	for {
@@ -46,6 +47,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			}
 			pool = append(pool, r)
 			poolTokens += r.window().Len()
+			p.pooled.Store(int64(len(pool)))
 			if poolTokens >= p.cfg.PoolTokens {
 				if err := flush(); err != nil {
 					return err

@@ -30,6 +30,7 @@ func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, work chan<- *
 		if alive == 0 {
 			return fmt.Errorf("%w (%d batches left)", ErrAllReplicasFailed, len(queue))
 		}
+		p.queued.Store(int64(len(queue)))
 		var out chan<- *batch
 		var next *batch
 		if len(queue) > 0 {

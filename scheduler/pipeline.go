@@ -81,6 +81,8 @@ type pipeline struct {
 	readAll  atomic.Bool  // the input was read to its end
 	readSeq  atomic.Int64 // Seq after the last document read
 	next     atomic.Int64 // first Seq not yet written
+	pooled   atomic.Int64 // windows in the batcher's pool
+	queued   atomic.Int64 // batches waiting for a replica
 }
 
 type stats struct {
@@ -150,6 +152,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		return err
 	})
 	go p.watchHealth(ctx)
+	go p.observe(ctx)
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr := g.Wait()
 	stopProgress()
@@ -199,6 +202,23 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
+
+// observe reports progress and queue depths to the Observer each second.
+func (p *pipeline) observe(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	first := p.progress.snap()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r := p.progress.rates(first, p.progress.snap())
+			inFlight := p.readSeq.Load() - p.next.Load()
+			p.cfg.Observer.Progress(p.progress.done(), p.cfg.Total, r.eta, int(max(inFlight, 0)), int(p.pooled.Load()), int(p.queued.Load()))
+		}
+	}
+}
 
 // watchStop turns a closed Config.Stop into a drain: no more documents
 // are read, tokenized or batched; batches already handed to replicas

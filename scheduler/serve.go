@@ -79,6 +79,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan
 		}
 		kind := classify(err)
 		p.progress.addFailure(kind)
+		p.cfg.Observer.Failure(r.Name(), kind.String())
 		p.log().Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
 			zap.Int("rows", len(part.refs)), zap.Int("len", part.len), zap.Error(err))
 		switch {
@@ -119,9 +120,11 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits
 	if len(out.Start) != in.Rows*in.Len || len(out.End) != in.Rows*in.Len {
 		return out, fmt.Errorf("replica %s: returned %d/%d logits for a %dx%d batch", r.Name(), len(out.Start), len(out.End), in.Rows, in.Len)
 	}
-	if d := time.Since(start); int64(d) > r.slowest.Load() {
+	d := time.Since(start)
+	if int64(d) > r.slowest.Load() {
 		r.slowest.Store(int64(d))
 	}
+	p.cfg.Observer.BatchDone(r.Name(), in.Rows, realTokens(b), in.Rows*in.Len, d)
 	return out, nil
 }
 
@@ -141,6 +144,14 @@ func (r *replica) fit(b *batch) []*batch {
 		return []*batch{b}
 	}
 	return append(r.fit(halves(b)[0]), r.fit(halves(b)[1])...)
+}
+
+func realTokens(b *batch) int {
+	n := 0
+	for _, r := range b.refs {
+		n += r.window().Len()
+	}
+	return n
 }
 
 func halves(b *batch) []*batch {

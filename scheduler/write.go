@@ -74,6 +74,8 @@ func (p *pipeline) checkpoint(next int64) error {
 // one answer (or error) record per question.
 func (p *pipeline) emit(d *docState, sum *Summary) error {
 	sum.Documents++
+	answers0, errors0 := sum.Pairs, sum.RecordErrors
+	defer func() { p.cfg.Observer.Records(int(sum.Pairs-answers0), int(sum.RecordErrors-errors0)) }()
 	doc := d.doc
 	if doc.Err != nil {
 		sum.RecordErrors++
