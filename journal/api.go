@@ -65,6 +65,11 @@ type Fingerprint struct {
 	Settings string `json:"settings"`
 	// Questions is FingerprintValue of the global questions list.
 	Questions string `json:"questions"`
+	// Shard is ShardValue of the documents this run owns when the corpus is
+	// split across ranks ("" for a single process): a resume must own the
+	// same block, and merge reads it to check that the ranks cover the
+	// corpus exactly once.
+	Shard string `json:"shard,omitempty"`
 }
 
 // State is the journal's content.

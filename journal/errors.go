@@ -40,6 +40,7 @@ func compare(have, want Fingerprint) []Change {
 		{"model", have.Model, want.Model},
 		{"settings", have.Settings, want.Settings},
 		{"questions", have.Questions, want.Questions},
+		{"shard", have.Shard, want.Shard},
 	} {
 		if c.Old != c.New {
 			cs = append(cs, c)

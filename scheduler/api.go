@@ -78,8 +78,12 @@ type Config struct {
 	// Stop, when closed, makes the run stop taking documents and finish
 	// the ones in flight (a graceful drain); Run then reports Interrupted.
 	Stop <-chan struct{}
+	// With Bounded, First and End delimit the documents [First, End) this
+	// process owns when ranks share a corpus; Total then counts only those.
+	Bounded    bool
+	First, End int64
 	// SkipBelow skips documents with a smaller Seq: they are in the output
-	// already (resume).
+	// already (resume). It is at least First.
 	SkipBelow int64
 	// Checkpoint is called from the writer every CheckpointInterval with
 	// the number of leading documents whose records have all been handed
@@ -97,7 +101,7 @@ type Config struct {
 	Status func() string
 	// Observer receives events for metrics (nil: none).
 	Observer Observer
-	Logger *zap.Logger
+	Logger   *zap.Logger
 }
 
 // Summary is what a run did.
@@ -152,6 +156,7 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
+	c.SkipBelow = max(c.SkipBelow, c.First)
 	if c.CheckpointInterval <= 0 {
 		c.CheckpointInterval = 10 * time.Second
 	}

@@ -93,7 +93,7 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 	return &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress: newProgress(cfg.Total, cfg.SkipBelow, replicaNames(replicas)),
+		progress: newProgress(cfg.Total, cfg.SkipBelow-cfg.First, replicaNames(replicas)),
 		byName:   map[string]*replica{},
 	}
 }
@@ -178,6 +178,10 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		}
 		if err != nil {
 			return err
+		}
+		if p.cfg.Bounded && d.Seq >= p.cfg.End {
+			p.readAll.Store(true) // the rest belongs to other ranks
+			return nil
 		}
 		p.readSeq.Store(d.Seq + 1)
 		if d.Seq < p.cfg.SkipBelow {

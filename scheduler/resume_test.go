@@ -85,3 +85,20 @@ func TestSkipBelowAndCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestBlock: a rank's block [First, End) is exactly what it writes.
+func TestBlock(t *testing.T) {
+	lines := corpus(100, 40, 12)
+	_, rs := newReplicas(2, 0)
+	cfg := testConfig()
+	cfg.Bounded, cfg.First, cfg.End = true, 30, 55
+	sink := &memSink{}
+	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, sink, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.records) != 25 || sink.records[0].id() != "30" || sink.records[24].id() != "54" || sum.Next != 55 || sum.Interrupted {
+		t.Fatalf("%d records (%s..%s), Next %d, interrupted %v; want 25 records 30..54, Next 55", len(sink.records),
+			sink.records[0].id(), sink.records[len(sink.records)-1].id(), sum.Next, sum.Interrupted)
+	}
+}

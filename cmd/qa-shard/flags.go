@@ -25,6 +25,7 @@ type options struct {
 
 	devices, ortLib, provider, trtCacheDir string
 	threads, replicasPerDevice             int
+	rank, worldSize                        int
 	fp16                                   bool
 	gpuMemFraction                         float64
 	gpuSampleInterval                      time.Duration
@@ -58,6 +59,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var(&o.questions, "question", "question to ask of every document (repeatable); records may add their own")
 	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
 	fs.StringVar(&o.devices, "devices", "all", "where replicas run: all (every GPU NVML finds, else the CPU), NVML indices as nvidia-smi shows them (0,1), GPU-<uuid> or a unique prefix, one MIG-<uuid>, cpu, or cpu:N; an existing CUDA_VISIBLE_DEVICES bounds the choice")
+	fs.IntVar(&o.rank, "rank", -1, "this process's rank when several share the corpus (default: from Slurm SLURM_PROCID, torchrun RANK or Kubernetes JOB_COMPLETION_INDEX)")
+	fs.IntVar(&o.worldSize, "world-size", 0, "number of ranks (default: from the same sources); each rank answers a contiguous block and writes <output>.rank-RRRRR-of-WWWWW, combined by qa-shard merge")
 	fs.StringVar(&o.provider, "provider", "", "execution provider on GPUs: cuda (default) or tensorrt; cpu on the CPU")
 	fs.IntVar(&o.replicasPerDevice, "replicas-per-device", 0, "sessions per GPU (0: 2, so one batch is prepared and copied while the other computes)")
 	fs.BoolVar(&o.fp16, "fp16", false, "TensorRT: build float16 engines")
@@ -143,6 +146,8 @@ answer in input order.
 
 Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
+  qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard version
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
 

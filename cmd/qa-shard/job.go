@@ -44,6 +44,10 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		return 0, err
 	}
 	defer in.Close()
+	rank, first, end, err := partition(o, total, log)
+	if err != nil {
+		return 0, err
+	}
 
 	if err := worker.Init(defaultORTLib(o.ortLib)); err != nil {
 		return 0, err
@@ -70,6 +74,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	if rank.World > 1 {
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
+	}
 	out, err := openOutputs(o, fp)
 	if err != nil {
 		return 0, err
@@ -83,12 +90,12 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers,
-		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
+		BatchTimeout: o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
 		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: total, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", total),
+		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
 		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
@@ -127,6 +134,26 @@ func finish(o *options, out *outputs, log *zap.Logger, sum scheduler.Summary, ru
 		return exitRecords, nil
 	}
 	return exitOK, nil
+}
+
+// partition finds this process's rank and its block of documents, and
+// gives it its own output files when the corpus is split.
+func partition(o *options, total int64, log *zap.Logger) (shard.Rank, int64, int64, error) {
+	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
+	if err != nil {
+		return r, 0, 0, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if r.World == 1 {
+		return r, 0, total, nil
+	}
+	if o.input == "-" {
+		return r, 0, 0, fmt.Errorf("%w: ranks need --input FILE: standard input cannot be split", errUsage)
+	}
+	first, end := shard.Block(total, r)
+	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
+	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
+		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
+	return r, first, end, nil
 }
 
 // fingerprint identifies what the answers depend on, so --resume refuses

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -34,6 +35,9 @@ func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, erro
 		found, nerr = n.Devices()
 	}
 	sel, err := gpu.Plan(spec, found, nerr, os.LookupEnv)
+	if err == nil && sel.OnGPU() && (spec == "" || spec == "all") {
+		sel, err = slurmLocalShare(sel, found, nerr, log)
+	}
 	if err != nil {
 		if n != nil {
 			n.Close()
@@ -48,6 +52,25 @@ func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, erro
 		return sel, nil, fmt.Errorf("setting the CUDA environment: %w", err)
 	}
 	return sel, n, nil
+}
+
+// slurmLocalShare: when Slurm starts several tasks on a node without
+// binding GPUs to tasks, every task sees every GPU; task SLURM_LOCALID
+// then takes every n-th GPU, so tasks do not land on each other's GPUs.
+func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap.Logger) (gpu.Selection, error) {
+	local, err1 := strconv.Atoi(os.Getenv("SLURM_LOCALID"))
+	n, err2 := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE"))
+	if err1 != nil || err2 != nil || n <= 1 || len(sel.Devices) < n || local < 0 || local >= n {
+		return sel, nil
+	}
+	var mine []string
+	for i, d := range sel.Devices {
+		if i%n == local {
+			mine = append(mine, d.UUID)
+		}
+	}
+	log.Info("sharing the node's GPUs among Slurm tasks", zap.Int("local_task", local), zap.Int("tasks_per_node", n), zap.Strings("gpus", mine))
+	return gpu.Plan(strings.Join(mine, ","), found, nerr, os.LookupEnv)
 }
 
 // startFleet creates the replicas: simulated ones for "sim:..." (tests and

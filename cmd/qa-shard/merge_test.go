@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"qa-shard/logits"
+)
+
+// runRanks runs world ranks one after another with --rank/--world-size.
+func runRanks(t *testing.T, world int, out, lg string, args ...string) []string {
+	t.Helper()
+	var files []string
+	for r := range world {
+		a := append([]string{"--rank", fmt.Sprint(r), "--world-size", fmt.Sprint(world), "--output", out, "--logits", lg}, args...)
+		if code, stderr := runCLI(t, a...); code != exitOK {
+			t.Fatalf("rank %d exit %d:\n%s", r, code, stderr)
+		}
+		files = append(files, strings.TrimSuffix(out, ".jsonl")+fmt.Sprintf(".rank-%05d-of-%05d.jsonl", r, world))
+	}
+	return files
+}
+
+// TestRanksMergeEqualsSingle: ranks answer disjoint blocks; merged, they
+// are byte for byte the single-process output, logits included; also
+// with more ranks than documents.
+func TestRanksMergeEqualsSingle(t *testing.T) {
+	for _, tc := range []struct{ docs, world int }{{40, 3}, {5, 8}} {
+		t.Run(fmt.Sprintf("%d docs %d ranks", tc.docs, tc.world), func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeCorpus(t, tc.docs, 21)
+			args := []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who founded it?", "--devices", "cpu"}
+			single := filepath.Join(dir, "single.jsonl")
+			if code, stderr := runCLI(t, append([]string{"--output", single, "--logits", filepath.Join(dir, "single-logits")}, args...)...); code != exitOK {
+				t.Fatalf("single exit %d:\n%s", code, stderr)
+			}
+			files := runRanks(t, tc.world, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"), args...)
+			merged := filepath.Join(dir, "merged.jsonl")
+			if code := mergeCmd(append([]string{"--output", merged, "--logits", filepath.Join(dir, "logits")}, files...)); code != exitOK {
+				t.Fatalf("merge exit %d", code)
+			}
+			want, _ := os.ReadFile(single)
+			got, _ := os.ReadFile(merged)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("merged output (%d bytes) differs from the single-process output (%d bytes)", len(got), len(want))
+			}
+			a, err := logits.ReadDir(filepath.Join(dir, "single-logits"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := logits.ReadDir(filepath.Join(dir, "logits"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a) != len(b) || a[len(a)-1].Seq != b[len(b)-1].Seq {
+				t.Fatalf("merged logits have %d rows, single %d", len(b), len(a))
+			}
+		})
+	}
+}
+
+// TestMergeRefuses: a missing rank, ranks of different settings and an
+// existing output are refused with what is wrong.
+func TestMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCorpus(t, 12, 22)
+	args := []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--devices", "cpu"}
+	files := runRanks(t, 3, filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "la"), args...)
+	other := runRanks(t, 3, filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "lb"), append(args, "--top-k", "2")...)
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"missing rank", []string{files[0], files[2]}, "rank 1 of 3 is missing"},
+		{"different settings", []string{files[0], other[1], files[2]}, "different settings"},
+		{"duplicate rank", []string{files[0], files[1], files[1], files[2]}, "rank 1 given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "m.jsonl")
+			code, stderr := captureStderr(t, func() int { return mergeCmd(append([]string{"--output", out}, tc.files...)) })
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a refused merge wrote its output")
+			}
+		})
+	}
+}
+
+func captureStderr(t *testing.T, f func() int) (int, string) {
+	t.Helper()
+	stderrMu.Lock()
+	defer stderrMu.Unlock()
+	r, w, _ := os.Pipe()
+	saved := os.Stderr
+	os.Stderr = w
+	code := f()
+	w.Close()
+	os.Stderr = saved
+	var b bytes.Buffer
+	b.ReadFrom(r)
+	return code, b.String()
+}
