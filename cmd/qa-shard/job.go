@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"qa-shard/journal"
+	"qa-shard/metrics"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
@@ -97,6 +98,16 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
 		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+	if o.metricsAddr != "" {
+		reg := metrics.New()
+		reg.SetGPUSource(fl.samples)
+		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
+		if err != nil {
+			return 0, fmt.Errorf("%w: --metrics-addr: %v", errUsage, err)
+		}
+		cfg.Observer = reg.Observer()
+		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
+	}
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.logits != nil {

@@ -22,6 +22,7 @@ type fleet struct {
 	replicas []scheduler.Replica
 	health   <-chan string // replica names whose device became unhealthy
 	status   func() string // GPU telemetry for the progress line
+	samples  func() []gpu.Sample
 	close    func()
 }
 
@@ -204,6 +205,7 @@ func (f *fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o *op
 		}
 	}()
 	f.health = names
+	f.samples = s.Latest
 	f.status = func() string {
 		var parts []string
 		for _, x := range s.Latest() {

@@ -1,0 +1,73 @@
+// Package metrics exposes a run's progress to Prometheus: what the scheduler
+// reports through scheduler.Observer (documents, records, windows, tokens,
+// batches and their latency per replica, failures, progress, ETA, queue
+// depths) and, read at scrape time, the GPU sampler's latest readings.
+//
+// It depends on scheduler (for the Observer interface) and gpu (for Sample);
+// neither depends on it, so the pipeline runs the same with metrics off.
+package metrics
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"qa-shard/gpu"
+	"qa-shard/scheduler"
+)
+
+// Namespace prefixes every metric of the program.
+const Namespace = "qa_shard"
+
+// Registry holds the program's collectors. It wraps its own
+// prometheus.Registry rather than the global default so that tests, and two
+// runs in one process, never see each other's values or collide on
+// registration.
+type Registry struct {
+	reg *prometheus.Registry
+	m   *runMetrics
+
+	mu        sync.RWMutex
+	gpuSource func() []gpu.Sample
+}
+
+// New returns a Registry with every run metric, the GPU collector (empty
+// until SetGPUSource) and the Go runtime and process collectors registered.
+func New() *Registry {
+	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics()}
+	r.reg.MustRegister(r.m.collectors()...)
+	r.reg.MustRegister(&gpuCollector{source: r.source})
+	r.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return r
+}
+
+// Observer returns the scheduler.Observer that updates r's metrics. Its
+// methods only touch atomic counters and gauges, so they never block the
+// pipeline goroutines that call them.
+func (r *Registry) Observer() scheduler.Observer { return observer{r.m} }
+
+// SetGPUSource makes every scrape call f for the GPUs' current readings
+// (typically the sampler's Latest). Reading at scrape time, instead of
+// copying samples into gauges, means a GPU that stops reporting disappears
+// from the output rather than showing its last value forever. nil removes
+// the source.
+func (r *Registry) SetGPUSource(f func() []gpu.Sample) {
+	r.mu.Lock()
+	r.gpuSource = f
+	r.mu.Unlock()
+}
+
+// source returns the current GPU source, or nil.
+func (r *Registry) source() func() []gpu.Sample {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.gpuSource
+}
+
+// Gatherer is the underlying registry, for callers that serve or push the
+// metrics themselves.
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
