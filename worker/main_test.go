@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodels"
 )
 
 // childEnv marks a re-executed test binary that must not load ONNX
@@ -47,30 +47,7 @@ func setup(dir string) error {
 	if err := Init(lib); err != nil {
 		return fmt.Errorf("worker.Init(%s): %w", lib, err)
 	}
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	vocab, err := testmodel.ConvertVocab(f)
-	if err != nil {
-		return err
-	}
-	variants := map[string][]testmodel.Option{
-		"tiny":        nil,
-		"tiny-notype": {testmodel.WithoutTokenTypeIDs()},
-		"tiny-fp16":   {testmodel.Float16Logits()},
-	}
-	for name, opts := range variants {
-		if err := testmodel.Generate(filepath.Join(dir, name), testmodel.Tiny, vocab, opts...); err != nil {
-			return fmt.Errorf("generating %s: %w", name, err)
-		}
-	}
-	return nil
+	return testmodels.Generate(dir)
 }
 
 // model returns a generated model directory by variant name.

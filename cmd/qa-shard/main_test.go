@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodels"
 )
 
 // envAsMain makes the test binary run as qa-shard itself, so process-level
@@ -35,38 +35,11 @@ func TestMain(m *testing.M) {
 	}
 	modelsDir = dir
 	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
-		setupErr = generateModels(dir)
+		setupErr = testmodels.Generate(dir)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-func generateModels(dir string) error {
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	vocab, err := testmodel.ConvertVocab(f)
-	if err != nil {
-		return err
-	}
-	variants := map[string][]testmodel.Option{
-		"tiny":        nil,
-		"tiny-notype": {testmodel.WithoutTokenTypeIDs()},
-		"tiny-fp16":   {testmodel.Float16Logits()},
-	}
-	for name, opts := range variants {
-		if err := testmodel.Generate(filepath.Join(dir, name), testmodel.Tiny, vocab, opts...); err != nil {
-			return fmt.Errorf("generating %s: %w", name, err)
-		}
-	}
-	return nil
 }
 
 // model returns a generated model directory by variant name.

@@ -1,0 +1,43 @@
+// Package testmodels generates, for tests, the tiny model directory and
+// its signature variants from the offline vocabulary.
+package testmodels
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"qa-shard/internal/testenv"
+	"qa-shard/testmodel"
+)
+
+// Variants are the generated model folders by name: the full optimum-like
+// signature, one without token_type_ids, and one with float16 logits.
+var Variants = map[string][]testmodel.Option{
+	"tiny":        nil,
+	"tiny-notype": {testmodel.WithoutTokenTypeIDs()},
+	"tiny-fp16":   {testmodel.Float16Logits()},
+}
+
+// Generate writes every variant under dir.
+func Generate(dir string) error {
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	vocab, err := testmodel.ConvertVocab(f)
+	if err != nil {
+		return err
+	}
+	for name, opts := range Variants {
+		if err := testmodel.Generate(filepath.Join(dir, name), testmodel.Tiny, vocab, opts...); err != nil {
+			return fmt.Errorf("generating %s: %w", name, err)
+		}
+	}
+	return nil
+}
