@@ -21,7 +21,7 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	in := writeCorpus(t, 300, 41)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	cmd, stderr := startChild(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
-		"--devices", "sim:2:rate=100000", "--max-batch-tokens", "2048", "--metrics-addr", addr)
+		"--devices", "sim:2:rate=30000", "--max-batch-tokens", "2048", "--metrics-addr", addr)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var body string
