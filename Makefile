@@ -110,3 +110,12 @@ FUZZTIME ?= 60s
 fuzz: $(VOCAB_JSON)
 	$(TEST_ENV) $(GO) test ./worker/tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
+
+# A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
+# slurm-client and munge, installed with apt-get when missing; run as root):
+# srun -N2 -n4 ranks merged byte-identical to one process, the batch scripts
+# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume).
+# Prints "N passed, M failed"; stops every daemon it started.
+.PHONY: slurm-test
+slurm-test: build demo-model ort
+	SLURM_TEST_SKIP_BUILD=1 bash scripts/slurm/test.sh
