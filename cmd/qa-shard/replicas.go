@@ -151,8 +151,14 @@ func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger
 				return nil, err
 			}
 			made = append(made, r)
-			log.Info("replica ready", zap.String("replica", name), zap.String("provider", provider), zap.Int("nvml_index", d.Index),
-				zap.String("uuid", d.UUID), zap.String("bus_id", d.BusID), zap.Int("cuda_device_id", d.DeviceID), zap.String("model", d.Model))
+			fields := []zap.Field{zap.String("replica", name), zap.String("provider", provider)}
+			if d.Kind == gpu.KindCPU {
+				fields = append(fields, zap.Int("threads", threads))
+			} else {
+				fields = append(fields, zap.Int("nvml_index", d.Index), zap.String("uuid", d.UUID), zap.String("bus_id", d.BusID),
+					zap.Int("cuda_device_id", d.DeviceID), zap.String("model", d.Model))
+			}
+			log.Info("replica ready", fields...)
 		}
 	}
 	return made, nil
