@@ -65,16 +65,28 @@ func CountLines(path string) (int64, error) {
 }
 
 func countLines(r io.Reader) (int64, error) {
-	buf := make([]byte, 1<<20)
 	var count int64
-	text := false // the current line has a non-whitespace byte
+	err := scanLines(r, func(int64) { count++ })
+	return count, err
+}
+
+// scanLines calls visit with the byte offset at which each line a Reader
+// would number (the non-blank ones) starts.
+func scanLines(r io.Reader, visit func(start int64)) error {
+	buf := make([]byte, 1<<20)
+	var pos, start int64 // offset of the chunk, start of the current line
+	text := false        // the current line has a non-whitespace byte
 	first := true
 	for {
 		n, err := io.ReadFull(r, buf)
 		chunk := buf[:n]
+		off := pos
+		pos += int64(n)
 		if first && n > 0 {
 			first = false
-			chunk = bytes.TrimPrefix(chunk, utf8BOM)
+			if bytes.HasPrefix(chunk, utf8BOM) {
+				chunk, off = chunk[len(utf8BOM):], off+int64(len(utf8BOM))
+			}
 		}
 		for len(chunk) > 0 {
 			i := bytes.IndexByte(chunk, '\n')
@@ -87,20 +99,21 @@ func countLines(r io.Reader) (int64, error) {
 				break
 			}
 			if text {
-				count++
+				visit(start)
 			}
 			text = false
-			chunk = chunk[i+1:]
+			chunk, off = chunk[i+1:], off+int64(i+1)
+			start = off
 		}
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			if text { // a last line without '\n'
-				count++
+				visit(start)
 			}
-			return count, nil
+			return nil
 		default:
-			return 0, fmt.Errorf("shard: counting lines: %w", err)
+			return fmt.Errorf("shard: counting lines: %w", err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package shard
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,12 +103,35 @@ func hasEnv(getenv func(string) (string, bool), k string) bool {
 	return ok && strings.TrimSpace(v) != ""
 }
 
-// Block is the contiguous run of documents rank r of n owns: balanced by
-// count to within one document, in input order, so rank outputs
-// concatenated in rank order are the single-process output.
-func Block(n int64, r Rank) (first, end int64) {
-	w := int64(r.World)
-	return int64(r.Rank) * n / w, int64(r.Rank+1) * n / w
+// ByteBlock is the contiguous run of documents [first, end) rank r owns:
+// the documents whose lines start in the r-th of World equal byte ranges
+// of the file. Bytes stand for tokens, so ranks get about equal work
+// whatever the mix of short and long documents; the blocks are in input
+// order, so rank outputs concatenated in rank order are the
+// single-process output. Every rank computes the same boundaries from the
+// file alone, and a rank may own no document.
+func ByteBlock(path string, r Rank) (first, end int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("shard: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, fmt.Errorf("shard: %w", err)
+	}
+	size, w := st.Size(), int64(r.World)
+	lo, hi := int64(r.Rank)*size/w, int64(r.Rank+1)*size/w
+	last := r.Rank == r.World-1
+	err = scanLines(f, func(start int64) {
+		if start < lo {
+			first++
+		}
+		if start < hi || last {
+			end++
+		}
+	})
+	return first, end, err
 }
 
 // RankPath names a rank's own file or folder: answers.jsonl becomes

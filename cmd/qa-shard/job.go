@@ -160,7 +160,10 @@ func partition(o *options, total int64, log *zap.Logger) (shard.Rank, int64, int
 	if o.input == "-" {
 		return r, 0, 0, fmt.Errorf("%w: ranks need --input FILE: standard input cannot be split", errUsage)
 	}
-	first, end := shard.Block(total, r)
+	first, end, err := shard.ByteBlock(o.input, r)
+	if err != nil {
+		return r, 0, 0, fmt.Errorf("splitting %s among ranks: %w", o.input, err)
+	}
 	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
 	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
 		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
