@@ -75,8 +75,10 @@ type Config struct {
 	// Health names replicas whose device became unhealthy.
 	Health <-chan string
 
-	// Stop, when closed, makes the run stop taking documents and finish
-	// the ones in flight (a graceful drain); Run then reports Interrupted.
+	// Stop, when closed, makes the run stop reading documents and finish
+	// the ones already read (a graceful drain; cancel ctx to cut it short);
+	// Run then reports Interrupted unless the input had been read to its
+	// end.
 	Stop <-chan struct{}
 	// With Bounded, First and End delimit the documents [First, End) this
 	// process owns when ranks share a corpus; Total then counts only those.

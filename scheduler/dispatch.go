@@ -21,9 +21,6 @@ func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, work chan<- *
 	var queue []*batch
 	inflight, alive := 0, len(p.replicas)
 	for {
-		if p.stopping.Load() {
-			queue = nil // not started: redone on resume
-		}
 		if in == nil && len(queue) == 0 && inflight == 0 {
 			return nil
 		}

@@ -109,18 +109,19 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	batches := make(chan *batch, 2*len(p.replicas))
 	done := make(chan *docState, 256)
 
-	// Upstream stages (read, tokenize, batch) run under their own context:
-	// a graceful stop cancels it, and the replicas finish what they hold.
-	upCtx, upCancel := context.WithCancel(ctx)
-	defer upCancel()
-	go p.watchStop(ctx, upCancel)
-	g.Go(func() error { defer close(docs); return p.upstream(p.read(upCtx, docs)) })
-	tokenizers, tctx := errgroup.WithContext(upCtx)
+	// The reader runs under its own context: a graceful stop cancels it,
+	// and every document already read is finished and written, as if the
+	// input had ended there (the hard context bounds how long that takes).
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	go p.watchStop(ctx, stopReading)
+	g.Go(func() error { defer close(docs); return p.stopped(p.read(readCtx, docs)) })
+	tokenizers, tctx := errgroup.WithContext(ctx)
 	for range p.cfg.TokenizeWorkers {
-		tokenizers.Go(func() error { return p.upstream(p.prepare(tctx, docs, windows, done)) })
+		tokenizers.Go(func() error { return p.prepare(tctx, docs, windows, done) })
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
-	g.Go(func() error { defer close(batches); return p.upstream(p.batch(upCtx, windows, batches)) })
+	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
 	work := make(chan *batch)
 	outcomes := make(chan outcome)
 	workers, wctx := errgroup.WithContext(ctx)
@@ -163,7 +164,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	sum.Batches = p.stats.batches.Load()
 	sum.ReplicaCounts = p.progress.replicaWindows()
 	sum.Next = p.next.Load()
-	sum.Interrupted = p.stopping.Load() && (!p.readAll.Load() || sum.Next < p.readSeq.Load())
+	sum.Interrupted = p.stopping.Load() && !p.readAll.Load()
 	return sum, stageErr
 }
 
@@ -171,6 +172,9 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 // model holds back the reader instead of filling memory.
 func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		d, err := p.in.Next()
 		if errors.Is(err, io.EOF) {
 			p.readAll.Store(true)
@@ -183,7 +187,6 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			p.readAll.Store(true) // the rest belongs to other ranks
 			return nil
 		}
-		p.readSeq.Store(d.Seq + 1)
 		if d.Seq < p.cfg.SkipBelow {
 			continue
 		}
@@ -193,6 +196,7 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		}
 		select {
 		case docs <- &docState{doc: d, weight: w}:
+			p.readSeq.Store(d.Seq + 1)
 		case <-ctx.Done():
 			p.inflight.Release(w)
 			return ctx.Err()
@@ -225,19 +229,18 @@ func (p *pipeline) observe(ctx context.Context) {
 }
 
 // watchStop turns a closed Config.Stop into a drain: no more documents
-// are read, tokenized or batched; batches already handed to replicas
-// finish and their documents are written.
-func (p *pipeline) watchStop(ctx context.Context, upCancel func()) {
+// are read; those already read are finished and written.
+func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
 	select {
 	case <-ctx.Done():
 	case <-p.cfg.Stop:
 		p.stopping.Store(true)
-		upCancel()
+		stopReading()
 	}
 }
 
-// upstream hides the cancellation a graceful stop causes.
-func (p *pipeline) upstream(err error) error {
+// stopped hides the cancellation a graceful stop causes the reader.
+func (p *pipeline) stopped(err error) error {
 	if p.stopping.Load() && errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 				if ctx.Err() != nil {
 					return sum, ctx.Err()
 				}
-				if len(waiting) > 0 && !p.stopping.Load() {
+				if len(waiting) > 0 {
 					return sum, fmt.Errorf("scheduler: %d documents never completed (first missing seq %d)", len(waiting), next)
 				}
 				return sum, nil

@@ -33,6 +33,7 @@ type options struct {
 	settings        qa.Settings
 	maxBatchTokens  int
 	maxLineBytes    int
+	maxInflightMB   int
 	tokenizeWorkers int
 
 	batchTimeout, drainTimeout, checkpointInterval time.Duration
@@ -78,9 +79,10 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
 	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
+	fs.IntVar(&o.maxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")
 	fs.IntVar(&o.tokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
 	fs.DurationVar(&o.batchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish in-flight batches before stopping hard")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish the documents already read before stopping hard")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", 30*time.Second, "how often written records are made durable and journaled for --resume")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1); off by default")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json")
@@ -157,9 +159,9 @@ Exit codes: 0 complete, 1 internal failure, 2 usage or configuration error,
 3 completed with record errors (see the error records in the output),
 75 interrupted and resumable (rerun with --resume).
 
-Signals: SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stop taking documents,
-finish in-flight batches within --drain-timeout, save, and exit 75. A second
-SIGINT or SIGTERM stops at once; the journal stays consistent.
+Signals: SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stop reading documents,
+finish the ones already read within --drain-timeout, save, and exit 75. A
+second SIGINT or SIGTERM stops at once; the journal stays consistent.
 
 Flags:
 `)

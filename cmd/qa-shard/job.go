@@ -91,7 +91,8 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers,
-		BatchTimeout: o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
+		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
+		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
 		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
@@ -239,6 +240,9 @@ func (o *options) check() error {
 	}
 	if o.maxBatchTokens < 8 {
 		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", errUsage)
+	}
+	if o.maxInflightMB < 1 {
+		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)

@@ -97,7 +97,7 @@ func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func(
 						return
 					}
 				default:
-					fmt.Fprintf(os.Stderr, "qa-shard: %v: finishing in-flight work (up to %s), then saving; send it again to stop now\n", s, drain)
+					fmt.Fprintf(os.Stderr, "qa-shard: %v: reading no more documents; finishing those already read (up to %s), then saving; send it again to stop now\n", s, drain)
 					close(stop)
 					timer = time.After(drain)
 				}

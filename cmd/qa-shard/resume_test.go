@@ -163,17 +163,17 @@ func checkLogitsOnce(t *testing.T, dir string, docs int) {
 func TestSignalsDrainAndResume(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGUSR1} {
 		t.Run(sig.String(), func(t *testing.T) {
-			r := newResumeRun(t, 400)
+			r := newResumeRun(t, 1200)
 			want := r.baseline()
-			cmd, stderr := startChild(t, r.with()...)
+			cmd, stderr := startChild(t, r.with("--max-inflight-mb", "1")...)
 			waitFor(t, func() bool { return journalDone(r.output) > 0 })
 			cmd.Process.Signal(sig)
 			if code := exitCodeOf(cmd.Wait()); code != exitInterrupted {
 				t.Fatalf("exit %d after %v, want %d:\n%s", code, sig, exitInterrupted, stderr)
 			}
 			done := journalDone(r.output)
-			if done <= 0 || done >= 400 {
-				t.Fatalf("journal says %d documents after the stop; want a part of 400", done)
+			if done <= 0 || done >= 1200 {
+				t.Fatalf("journal says %d documents after the stop; want a part of 1200", done)
 			}
 			if !bytes.Contains(stderr.Bytes(), []byte("--resume")) {
 				t.Errorf("the stop message does not say how to continue:\n%s", stderr)
@@ -196,9 +196,9 @@ func TestSignalsDrainAndResume(t *testing.T) {
 // TestSecondSignalStopsAtOnce: a second SIGINT does not wait for the
 // drain; the journal stays consistent and resuming completes the job.
 func TestSecondSignalStopsAtOnce(t *testing.T) {
-	r := newResumeRun(t, 400)
+	r := newResumeRun(t, 1200)
 	want := r.baseline()
-	cmd, stderr := startChild(t, r.with("--drain-timeout", "1h")...)
+	cmd, stderr := startChild(t, r.with("--drain-timeout", "1h", "--max-inflight-mb", "1")...)
 	waitFor(t, func() bool { return journalDone(r.output) > 0 })
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(20 * time.Millisecond)
