@@ -161,7 +161,7 @@ fi
 note "scenario 3: sbatch single-node.sbatch, USR1 before --time=1, requeue, resume"
 S3=$WORK/s3
 mkdir -p "$S3"
-SIMARGS=(--devices "$SIM_DEVICES" --model "$MODEL" --input "$WORK/slow.jsonl" --question "Who founded the company?" --checkpoint-interval 2s)
+SIMARGS=(--devices "$SIM_DEVICES" --model "$MODEL" --input "$WORK/slow.jsonl" --question "Who founded the company?" --checkpoint-interval 2s --max-inflight-mb 1)
 # The uninterrupted reference, with the same flags, runs meanwhile.
 "$BIN" "${SIMARGS[@]}" --output "$S3/reference.jsonl" --log-format console >"$S3/reference.log" 2>&1 &
 refpid=$!
