@@ -49,7 +49,7 @@ func OpenModel(dir string) (*Model, error) {
 	if err := m.readConfig(); err != nil {
 		return nil, err
 	}
-	ins, outs, err := ort.GetInputOutputInfo(m.ONNXPath)
+	ins, outs, err := signature(m.ONNXPath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %v", ErrConfig, m.ONNXPath, err)
 	}
@@ -60,6 +60,21 @@ func OpenModel(dir string) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// signature reads the graph's inputs and outputs through a throwaway CPU
+// session with graph optimizations off: the replicas load the model again,
+// so optimizing it here would only slow the start of a run.
+func signature(path string) ([]ort.InputOutputInfo, []ort.InputOutputInfo, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	return ort.GetInputOutputInfoWithOptions(path, so)
 }
 
 func (m *Model) readConfig() error {
