@@ -86,7 +86,7 @@ type pipeline struct {
 }
 
 type stats struct {
-	windows, tokens, padded, batches atomic.Int64
+	tokens, padded, batches atomic.Int64 // windows are counted by progress
 }
 
 func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
@@ -158,7 +158,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	stageErr := g.Wait()
 	stopProgress()
 	sum.Wall = time.Since(start)
-	sum.Windows = p.stats.windows.Load()
+	sum.Windows = p.progress.windows.Load()
 	sum.Tokens = p.stats.tokens.Load()
 	sum.PaddedTokens = p.stats.padded.Load()
 	sum.Batches = p.stats.batches.Load()

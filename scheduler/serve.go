@@ -175,9 +175,7 @@ func (r *replica) rebuild(log *zap.Logger) bool {
 
 // deliver decodes every window of a finished batch.
 func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Logits, done chan<- *docState) error {
-	var real int64
 	for i, ref := range b.refs {
-		real += int64(ref.window().Len())
 		d, err := p.decode(ref, out, i*b.len)
 		if err != nil {
 			return fmt.Errorf("replica %s: doc %d (line %d): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Line, err)
@@ -189,8 +187,7 @@ func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Log
 		}
 	}
 	p.stats.batches.Add(1)
-	p.stats.windows.Add(int64(len(b.refs)))
-	p.stats.tokens.Add(real)
+	p.stats.tokens.Add(int64(realTokens(b)))
 	p.stats.padded.Add(int64(len(b.refs) * b.len))
 	p.progress.addWindows(r.Name(), len(b.refs))
 	return nil

@@ -40,12 +40,12 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		}
 		questions = append(questions, qs...)
 	}
-	in, total, err := openInput(o.input)
+	in, err := openInput(o.input)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	rank, first, end, err := partition(o, total, log)
+	rank, first, end, err := partition(o, log)
 	if err != nil {
 		return 0, err
 	}
@@ -148,14 +148,24 @@ func finish(o *options, out *outputs, log *zap.Logger, sum scheduler.Summary, ru
 	return exitOK, nil
 }
 
-// partition finds this process's rank and its block of documents, and
-// gives it its own output files when the corpus is split.
-func partition(o *options, total int64, log *zap.Logger) (shard.Rank, int64, int64, error) {
+// partition finds this process's rank and its block of documents [first,
+// end), and gives it its own output files when the corpus is split. One
+// streaming pass over the input: a line count (for progress) for a single
+// process, the byte-balanced block for a rank; standard input is not
+// counted (end 0: unknown).
+func partition(o *options, log *zap.Logger) (shard.Rank, int64, int64, error) {
 	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
 	if err != nil {
 		return r, 0, 0, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if r.World == 1 {
+		if o.input == "-" {
+			return r, 0, 0, nil
+		}
+		total, err := shard.CountLines(o.input)
+		if err != nil {
+			return r, 0, 0, fmt.Errorf("counting lines of %s: %w", o.input, err)
+		}
 		return r, 0, total, nil
 	}
 	if o.input == "-" {
@@ -252,20 +262,15 @@ func (o *options) check() error {
 
 // openInput opens the corpus and pre-counts its lines for progress; the
 // count streams the file and is skipped for standard input.
-func openInput(path string) (io.ReadCloser, int64, error) {
+func openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
-		return io.NopCloser(bufio.NewReaderSize(os.Stdin, 1<<20)), 0, nil
+		return io.NopCloser(bufio.NewReaderSize(os.Stdin, 1<<20)), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: cannot open --input: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: cannot open --input: %v", errUsage, err)
 	}
-	total, err := shard.CountLines(path)
-	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("counting lines of %s: %w", path, err)
-	}
-	return f, total, nil
+	return f, nil
 }
 
 // report logs the summary and prints it for a person.
