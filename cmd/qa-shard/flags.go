@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
 	"go.yaml.in/yaml/v3"
 
+	"qa-shard/fleet"
 	"qa-shard/qa"
 )
 
@@ -166,4 +168,11 @@ second SIGINT or SIGTERM stops at once; the journal stays consistent.
 Flags:
 `)
 	fs.PrintDefaults()
+}
+
+// fleetOptions are the settings of the replicas.
+func (o *options) fleetOptions(log *zap.Logger) fleet.Options {
+	return fleet.Options{Devices: o.devices, Provider: o.provider, ReplicasPerDevice: o.replicasPerDevice, Threads: o.threads,
+		FP16: o.fp16, GPUMemFraction: o.gpuMemFraction, TRTCacheDir: o.trtCacheDir, MaxSeqLen: o.settings.MaxSeqLen,
+		MaxBatchTokens: o.maxBatchTokens, SampleInterval: o.gpuSampleInterval, Log: log}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"qa-shard/gpu"
+	"qa-shard/journal"
 	"qa-shard/shard"
 	"qa-shard/worker"
 )
@@ -114,7 +115,8 @@ func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func(
 // exitCode maps an error to the documented exit codes: problems the user
 // fixes in flags, files or environment are 2, anything else 1.
 func exitCode(err error) int {
-	for _, e := range []error{errUsage, worker.ErrConfig, gpu.ErrSelection, shard.ErrNoQuestion} {
+	for _, e := range []error{errUsage, worker.ErrConfig, gpu.ErrSelection, shard.ErrNoQuestion,
+		journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort} {
 		if errors.Is(err, e) {
 			return exitUsage
 		}

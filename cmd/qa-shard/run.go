@@ -3,18 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
+	"qa-shard/fleet"
 	"qa-shard/journal"
 	"qa-shard/metrics"
+	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
@@ -65,11 +65,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		return 0, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
 	}
 	cls, sep, pad := tok.SpecialIDs()
-	fl, err := startFleet(ctx, o, model, log)
+	fl, err := fleet.Start(ctx, o.fleetOptions(log), model)
 	if err != nil {
 		return 0, err
 	}
-	defer fl.close()
+	defer fl.Close()
 
 	fp, err := fingerprint(o, questions)
 	if err != nil {
@@ -78,30 +78,30 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
 	}
-	out, err := openOutputs(o, fp)
+	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
 	if err != nil {
 		return 0, err
 	}
-	defer out.close()
-	if out.complete {
-		fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", o.output, out.skip)
+	defer out.Close()
+	if out.Complete {
+		fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", o.output, out.Skip)
 		return exitOK, nil
 	}
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers,
+		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
 		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
-		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
+		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
-		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
+		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	if o.metricsAddr != "" {
 		reg := metrics.New()
-		reg.SetGPUSource(fl.samples)
+		reg.SetGPUSource(fl.Samples)
 		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
 		if err != nil {
 			return 0, fmt.Errorf("%w: --metrics-addr: %v", errUsage, err)
@@ -111,41 +111,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	}
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
-	if out.logits != nil {
-		lg = out.logits
+	if out.Logits != nil {
+		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.replicas, out.answers, lg)
-	return finish(o, out, log, sum, runErr)
-}
-
-// finish makes what was written durable whatever happened, and maps the
-// outcome to an exit code.
-func finish(o *options, out *outputs, log *zap.Logger, sum scheduler.Summary, runErr error) (int, error) {
-	complete := runErr == nil && !sum.Interrupted
-	var err error
-	if complete {
-		err = out.finish(sum.Next)
-	} else {
-		err = out.checkpoint(sum.Next)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("saving the output after %d documents: %w", sum.Next, err)
-	}
-	report(log, o, sum)
-	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", sum.Next)
-	switch {
-	case runErr == nil && sum.Interrupted:
-		fmt.Fprintf(os.Stderr, "qa-shard: interrupted; %d documents are saved: %s\n", sum.Next, resume)
-		return exitInterrupted, nil
-	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
-		fmt.Fprintf(os.Stderr, "qa-shard: stopped: %v; %d documents are saved: %s\n", runErr, sum.Next, resume)
-		return exitInterrupted, nil
-	case runErr != nil:
-		return 0, fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
-	case sum.RecordErrors > 0:
-		return exitRecords, nil
-	}
-	return exitOK, nil
+	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.Replicas, out.Answers, lg)
+	return finish(o, out, fl, log, sum, runErr)
 }
 
 // partition finds this process's rank and its block of documents [first,
@@ -271,24 +241,4 @@ func openInput(path string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%w: cannot open --input: %v", errUsage, err)
 	}
 	return f, nil
-}
-
-// report logs the summary and prints it for a person.
-func report(log *zap.Logger, o *options, s scheduler.Summary) {
-	log.Info("done", zap.Int64("documents", s.Documents), zap.Int64("answers", s.Pairs),
-		zap.Int64("windows", s.Windows), zap.Int64("tokens", s.Tokens), zap.Float64("padding_percent", s.PaddingPercent()),
-		zap.Int64("record_errors", s.RecordErrors), zap.Duration("wall", s.Wall), zap.Float64("docs_per_s", s.DocsPerSecond()),
-		zap.Any("windows_per_replica", s.ReplicaCounts))
-	w := os.Stderr
-	fmt.Fprintf(w, "\nqa-shard summary\n")
-	fmt.Fprintf(w, "  documents      %d (%.1f/s)\n", s.Documents, s.DocsPerSecond())
-	fmt.Fprintf(w, "  answers        %d\n", s.Pairs)
-	fmt.Fprintf(w, "  windows        %d in %d batches\n", s.Windows, s.Batches)
-	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
-	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
-	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))
-	fmt.Fprintf(w, "  answers file   %s\n", o.output)
-	if o.logits != "" {
-		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
-	}
 }
