@@ -64,7 +64,7 @@ func readRanks(paths []string) ([]rankFile, error) {
 			return nil, fmt.Errorf("%s: %w (merge needs the journal each rank writes beside its output)", p, err)
 		}
 		if st.Fingerprint.Shard == "" {
-			return nil, fmt.Errorf("%s was written by a single process, not a rank: it needs no merge", p)
+			return nil, fmt.Errorf("%w: %s was written by a single process, not a rank: it needs no merge", ErrRanks, p)
 		}
 		sh, err := journal.ParseShard(st.Fingerprint.Shard)
 		if err != nil {

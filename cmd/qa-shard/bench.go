@@ -2,20 +2,21 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"qa-shard/bench"
+	"qa-shard/shard"
 	"qa-shard/worker"
 )
 
 // benchCmd measures, in one process and one run, the pipeline against the
 // raw model on the same batch shapes, the tokenizer, and a naive
 // one-document-at-a-time loop, and prints the ratios.
-func benchCmd(args []string) int {
-	fs := flag.NewFlagSet("qa-shard bench", flag.ContinueOnError)
+func benchCmd(args []string) error {
+	fs := pflag.NewFlagSet("qa-shard bench", pflag.ContinueOnError)
 	var o bench.Options
 	fs.StringVar(&o.Model, "model", "", "model directory")
 	fs.StringVar(&o.Input, "input", "", "JSONL corpus")
@@ -27,26 +28,26 @@ func benchCmd(args []string) int {
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n\n" +
+		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
+		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
+	if err := parseFlags(fs, args, help); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *scheduling {
-		if err := bench.Scheduling(context.Background(), os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "qa-shard bench: %v\n", err)
-			return exitInternal
-		}
-		return exitOK
+		return bench.Scheduling(context.Background(), os.Stdout)
 	}
-	err := worker.Init(defaultORTLib(*ortLib))
-	if err == nil {
-		err = bench.Run(context.Background(), os.Stdout, o)
+	if o.Model == "" || o.Input == "" {
+		return fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", errUsage)
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard bench: %v\n", err)
-		return exitCode(err)
+	if err := shard.CheckInput(o.Input); err != nil {
+		return err
 	}
-	return exitOK
+	if err := worker.Init(worker.FindLib(*ortLib)); err != nil {
+		return err
+	}
+	return bench.Run(context.Background(), os.Stdout, o)
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"qa-shard/fleet"
 	"qa-shard/gpu"
@@ -16,24 +17,30 @@ import (
 
 // devicesCmd prints the GPUs NVML sees, numbered as nvidia-smi numbers them,
 // and what CUDA_VISIBLE_DEVICES and the default --devices make of them.
+func devicesCmd(args []string) error {
+	return devices(args, gpu.OpenSystem, os.Stdout)
+}
+
+// devices is devicesCmd with NVML and the output as parameters, for tests.
 // Hidden flags for scripts/gpu-check.sh: --sample D prints telemetry for D,
 // --compare-smi FILE checks the list against nvidia-smi's CSV.
-func devicesCmd(args []string) int {
-	fs := flag.NewFlagSet("qa-shard devices", flag.ContinueOnError)
+func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
+	fs := pflag.NewFlagSet("qa-shard devices", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	sample := fs.Duration("sample", 0, "")
-	every := fs.Duration("sample-interval", time.Second, "")
-	compare := fs.String("compare-smi", "", "")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: qa-shard devices [--json]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use.\n")
+	sample := fs.Duration("sample", 0, "print GPU telemetry and health for this long")
+	every := fs.Duration("sample-interval", time.Second, "interval of --sample")
+	compare := fs.String("compare-smi", "", "check the list against this file of nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader")
+	for _, hidden := range []string{"sample", "sample-interval", "compare-smi"} {
+		fs.MarkHidden(hidden)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	help := "Usage: qa-shard devices [--json]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use."
+	if err := parseFlags(fs, args, help); err != nil {
+		return err
 	}
-	n, err := gpu.OpenSystem()
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	n, err := open()
 	var found []gpu.Device
 	driver := ""
 	if err == nil {
@@ -42,47 +49,42 @@ func devicesCmd(args []string) int {
 		found, err = n.Devices()
 	}
 	if *compare != "" {
-		return compareCmd(found, err, *compare)
+		return compareSMI(w, found, err, *compare)
 	}
-	if err := fleet.WriteInventory(os.Stdout, found, err, driver, os.LookupEnv, *asJSON); err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard devices: %v\n", err)
-		return exitInternal
+	if err := fleet.WriteInventory(w, found, err, driver, os.LookupEnv, *asJSON); err != nil {
+		return err
 	}
-	if *sample > 0 {
-		if n == nil {
-			fmt.Fprintf(os.Stderr, "qa-shard devices --sample: %s\n", fleet.NoDriverLine)
-			return exitInternal
-		}
-		log, err := newLogger("console", "info")
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "qa-shard devices: %v\n", err)
-			return exitInternal
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		ctx, cancel := context.WithTimeout(ctx, *sample)
-		defer cancel()
-		fleet.Sample(ctx, os.Stdout, n, found, *every, log)
+	if *sample <= 0 {
+		return nil
 	}
-	return exitOK
+	if n == nil {
+		return fmt.Errorf("--sample: %s", fleet.NoDriverLine)
+	}
+	log, err := newLogger("console", "info")
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *sample)
+	defer cancel()
+	fleet.Sample(ctx, w, n, found, *every, log)
+	return nil
 }
 
-// compareCmd checks discovery against nvidia-smi's
+// compareSMI checks discovery against nvidia-smi's
 // --query-gpu=index,uuid,pci.bus_id --format=csv,noheader output.
-func compareCmd(found []gpu.Device, foundErr error, path string) int {
+func compareSMI(w io.Writer, found []gpu.Device, foundErr error, path string) error {
 	if foundErr != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard devices --compare-smi: %v\n", foundErr)
-		return exitInternal
+		return fmt.Errorf("--compare-smi: %w", foundErr)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard devices --compare-smi: %v\n", err)
-		return exitUsage
+		return fmt.Errorf("%w: --compare-smi: %w", errUsage, err)
 	}
 	defer f.Close()
-	if err := fleet.CompareSMI(os.Stdout, found, f); err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard devices --compare-smi: %v\n", err)
-		return exitInternal
+	if err := fleet.CompareSMI(w, found, f); err != nil {
+		return fmt.Errorf("--compare-smi: %w", err)
 	}
-	return exitOK
+	return nil
 }

@@ -1,14 +1,64 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
 
-// This machine's NVML, whatever it is: no driver and a GPU machine both
-// exit 0; a bad flag is a usage error.
-func TestDevicesCmd(t *testing.T) {
-	if code := devicesCmd(nil); code != exitOK {
-		t.Errorf("devicesCmd() = %d", code)
+	"qa-shard/fleet"
+	"qa-shard/gpu"
+)
+
+// TestDevicesExitCodes: no driver is a normal answer (0); a broken NVML,
+// sampling without a driver and a comparison that cannot be made exit 1;
+// command-line mistakes exit 2. NVML is replaced by what it would return.
+func TestDevicesExitCodes(t *testing.T) {
+	noDriver := func() (*gpu.NVML, error) {
+		return nil, fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
 	}
-	if code := devicesCmd([]string{"--bogus"}); code != exitUsage {
-		t.Errorf("devicesCmd(--bogus) = %d", code)
+	broken := func() (*gpu.NVML, error) {
+		return nil, errors.New("NVML initialisation failed: ERROR_LIB_RM_VERSION_MISMATCH")
+	}
+	for _, tc := range []struct {
+		name string
+		open func() (*gpu.NVML, error)
+		args []string
+		code int
+		want string // in the output (0) or the error (others)
+	}{
+		{"no driver", noDriver, nil, exitOK, fleet.NoDriverLine},
+		{"no driver, json", noDriver, []string{"--json"}, exitOK, `"driver": false`},
+		{"help", noDriver, []string{"--help"}, exitOK, "Usage: qa-shard devices"},
+		{"broken NVML", broken, nil, exitInternal, "ERROR_LIB_RM_VERSION_MISMATCH"},
+		{"sample without a driver", noDriver, []string{"--sample", "1s"}, exitInternal, "no NVIDIA driver"},
+		{"compare without a driver", noDriver, []string{"--compare-smi", "smi.csv"}, exitInternal, "no NVIDIA driver"},
+		{"unknown flag", noDriver, []string{"--bogus"}, exitUsage, "unknown flag: --bogus"},
+		{"argument", noDriver, []string{"gpu0"}, exitUsage, `unexpected argument "gpu0"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			var err error
+			code, stdout, _ := capture(t, func() int {
+				err = devices(tc.args, tc.open, &out)
+				return exitCode(err)
+			})
+			text := out.String() + stdout
+			if code != exitOK {
+				text = err.Error()
+			}
+			if code != tc.code || !strings.Contains(text, tc.want) {
+				t.Errorf("exit %d (%v), want %d with %q in:\n%s", code, err, tc.code, tc.want, text)
+			}
+		})
+	}
+}
+
+// TestDevicesOnThisMachine: whatever NVML this machine has (none in CI),
+// the subcommand answers with exit 0.
+func TestDevicesOnThisMachine(t *testing.T) {
+	if code, stdout, stderr := capture(t, func() int { return run([]string{"devices"}) }); code != exitOK {
+		t.Errorf("qa-shard devices: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

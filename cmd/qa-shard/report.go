@@ -18,9 +18,10 @@ import (
 // code the outcome means. Every line a run prints after the pipeline
 // stops is written here.
 
-// finish makes what was written durable whatever happened, and maps the
-// outcome to an exit code.
-func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) (int, error) {
+// finish makes what was written durable whatever happened, and says what
+// the outcome means: nil (complete), an *exitError for record errors (3) or
+// an interruption (75), or the error that stopped the run.
+func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
 	complete := runErr == nil && !sum.Interrupted
 	var err error
 	if complete {
@@ -29,23 +30,26 @@ func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		err = out.Checkpoint(sum.Next)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("saving the output after %d documents: %w", sum.Next, err)
+		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(err, runErr))
 	}
 	report(log, o, sum, fl)
 	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", sum.Next)
 	switch {
 	case runErr == nil && sum.Interrupted:
-		fmt.Fprintf(os.Stderr, "qa-shard: interrupted; %d documents are saved: %s\n", sum.Next, resume)
-		return exitInterrupted, nil
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", sum.Next, resume)}
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
-		fmt.Fprintf(os.Stderr, "qa-shard: stopped: %v; %d documents are saved: %s\n", runErr, sum.Next, resume)
-		return exitInterrupted, nil
+		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, sum.Next, resume)}
 	case runErr != nil:
-		return 0, fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
+		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
 	case sum.RecordErrors > 0:
-		return exitRecords, nil
+		return &exitError{exitRecords, fmt.Errorf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)}
 	}
-	return exitOK, nil
+	return nil
+}
+
+// reportComplete tells a resumed run that there is nothing left to do.
+func reportComplete(path string, docs int64) {
+	fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", path, docs)
 }
 
 // report logs the summary and prints it for a person.

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"strings"
 
 	"go.uber.org/zap"
 	"golang.org/x/term"
@@ -22,70 +21,86 @@ import (
 	"qa-shard/worker/tokenizer"
 )
 
+// runCmd answers the questions of a corpus: the default subcommand.
+func runCmd(args []string) error {
+	o, err := parseRun(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop, release := handleSignals(o.drainTimeout)
+	defer release()
+	return runJob(ctx, stop, o)
+}
+
 // runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) {
+func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	log, err := newLogger(o.logFormat, o.logLevel)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer log.Sync()
 	if err := o.check(); err != nil {
-		return 0, err
+		return err
 	}
-	questions := []string(o.questions)
+	questions := o.questions
 	if o.questionsFile != "" {
 		qs, err := shard.ReadQuestionsFile(o.questionsFile)
 		if err != nil {
-			return 0, fmt.Errorf("%w: --questions-file: %v", errUsage, err)
+			return fmt.Errorf("%w: --questions-file: %w", errUsage, err)
 		}
 		questions = append(questions, qs...)
 	}
-	in, err := openInput(o.input)
+	in, err := shard.OpenInput(o.input)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer in.Close()
 	rank, first, end, err := partition(o, log)
 	if err != nil {
-		return 0, err
+		return err
 	}
 
-	if err := worker.Init(defaultORTLib(o.ortLib)); err != nil {
-		return 0, err
+	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
+		return err
 	}
 	model, err := worker.OpenModel(o.model)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	tok, err := tokenizer.Load(model.TokenizerPath)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", worker.ErrConfig, err)
+		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
 	if model.MaxPositions > 0 && o.settings.MaxSeqLen > model.MaxPositions {
-		return 0, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
+		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
 	}
 	cls, sep, pad := tok.SpecialIDs()
 	fl, err := fleet.Start(ctx, o.fleetOptions(log), model)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer fl.Close()
 
-	fp, err := fingerprint(o, questions)
+	// What the answers depend on, so --resume refuses another run's outputs.
+	fp, err := output.Fingerprint(o.input, o.model, o.output, struct {
+		Settings     qa.Settings
+		MaxLineBytes int
+		Logits       bool
+	}{o.settings, o.maxLineBytes, o.logits != ""}, questions)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
 	}
 	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer out.Close()
 	if out.Complete {
-		fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", o.output, out.Skip)
-		return exitOK, nil
+		reportComplete(o.output, out.Skip)
+		return nil
 	}
 
 	cfg := scheduler.Config{
@@ -104,7 +119,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 		reg.SetGPUSource(fl.Samples)
 		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
 		if err != nil {
-			return 0, fmt.Errorf("%w: --metrics-addr: %v", errUsage, err)
+			return fmt.Errorf("%w: --metrics-addr: %w", errUsage, err)
 		}
 		cfg.Observer = reg.Observer()
 		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
@@ -119,68 +134,20 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 }
 
 // partition finds this process's rank and its block of documents [first,
-// end), and gives it its own output files when the corpus is split. One
-// streaming pass over the input: a line count (for progress) for a single
-// process, the byte-balanced block for a rank; standard input is not
-// counted (end 0: unknown).
+// end), and gives it its own output files when the corpus is split.
 func partition(o *options, log *zap.Logger) (shard.Rank, int64, int64, error) {
 	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
 	if err != nil {
-		return r, 0, 0, fmt.Errorf("%w: %v", errUsage, err)
+		return r, 0, 0, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if r.World == 1 {
-		if o.input == "-" {
-			return r, 0, 0, nil
-		}
-		total, err := shard.CountLines(o.input)
-		if err != nil {
-			return r, 0, 0, fmt.Errorf("counting lines of %s: %w", o.input, err)
-		}
-		return r, 0, total, nil
-	}
-	if o.input == "-" {
-		return r, 0, 0, fmt.Errorf("%w: ranks need --input FILE: standard input cannot be split", errUsage)
-	}
-	first, end, err := shard.ByteBlock(o.input, r)
-	if err != nil {
-		return r, 0, 0, fmt.Errorf("splitting %s among ranks: %w", o.input, err)
+	first, end, err := shard.Block(o.input, r)
+	if err != nil || r.World == 1 {
+		return r, first, end, err
 	}
 	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
 	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
 		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
 	return r, first, end, nil
-}
-
-// fingerprint identifies what the answers depend on, so --resume refuses
-// to mix outputs of different inputs, models or settings.
-func fingerprint(o *options, questions []string) (journal.Fingerprint, error) {
-	if o.output == "-" || o.input == "-" {
-		if o.resume {
-			return journal.Fingerprint{}, fmt.Errorf("%w: --resume needs --input and --output files", errUsage)
-		}
-		return journal.Fingerprint{}, nil
-	}
-	in, err := journal.FingerprintFile(o.input)
-	if err != nil {
-		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --input: %w", err)
-	}
-	model, err := journal.FingerprintModel(o.model)
-	if err != nil {
-		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
-	}
-	settings, err := journal.FingerprintValue(struct {
-		Settings     qa.Settings
-		MaxLineBytes int
-		Logits       bool
-	}{o.settings, o.maxLineBytes, o.logits != ""})
-	if err != nil {
-		return journal.Fingerprint{}, err
-	}
-	qs, err := journal.FingerprintValue(questions)
-	if err != nil {
-		return journal.Fingerprint{}, err
-	}
-	return journal.Fingerprint{Input: in, Model: model, Settings: settings, Questions: qs}, nil
 }
 
 // progressBar is standard error when a person watches it.
@@ -191,23 +158,6 @@ func progressBar(o *options) io.Writer {
 	return nil
 }
 
-// defaultORTLib falls back, after --ort-lib and $QA_SHARD_ORT_LIB, to the
-// library `make ort` puts beside `make build`'s binary.
-func defaultORTLib(flagValue string) string {
-	if flagValue != "" || os.Getenv(worker.EnvORTLib) != "" {
-		return flagValue
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	p := filepath.Join(filepath.Dir(exe), "..", "ort", "libonnxruntime.so.1")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
 func (o *options) check() error {
 	if o.model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
@@ -215,8 +165,16 @@ func (o *options) check() error {
 	if o.input == "" {
 		return fmt.Errorf("%w: --input FILE is required: a JSONL file with one {\"id\", \"context\"} object per line", errUsage)
 	}
+	for _, q := range o.questions {
+		if strings.TrimSpace(q) == "" {
+			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", errUsage)
+		}
+	}
+	if o.resume && (o.output == "-" || o.input == "-") {
+		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", errUsage)
+	}
 	if err := o.settings.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if o.maxBatchTokens < 8 {
 		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", errUsage)
@@ -228,17 +186,4 @@ func (o *options) check() error {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)
 	}
 	return nil
-}
-
-// openInput opens the corpus and pre-counts its lines for progress; the
-// count streams the file and is skipped for standard input.
-func openInput(path string) (io.ReadCloser, error) {
-	if path == "-" {
-		return io.NopCloser(bufio.NewReaderSize(os.Stdin, 1<<20)), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: cannot open --input: %v", errUsage, err)
-	}
-	return f, nil
 }
