@@ -10,7 +10,7 @@ import (
 
 // ErrInput marks an input path that cannot be used: missing, unreadable,
 // or a folder.
-var ErrInput = errors.New("unusable input")
+var ErrInput = errors.New("input")
 
 // OpenInput opens the corpus; "-" is standard input.
 func OpenInput(path string) (io.ReadCloser, error) {

@@ -84,6 +84,7 @@ func TestUsageErrors(t *testing.T) {
 		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--devices", "0,1"}, "--devices"},
 		{"existing output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", existing}, "--overwrite"},
 		{"unknown flag", []string{"--modle", "x"}, "unknown flag: --modle"},
+		{"one dash", []string{"-model", "x"}, "long flags take two dashes: --model"},
 		{"input is a folder", []string{"--model", model(t, "tiny"), "--input", t.TempDir(), "--question", "q"}, "is a folder"},
 		{"empty question", []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--question", " "}, "--question is empty"},
 		{"positional argument", []string{"--model", model(t, "tiny"), "answers.jsonl", "--input", in}, `unexpected argument "answers.jsonl"`},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -131,6 +132,12 @@ func parseFlags(fs *pflag.FlagSet, args []string, help string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
+		}
+		for _, a := range args {
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+			if len(a) > 2 && a[0] == '-' && a[1] != '-' && fs.Lookup(name) != nil {
+				return fmt.Errorf("%w: %s: long flags take two dashes: --%s (see %s --help)", errUsage, a, name, fs.Name())
+			}
 		}
 		return fmt.Errorf("%w: %w (see %s --help)", errUsage, err, fs.Name())
 	}
