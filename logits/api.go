@@ -10,7 +10,6 @@ package logits
 
 import (
 	"errors"
-	"os"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -65,7 +64,7 @@ var (
 type Writer struct {
 	path   string // final name
 	tmp    string // path + ".tmp", where rows go until Close
-	f      *os.File
+	f      file
 	pw     *parquet.GenericWriter[Row]
 	closed bool
 }

@@ -3,16 +3,30 @@ package logits
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
 )
 
+// file is what a Writer needs of its file; *os.File is one.
+type file interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+// createFile creates a part's temporary file; tests inject storage faults
+// through it.
+var createFile = func(name string) (file, error) {
+	return os.OpenFile(name, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+}
+
 // Create starts a logits file that will appear at path when Close succeeds.
 // A stale path+".tmp" from an earlier crashed run is overwritten.
 func Create(path string) (*Writer, error) {
 	tmp := path + TempSuffix
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := createFile(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("logits: create %s: %w", tmp, err)
 	}

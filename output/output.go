@@ -23,6 +23,23 @@ type Options struct {
 	// Fingerprint identifies what the answers depend on; a resumed run
 	// must have the journal's.
 	Fingerprint journal.Fingerprint
+
+	// openFile opens the answers file; tests inject faults through it.
+	openFile func(name string, flag int) (file, error)
+}
+
+// file is what Outputs needs of the answers file; *os.File is one.
+type file interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+func (o *Options) open(name string, flag int) (file, error) {
+	if o.openFile != nil {
+		return o.openFile(name, flag)
+	}
+	return os.OpenFile(name, flag, 0o644)
 }
 
 // Outputs are the answers file, the logits directory and the journal that
@@ -35,10 +52,15 @@ type Outputs struct {
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
 	path     string
-	file     *os.File // nil for standard output
+	file     file // nil for standard output
 	counter  *countingWriter
 	buf      *bufio.Writer
 	journal  *journal.Journal
+	// failed is the first failure to write or save: after it no
+	// checkpoint is made, so the journal keeps describing the output as
+	// it was before (a failed write may have left part of a record, a
+	// failed seal may have dropped logits rows).
+	failed error
 }
 
 // Open starts fresh outputs, or with Resume continues them.
@@ -64,9 +86,9 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done}, nil
 		}
-		f, err := os.OpenFile(o.Answers, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := o.open(o.Answers, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s to resume: %w", o.Answers, err)
+			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
 		}
 		out := newFileOutputs(o.Answers, f, st.Bytes)
 		out.journal, out.Skip = j, st.Done
@@ -85,20 +107,21 @@ func fresh(o Options) (*Outputs, error) {
 	}
 	j, err := journal.Create(o.Answers, o.Fingerprint)
 	if err != nil {
-		return nil, err
+		return nil, Fault(err)
 	}
-	f, err := os.Create(o.Answers)
+	f, err := o.open(o.Answers, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create --output: %w", err)
+		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
 	}
 	out := newFileOutputs(o.Answers, f, 0)
 	out.journal = j
 	return out, out.openLogits(o.Logits, 0)
 }
 
-func newFileOutputs(path string, f *os.File, base int64) *Outputs {
-	c := &countingWriter{w: f, n: base}
-	out := &Outputs{path: path, file: f, counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
+func newFileOutputs(path string, f file, base int64) *Outputs {
+	out := &Outputs{path: path, file: f}
+	c := &countingWriter{w: f, n: base, out: out}
+	out.counter, out.buf = c, bufio.NewWriterSize(c, 1<<20)
 	out.Answers = shard.NewWriter(out.buf)
 	return out
 }
@@ -109,7 +132,7 @@ func (o *Outputs) openLogits(dir string, keep int) error {
 	}
 	p, err := logits.OpenParts(dir, keep)
 	if err != nil {
-		return fmt.Errorf("--logits: %w", err)
+		return Fault(fmt.Errorf("--logits: %w", err))
 	}
 	o.Logits = p
 	return nil
@@ -117,6 +140,8 @@ func (o *Outputs) openLogits(dir string, keep int) error {
 
 // Checkpoint makes the first next documents durable and records that.
 // It runs on the scheduler's writer goroutine, or after Run returned.
+// After any failure to write or save, it returns that failure and
+// records nothing more.
 func (o *Outputs) Checkpoint(next int64) error {
 	return o.sync(next, false)
 }
@@ -126,10 +151,46 @@ func (o *Outputs) Finish(next int64) error {
 	return o.sync(next, true)
 }
 
-func (o *Outputs) sync(next int64, done bool) error {
-	if err := errors.Join(o.Answers.Flush(), o.buf.Flush()); err != nil {
-		return fmt.Errorf("writing %s: %w", o.path, err)
+// Flush hands the buffered records to the answers file without making
+// them durable or journaling them.
+func (o *Outputs) Flush() error {
+	if o.failed != nil {
+		return o.failed
 	}
+	if err := errors.Join(o.Answers.Flush(), o.buf.Flush()); err != nil {
+		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
+	}
+	return o.failed
+}
+
+// Saved is how many documents the journal vouches for: those a --resume
+// will not redo.
+func (o *Outputs) Saved() int64 {
+	if o.journal == nil {
+		return o.Skip
+	}
+	return o.journal.State().Done
+}
+
+// Journal is the journal's path ("" for standard output).
+func (o *Outputs) Journal() string {
+	if o.journal == nil {
+		return ""
+	}
+	return journal.Path(o.path)
+}
+
+func (o *Outputs) sync(next int64, done bool) error {
+	if err := o.Flush(); err != nil {
+		return err
+	}
+	if err := o.save(next, done); err != nil {
+		o.failed = Fault(err)
+	}
+	return o.failed
+}
+
+func (o *Outputs) save(next int64, done bool) error {
 	parts := 0
 	if o.Logits != nil {
 		n, err := o.Logits.Seal()
@@ -157,14 +218,19 @@ func (o *Outputs) Close() {
 	}
 }
 
-// countingWriter knows the answers file's length without asking the OS.
+// countingWriter knows the answers file's length without asking the OS,
+// and remembers the first failure to write it.
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	out *Outputs
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil && c.out.failed == nil {
+		c.out.failed = Fault(fmt.Errorf("writing %s: %w", c.out.path, err))
+	}
 	return n, err
 }

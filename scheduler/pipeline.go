@@ -239,12 +239,19 @@ func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
 	}
 }
 
-// stopped hides the cancellation a graceful stop causes the reader.
+// stopped hides the cancellation a graceful stop causes the reader
+// (whether watchStop or the Input saw Stop first).
 func (p *pipeline) stopped(err error) error {
-	if p.stopping.Load() && errors.Is(err, context.Canceled) {
-		return nil
+	if !errors.Is(err, context.Canceled) {
+		return err
 	}
-	return err
+	select {
+	case <-p.cfg.Stop:
+		p.stopping.Store(true)
+		return nil
+	default:
+		return err
+	}
 }
 
 // watchHealth marks replicas whose device was reported unhealthy; they

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
+	"qa-shard/filelock"
 	"qa-shard/fleet"
 	"qa-shard/journal"
 	"qa-shard/metrics"
@@ -55,7 +57,18 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		return err
 	}
 	defer in.Close()
-	rank, first, end, err := partition(o, log)
+	rank, err := detectRank(o)
+	if err != nil {
+		return err
+	}
+	// Before anything expensive: the outputs must be writable and this
+	// run their only writer.
+	locks, err := claim(o)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
+	first, end, err := block(o, rank, log)
 	if err != nil {
 		return err
 	}
@@ -83,10 +96,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 
 	// What the answers depend on, so --resume refuses another run's outputs.
 	fp, err := output.Fingerprint(o.input, o.model, o.output, struct {
-		Settings     qa.Settings
-		MaxLineBytes int
-		Logits       bool
-	}{o.settings, o.maxLineBytes, o.logits != ""}, questions)
+		Settings         qa.Settings
+		MaxLineBytes     int
+		Logits           bool
+		MaxWindowsPerDoc int
+	}{o.settings, o.maxLineBytes, o.logits != "", o.maxWindowsPerDoc}, questions)
 	if err != nil {
 		return err
 	}
@@ -106,8 +120,8 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
-		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		MaxInFlightBytes: int64(o.maxInflightMB) << 20, MaxWindowsPerDoc: o.maxWindowsPerDoc,
+		BatchTimeout: o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
@@ -124,30 +138,58 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		cfg.Observer = reg.Observer()
 		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
 	}
-	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
+	var input scheduler.Input = shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
+	var answers scheduler.AnswerSink = out.Answers
+	if testHook != nil {
+		input, answers = testHook(ctx, stop, out, input, answers)
+	}
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.Replicas, out.Answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, input, tok, fl.Replicas, answers, lg)
 	return finish(o, out, fl, log, sum, runErr)
 }
 
-// partition finds this process's rank and its block of documents [first,
-// end), and gives it its own output files when the corpus is split.
-func partition(o *options, log *zap.Logger) (shard.Rank, int64, int64, error) {
+// testHook, set only by the tests (hooks_test.go, from environment
+// variables a test gives the child process it starts), wraps the input and
+// the answers to stop, pause or kill the process at a chosen document, so
+// that those tests depend on progress, never on timing. Nil in the program.
+var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink)
+
+// detectRank finds this process's rank, and gives it its own output files
+// when the corpus is split.
+func detectRank(o *options) (shard.Rank, error) {
 	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
 	if err != nil {
-		return r, 0, 0, fmt.Errorf("%w: %w", errUsage, err)
+		return r, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if r.World > 1 {
+		o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
+	}
+	return r, nil
+}
+
+// claim checks that the outputs can be written and locks them for the
+// life of the run (see output.Claim), so a second run on the same files
+// stops here, before any model is loaded.
+func claim(o *options) (filelock.Set, error) {
+	locks, err := output.Claim(o.output, o.logits, strings.Join(os.Args, " "), !o.noLock)
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)
+	}
+	return locks, err
+}
+
+// block is this rank's documents [first, end).
+func block(o *options, r shard.Rank, log *zap.Logger) (int64, int64, error) {
 	first, end, err := shard.Block(o.input, r)
 	if err != nil || r.World == 1 {
-		return r, first, end, err
+		return first, end, err
 	}
-	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
 	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
 		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
-	return r, first, end, nil
+	return first, end, nil
 }
 
 // progressBar is standard error when a person watches it.
@@ -184,6 +226,9 @@ func (o *options) check() error {
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)
+	}
+	if o.maxWindowsPerDoc < 0 {
+		return fmt.Errorf("%w: --max-windows-per-doc must be 0 (no limit) or more", errUsage)
 	}
 	return nil
 }
