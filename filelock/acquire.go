@@ -98,7 +98,6 @@ func readHolder(path string) Holder {
 	return Holder{}
 }
 
-
 func lockError(path string, err error) error {
 	for _, e := range []error{syscall.ENOLCK, syscall.ENOSYS, syscall.EOPNOTSUPP} {
 		if errors.Is(err, e) {

@@ -47,7 +47,11 @@ func (h Holder) String() string {
 	if h.PID == 0 {
 		return "a process that has not yet written its name into the lock file"
 	}
-	return fmt.Sprintf("pid %d on host %s since %s (%s)", h.PID, h.Host, h.Started.Format(time.RFC3339), h.Command)
+	cmd := h.Command
+	if len(cmd) > 160 {
+		cmd = cmd[:157] + "..."
+	}
+	return fmt.Sprintf("pid %d on host %s since %s (%s)", h.PID, h.Host, h.Started.Format(time.RFC3339), cmd)
 }
 
 // HeldError says which lock is taken and by whom.

@@ -83,7 +83,9 @@ func unwritable(err error) error {
 	if errors.Is(err, filelock.ErrHeld) || !errors.As(err, &pe) || pe.Op != "open" {
 		return err
 	}
-	if f := Fault(err); f != err {
+	// A read-only file system at the start is the folder's problem, not
+	// a storage failure to wait out.
+	if f := Fault(err); f != err && !errors.Is(err, syscall.EROFS) {
 		return f
 	}
 	return fmt.Errorf("%w: %w: the output's folder must exist and be writable; choose another --output or fix its permissions", ErrUnwritable, err)

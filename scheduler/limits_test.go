@@ -65,7 +65,6 @@ func TestMaxWindowsPerDoc(t *testing.T) {
 	}
 }
 
-
 // failingSink fails its nth record.
 type failingSink struct {
 	memSink

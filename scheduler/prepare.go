@@ -99,7 +99,7 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 	// Counted before any window is cut: a hostile document costs its
 	// tokenization and nothing more.
 	if limit := p.cfg.MaxWindowsPerDoc; limit > 0 && total > limit {
-		err := fmt.Errorf("%w: the document needs %d windows (%d context tokens, %d questions), more than --max-windows-per-doc %d; nothing of it was answered: raise --max-windows-per-doc (or 0 for no limit) to answer it",
+		err := fmt.Errorf("%w: the document needs %d windows (%d context tokens, %d question(s)), more than --max-windows-per-doc %d; nothing of it was answered: raise --max-windows-per-doc (or 0 for no limit) to answer it",
 			ErrTooManyWindows, total, d.ctx.Len(), len(d.doc.Questions), limit)
 		for i := range d.questions {
 			if d.questions[i].err == nil {

@@ -148,6 +148,9 @@ func TestKillAndResume(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("run aimed at document %d ended with %v, not SIGKILL (seed %d):\n%s", target, err, seed, c.stderr)
 		}
+		if _, err := os.Stat(r.output + ".lock"); err != nil {
+			t.Fatalf("the killed run left no lock file for the next one to take over: %v", err)
+		}
 		if done := journalDone(r.output); done != target {
 			t.Fatalf("killed at document %d, the journal says %d (seed %d)", target, done, seed)
 		}
