@@ -20,17 +20,13 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	l.Close()
 	in := writeCorpus(t, 300, 41)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	cmd, stderr := startChild(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
+	// The run is held when it reads document 150 (so it cannot end before
+	// a scrape sees its progress, however slow the machine) until the
+	// scrape is done.
+	c := startHooked(t, []string{envPauseAt + "=150"}, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
 		"--devices", "sim:2:rate=30000", "--max-batch-tokens", "2048", "--metrics-addr", addr)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	var body string
 	waitFor(t, func() bool {
-		select {
-		case err := <-exited:
-			t.Fatalf("run ended (exit %d) before a scrape saw progress:\n%s", exitCodeOf(err), stderr)
-		default:
-		}
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false
@@ -47,7 +43,7 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if err := <-exited; err != nil {
-		t.Fatalf("run exit %d:\n%s", exitCodeOf(err), stderr)
+	if code := c.exit(); code != exitOK {
+		t.Fatalf("run exit %d:\n%s", code, c.stderr)
 	}
 }

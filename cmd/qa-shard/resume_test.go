@@ -266,13 +266,14 @@ func TestResumeRefusesChanges(t *testing.T) {
 	}
 }
 
-// waitFor polls cond; the deadline only guards against a hang.
+// waitFor polls cond (a state of progress); the deadline only guards
+// against a hang.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within a minute")
+			t.Fatal("condition not reached within three minutes: a hang")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
