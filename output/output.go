@@ -157,7 +157,11 @@ func (o *Outputs) Flush() error {
 	if o.failed != nil {
 		return o.failed
 	}
-	if err := errors.Join(o.Answers.Flush(), o.buf.Flush()); err != nil {
+	err := o.Answers.Flush()
+	if err == nil {
+		err = o.buf.Flush()
+	}
+	if err != nil {
 		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
 	}
 	return o.failed

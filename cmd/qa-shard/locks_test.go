@@ -134,7 +134,7 @@ func TestHeldOutputRefusesEverything(t *testing.T) {
 // merge of the rank files; once it ends, the merge equals one process.
 func TestRanksLockTheirOwnFiles(t *testing.T) {
 	dir := t.TempDir()
-	in := writeCorpus(t, 120, 23)
+	in := writeCorpus(t, 60, 23)
 	common := []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who founded it?", "--devices", "cpu", "--world-size", "2"}
 	out := filepath.Join(dir, "answers.jsonl")
 	single := filepath.Join(dir, "single.jsonl")
