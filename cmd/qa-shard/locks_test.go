@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestConcurrentRunsOneWins(t *testing.T) {
 	}
 	var winner *child
 	for _, c := range children {
-		if !slicesContainsChild(losers, func(l result) bool { return l.c == c }) {
+		if !slices.ContainsFunc(losers, func(l result) bool { return l.c == c }) {
 			winner = c
 		}
 	}
@@ -76,15 +77,6 @@ func TestConcurrentRunsOneWins(t *testing.T) {
 	if _, err := os.Stat(r.output + ".lock"); !os.IsNotExist(err) {
 		t.Errorf("lock file after the run: %v", err)
 	}
-}
-
-func slicesContainsChild[T any](s []T, f func(T) bool) bool {
-	for _, x := range s {
-		if f(x) {
-			return true
-		}
-	}
-	return false
 }
 
 func lastLine(s string) string {
