@@ -1,16 +1,20 @@
 package logits
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/shard"
 )
 
 // genRows builds windows of varied length, including zero-token and
@@ -29,8 +33,8 @@ func genRows(n int) []Row {
 			l = rng.IntN(384) + 2
 		}
 		r := Row{
-			Seq:           int64(i / 3),
-			ID:            []string{`"doc-ü"`, `17`, `"a\"b"`}[i%3],
+			Pos:           shard.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
+			ID:            json.RawMessage([]string{`"doc-ü"`, `"17"`, `"a\"b"`}[i%3]),
 			QuestionIndex: int32(i % 2),
 			Question:      []string{"Who?", "Wann war das – genau?"}[i%2],
 			Window:        int32(i % 3),
@@ -63,7 +67,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
 	want := genRows(500)
 
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +116,7 @@ func normalize(r Row) Row {
 
 func TestSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +144,7 @@ func TestSchema(t *testing.T) {
 	for _, field := range pf.Schema().Fields() {
 		names = append(names, field.Name())
 	}
-	wantNames := []string{"seq", "id", "question_index", "question", "window", "input_ids",
+	wantNames := []string{"id", "file", "offset", "row", "question_index", "question", "window", "input_ids",
 		"sequence_ids", "word_ids", "offset_start", "offset_end", "start_logits", "end_logits"}
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("columns = %v, want %v", names, wantNames)
@@ -148,7 +152,7 @@ func TestSchema(t *testing.T) {
 	// pyarrow and pandas only turn a column into arrays when it is the
 	// standard three-level LIST: group (LIST) { repeated group list { element } }.
 	s := pf.Schema().String()
-	for _, list := range wantNames[5:] {
+	for _, list := range wantNames[7:] {
 		if !strings.Contains(s, "required group "+list+" (LIST) {\n\t\trepeated group list {\n\t\t\trequired ") {
 			t.Errorf("column %s is not a standard LIST in schema:\n%s", list, s)
 		}
@@ -170,14 +174,14 @@ func TestSchema(t *testing.T) {
 
 func TestRowGroups(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Tiny rows so that this stays cheap while crossing a group boundary.
 	rows := make([]Row, RowsPerGroup+10)
 	for i := range rows {
-		rows[i].Seq = int64(i)
+		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), shard.Position{File: "f", At: int64(i), Row: true}
 	}
 	if err := w.Write(rows); err != nil {
 		t.Fatal(err)
@@ -205,7 +209,7 @@ func TestRowGroups(t *testing.T) {
 
 func TestLengthMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +223,7 @@ func TestLengthMismatch(t *testing.T) {
 
 func TestAbort(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +247,7 @@ func TestAbort(t *testing.T) {
 }
 
 func TestCreateError(t *testing.T) {
-	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"))
+	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Create in a missing directory = %v, want ErrNotExist", err)
 	}
@@ -256,5 +260,67 @@ func TestReadAllNotParquet(t *testing.T) {
 	}
 	if _, err := ReadAll(path); err == nil {
 		t.Fatal("ReadAll of a non-Parquet file succeeded")
+	}
+}
+
+// TestTypedIDAndKeptFields: an integer id is stored as INT64 (the answers
+// write it as a JSON number, so the two join without a cast), and kept
+// fields become typed columns after the position.
+func TestTypedIDAndKeptFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "logits.parquet")
+	opt := Options{ID: shard.Int, Keep: []string{"url", "year", "meta.x"}, KeepKinds: []shard.Kind{shard.String, shard.Int, shard.JSON}}
+	w, err := Create(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := genRows(4)
+	for i := range rows {
+		rows[i].ID = json.RawMessage(strconv.Itoa(1000 + i))
+		rows[i].Keep = []json.RawMessage{json.RawMessage(`"https://x/` + strconv.Itoa(i) + `"`), json.RawMessage(`1999`), json.RawMessage(`{"a":[1]}`)}
+	}
+	rows[3].Keep[1] = json.RawMessage("null")
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || string(got[2].ID) != "1002" || got[2].Pos != rows[2].Pos {
+		t.Fatalf("read back %d rows, row 2 id %s pos %v", len(got), got[2].ID, got[2].Pos)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pf.Schema().String()
+	for _, want := range []string{"required int64 id", "optional binary url (STRING)", "optional int64 year", "optional binary meta.x (STRING)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("schema lacks %q:\n%s", want, s)
+		}
+	}
+	vals := make([]parquet.Row, 4)
+	rr := pf.RowGroups()[0].Rows()
+	defer rr.Close()
+	if n, _ := rr.ReadRows(vals); n != 4 {
+		t.Fatalf("read %d rows", n)
+	}
+	year, _ := pf.Schema().Lookup("year")
+	for i, want := range []string{"1999", "1999", "1999", "null"} {
+		var v parquet.Value
+		for _, x := range vals[i] {
+			if x.Column() == year.ColumnIndex {
+				v = x
+			}
+		}
+		if got := map[bool]string{true: "null", false: strconv.FormatInt(v.Int64(), 10)}[v.IsNull()]; got != want {
+			t.Errorf("row %d year = %s, want %s", i, got, want)
+		}
 	}
 }

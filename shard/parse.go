@@ -10,118 +10,197 @@ import (
 	"unicode/utf8"
 )
 
-// rawRecord holds the fields a record may have, undecoded, so that each can
-// be checked for its JSON type and the id kept exactly as written. The
-// slices are reused from line to line. encoding/json matches keys without
-// regard to case, so "ID" or "Context" are accepted as well.
-type rawRecord struct {
-	ID        json.RawMessage `json:"id"`
-	Context   json.RawMessage `json:"context"`
-	Question  json.RawMessage `json:"question"`
-	Questions json.RawMessage `json:"questions"`
-}
-
-func (rec *rawRecord) reset() {
-	// Unmarshal appends into these, so truncating keeps their memory and
-	// an empty slice after decoding means the key was absent.
-	rec.ID, rec.Context = rec.ID[:0], rec.Context[:0]
-	rec.Question, rec.Questions = rec.Question[:0], rec.Questions[:0]
-}
-
 // parse fills doc from one non-blank line, or sets doc.Err.
 func (r *Reader) parse(line []byte, doc *Document) {
 	utf8Err := checkUTF8(line)
-
-	rec := &r.rec
-	rec.reset()
 	if trimmed := bytes.TrimLeft(line, " \t\r\v\f"); trimmed[0] != '{' {
 		doc.Err = firstErr(utf8Err, fmt.Errorf("%w: a record must be a JSON object, found %s", ErrMalformedJSON, kind(trimmed)))
-		doc.Err = fmt.Errorf("line %d: %w", doc.Line, doc.Err)
 		return
 	}
-	if err := json.Unmarshal(line, rec); err != nil {
-		doc.Err = fmt.Errorf("line %d: %w", doc.Line, firstErr(utf8Err, malformed(err)))
+	if !json.Valid(line) {
+		var raw json.RawMessage
+		doc.Err = firstErr(utf8Err, malformed(json.Unmarshal(line, &raw)))
 		return
 	}
+	r.m.plan.extract(line, r.vals)
+	r.m.Map(r.vals, utf8Err, doc)
+}
 
-	// Even a line with bad UTF-8 elsewhere can name its id, which makes
+// Mapper turns the raw values of a record's fields into a Document: the
+// id in the run's id kind (or the default id), the kept fields in their
+// kinds, the context and the questions, or the error that makes it an
+// error record. The JSONL Reader and the Parquet reader both use one, so
+// every input format checks records the same way. A Mapper is not safe
+// for concurrent use.
+type Mapper struct {
+	opt       Options
+	plan      fieldPlan
+	questions []string
+	items     []json.RawMessage // the questions array, reused
+}
+
+// NewMapper returns a Mapper for opt's fields, schema and global questions.
+func NewMapper(opt Options) *Mapper {
+	for len(opt.Schema.Keep) < len(opt.Fields.Keep) {
+		opt.Schema.Keep = append(opt.Schema.Keep, String)
+	}
+	return &Mapper{opt: opt, plan: planFields(opt.Fields), questions: cleanQuestions(opt.Questions)}
+}
+
+// Names are the fields Map takes values of, in order: the id, the
+// context, the question field(s), then the kept fields.
+func (m *Mapper) Names() []string { return m.plan.literal }
+
+// Context is the context field's name: a record without it is an error
+// record, and a Parquet file without it is refused.
+func (m *Mapper) Context() string { return m.plan.literal[m.plan.ctx] }
+
+// Map fills doc from vals, one raw JSON value per Names() (empty when the
+// record lacks the field). utf8Err, when set, is the record's invalid
+// UTF-8, reported after the id is read.
+func (m *Mapper) Map(vals []json.RawMessage, utf8Err error, doc *Document) {
+	// Even a record with bad UTF-8 elsewhere can name its id, which makes
 	// the error record easier to trace back.
-	switch {
-	case len(rec.ID) == 0:
-		doc.ID = strconv.AppendInt(nil, doc.Line, 10)
-	case (rec.ID[0] == '"' || isNumber(rec.ID)) && utf8.Valid(rec.ID):
-		doc.ID = bytes.Clone(rec.ID)
-	case utf8Err == nil:
-		doc.Err = fmt.Errorf(`line %d: %w: "id" must be a string or a number, found %s`, doc.Line, ErrBadID, kind(rec.ID))
+	r := m
+	names := r.opt.Fields.Names()
+	id, err := r.id(vals[r.plan.id], doc.Pos, names.ID)
+	if err != nil && utf8Err == nil {
+		doc.Err = err
 		return
 	}
+	doc.ID = id
 	if utf8Err != nil {
-		doc.Err = fmt.Errorf("line %d: %w", doc.Line, utf8Err)
+		doc.Err = utf8Err
 		return
 	}
-
-	if err := r.fill(rec, doc); err != nil {
-		doc.Err = fmt.Errorf("line %d: %w", doc.Line, err)
+	if doc.Keep, err = r.keep(vals[r.plan.keep:]); err != nil {
+		doc.Err = err
+		return
 	}
+	doc.Err = r.fill(vals, doc, names)
+}
+
+// id converts a record's id to the run's id kind; a record without one
+// gets the default id "<file>:<offset or row>" in a run of string ids.
+func (r *Mapper) id(raw json.RawMessage, pos Position, name string) (json.RawMessage, error) {
+	switch {
+	case len(raw) == 0 && r.opt.Schema.ID == String:
+		return appendString(nil, pos.File+":"+strconv.FormatInt(pos.At, 10)), nil
+	case len(raw) == 0:
+		return nil, fmt.Errorf("%w: the record has no %q, and this run's ids are integers (its first record has one): give every record an id, or pass --id-type string", ErrBadID, name)
+	case (raw[0] == '"' || isNumber(raw)) && utf8.Valid(raw):
+		id, err := convert(bytes.Clone(raw), r.opt.Schema.ID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q %s is %s, and this run's ids are integers (its first record's id is one): pass --id-type string to read every id as a string", ErrBadID, name, raw, kind(raw))
+		}
+		return id, nil
+	}
+	return nil, fmt.Errorf("%w: %q must be a string or a number, found %s", ErrBadID, name, kind(raw))
+}
+
+// SchemaOf is the schema a run takes from its first record, line (see
+// KindOf); ok is false when line is not a JSON object, and then every
+// column is a String.
+func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
+	s.Keep = make([]Kind, len(f.Keep))
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return s, false
+	}
+	p := planFields(f)
+	vals := make([]json.RawMessage, len(p.paths))
+	p.extract(line, vals)
+	s.ID = IDKindOf(vals[p.id])
+	for i := range s.Keep {
+		s.Keep[i] = KindOf(vals[p.keep+i])
+	}
+	return s, true
+}
+
+// keep converts the kept fields to their kinds.
+func (r *Mapper) keep(vals []json.RawMessage) ([]json.RawMessage, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	out := make([]json.RawMessage, len(vals))
+	for i, raw := range vals {
+		v, err := convert(compactJSON(raw), r.opt.Schema.Keep[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %w, as in this run's first record (a column has one type)", ErrBadField, r.opt.Fields.Keep[i], err)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // fill decodes the context and questions of a well-formed record.
-func (r *Reader) fill(rec *rawRecord, doc *Document) error {
+func (r *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error {
+	raw := vals[r.plan.ctx]
 	switch {
-	case len(rec.Context) == 0:
-		return fmt.Errorf(`%w: every record needs a "context" string to answer questions from`, ErrMissingContext)
-	case rec.Context[0] != '"':
-		return fmt.Errorf(`%w: found %s`, ErrContextNotString, kind(rec.Context))
+	case len(raw) == 0:
+		return fmt.Errorf(`%w: every record needs a %q string to answer questions from (--context-field names another field)`, ErrMissingContext, names.Context)
+	case raw[0] != '"':
+		return fmt.Errorf(`%w: %q must be a string, found %s`, ErrContextNotString, names.Context, kind(raw))
 	}
-	ctx, err := unquote(rec.Context)
+	ctx, err := unquote(raw)
 	if err != nil {
-		return fmt.Errorf(`%w: "context": %w`, ErrMalformedJSON, err)
+		return fmt.Errorf(`%w: %q: %w`, ErrMalformedJSON, names.Context, err)
 	}
 	if strings.TrimSpace(ctx) == "" {
-		return fmt.Errorf("%w: it has no text to answer from", ErrEmptyContext)
+		return fmt.Errorf("%w: %q has no text to answer from", ErrEmptyContext, names.Context)
 	}
 
+	qname, qsname := "question", "questions"
+	single, list := vals[r.plan.question], json.RawMessage(nil)
+	if r.plan.custom {
+		qname, qsname = names.Question, names.Question
+		if len(single) > 0 && single[0] == '[' {
+			single, list = nil, single
+		}
+	} else {
+		list = vals[r.plan.questions]
+	}
 	// The array is decoded into a reused slice first so that the list
 	// handed to the caller is allocated once, at its final size.
 	r.items = r.items[:0]
-	if len(rec.Questions) > 0 {
-		if rec.Questions[0] != '[' {
-			return fmt.Errorf(`%w: "questions" must be an array of strings, found %s`, ErrBadQuestion, kind(rec.Questions))
+	if len(list) > 0 {
+		if list[0] != '[' {
+			return fmt.Errorf(`%w: %q must be an array of strings, found %s`, ErrBadQuestion, qsname, kind(list))
 		}
-		if err := json.Unmarshal(rec.Questions, &r.items); err != nil {
-			return fmt.Errorf(`%w: "questions": %w`, ErrMalformedJSON, err)
+		if err := json.Unmarshal(list, &r.items); err != nil {
+			return fmt.Errorf(`%w: %q: %w`, ErrMalformedJSON, qsname, err)
 		}
 	}
 	qs := make([]string, len(r.questions), len(r.questions)+1+len(r.items))
 	copy(qs, r.questions)
-	if len(rec.Question) > 0 {
-		q, err := question(rec.Question, -1)
+	if len(single) > 0 && single[0] != 'n' {
+		q, err := question(single, qname, -1)
 		if err != nil {
 			return err
 		}
 		qs = appendUnique(qs, q)
 	}
 	for i, item := range r.items {
-		q, err := question(item, i)
+		q, err := question(item, qsname, i)
 		if err != nil {
 			return err
 		}
 		qs = appendUnique(qs, q)
 	}
 	if len(qs) == 0 {
-		return fmt.Errorf(`%w: the record has no "question" or "questions" and no global questions were given`, ErrNoQuestion)
+		return fmt.Errorf(`%w: the record has no %q and no global questions were given (--question)`, ErrNoQuestion, qname)
 	}
 	doc.Context, doc.Questions = ctx, qs
 	return nil
 }
 
-// question decodes and trims one question: "question" when index is -1,
-// else "questions"[index]. An empty question is returned as "": it is not
-// asked, and gets an error record of its own.
-func question(raw json.RawMessage, index int) (string, error) {
-	name := `"question"`
+// question decodes and trims one question: the field itself when index
+// is -1, else its element index. An empty question is returned as "": it
+// is not asked, and gets an error record of its own.
+func question(raw json.RawMessage, field string, index int) (string, error) {
+	name := strconv.Quote(field)
 	if index >= 0 {
-		name = fmt.Sprintf(`"questions"[%d]`, index)
+		name = fmt.Sprintf(`%s[%d]`, name, index)
 	}
 	if raw[0] != '"' {
 		return "", fmt.Errorf("%w: %s must be a string, found %s", ErrBadQuestion, name, kind(raw))

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
-	"qa-shard/shard"
+	"qa-shard/input"
 	"qa-shard/worker"
 )
 
@@ -43,8 +43,8 @@ func benchCmd(args []string) error {
 	if o.Model == "" || o.Input == "" {
 		return fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", errUsage)
 	}
-	if err := shard.CheckInput(o.Input); err != nil {
-		return err
+	if st, err := os.Stat(o.Input); err != nil || st.IsDir() {
+		return fmt.Errorf("%w: --input %s is a folder or cannot be opened: bench reads one JSONL file", input.ErrInput, o.Input)
 	}
 	if err := worker.Init(worker.FindLib(*ortLib)); err != nil {
 		return err

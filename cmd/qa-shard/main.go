@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/gpu"
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/merge"
 	"qa-shard/qa"
@@ -48,7 +49,7 @@ var errUsage = errors.New("usage")
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
 
 // exitError carries the exit code of an outcome no package sentinel

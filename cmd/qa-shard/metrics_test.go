@@ -18,7 +18,9 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	in := writeCorpus(t, 300, 41)
+	// Parquet, whose footers give the number of documents before the run
+	// (a JSONL file's lines are not counted in advance).
+	in := toParquet(t, corpusRecords(t, writeCorpus(t, 300, 41)), "docs.parquet", 64)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	cmd, stderr := startChild(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
 		"--devices", "sim:2:rate=30000", "--max-batch-tokens", "2048", "--metrics-addr", addr)

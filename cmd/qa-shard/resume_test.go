@@ -146,7 +146,7 @@ func checkLogitsOnce(t *testing.T, dir string, docs int) {
 	prev := key{-1, -1, -1}
 	seen := map[int64]bool{}
 	for _, row := range rows {
-		k := key{row.Seq, int64(row.QuestionIndex), int64(row.Window)}
+		k := key{row.Pos.At, int64(row.QuestionIndex), int64(row.Window)}
 		if k.seq < prev.seq || (k.seq == prev.seq && (k.q < prev.q || (k.q == prev.q && k.w <= prev.w))) {
 			t.Fatalf("logits row %v after %v: duplicated or out of order", k, prev)
 		}

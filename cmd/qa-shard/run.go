@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/metrics"
 	"qa-shard/output"
@@ -50,12 +52,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		}
 		questions = append(questions, qs...)
 	}
-	in, err := shard.OpenInput(o.input)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	rank, first, end, err := partition(o, log)
+	in, err := openInputs(o, questions, log)
 	if err != nil {
 		return err
 	}
@@ -82,18 +79,21 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	defer fl.Close()
 
 	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(o.input, o.model, o.output, struct {
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files), o.model, o.output, struct {
 		Settings     qa.Settings
 		MaxLineBytes int
 		Logits       bool
-	}{o.settings, o.maxLineBytes, o.logits != ""}, questions)
+		Fields       shard.Fields
+		Schema       shard.Schema
+	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema}, questions)
 	if err != nil {
 		return err
 	}
-	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
+	if r := in.plan.Rank; r.World > 1 {
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: r.Rank, World: r.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
-	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
+	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp,
+		Keep: o.fields.Keep, Schema: in.record.Schema, TopK: o.settings.TopK})
 	if err != nil {
 		return err
 	}
@@ -102,17 +102,23 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		reportComplete(o.output, out.Skip)
 		return nil
 	}
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	out.SetInput(src.At)
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
 		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		BatchTimeout:     o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: in.plan.Rows(), ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)), zap.Int64("input_bytes", src.Bytes()),
 		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
 	if o.metricsAddr != "" {
 		reg := metrics.New()
@@ -124,30 +130,12 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		cfg.Observer = reg.Observer()
 		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
 	}
-	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.Replicas, out.Answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, src, tok, fl.Replicas, out.Answers, lg)
 	return finish(o, out, fl, log, sum, runErr)
-}
-
-// partition finds this process's rank and its block of documents [first,
-// end), and gives it its own output files when the corpus is split.
-func partition(o *options, log *zap.Logger) (shard.Rank, int64, int64, error) {
-	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
-	if err != nil {
-		return r, 0, 0, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	first, end, err := shard.Block(o.input, r)
-	if err != nil || r.World == 1 {
-		return r, first, end, err
-	}
-	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
-	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
-		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
-	return r, first, end, nil
 }
 
 // progressBar is standard error when a person watches it.
@@ -162,15 +150,15 @@ func (o *options) check() error {
 	if o.model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
 	}
-	if o.input == "" {
-		return fmt.Errorf("%w: --input FILE is required: a JSONL file with one {\"id\", \"context\"} object per line", errUsage)
+	if len(o.inputs) == 0 {
+		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", errUsage)
 	}
 	for _, q := range o.questions {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", errUsage)
 		}
 	}
-	if o.resume && (o.output == "-" || o.input == "-") {
+	if o.resume && (o.output == "-" || slices.Contains(o.inputs, "-")) {
 		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", errUsage)
 	}
 	if err := o.settings.Validate(); err != nil {
@@ -181,6 +169,12 @@ func (o *options) check() error {
 	}
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
+	}
+	if o.idType != "auto" && o.idType != "string" && o.idType != "integer" {
+		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", errUsage, o.idType)
+	}
+	if err := checkKeep(o.fields.Keep); err != nil {
+		return err
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)

@@ -1,0 +1,182 @@
+package input
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sync"
+
+	"qa-shard/journal"
+	"qa-shard/shard"
+)
+
+// Source reads a Plan's parts in order as one stream of documents, and
+// knows, for any number of documents written, where the input continues
+// and what was read before it (At), so checkpoints can journal it.
+type Source struct {
+	plan   *Plan
+	opt    shard.Options
+	mapper *shard.Mapper
+	part   int        // the part being read (or next to open)
+	cur    partReader // nil until the part is opened
+	hash   hash.Hash  // the current part's fingerprint
+	from   int64      // where the current part's hashed bytes or rows start
+	seq    int64
+
+	mu    sync.Mutex
+	done  []journal.FileRead // parts read to their end, in order
+	marks []mark             // one per document read and not yet checkpointed
+	start journal.InputState // where this process started
+}
+
+// mark is the input state just after one document.
+type mark struct {
+	seq   int64
+	part  int
+	to    int64 // end of the document: a byte offset, or the next row
+	from  int64
+	ndone int
+	state []byte // the part's hash state (a marshalled SHA-256)
+}
+
+// partReader reads one part.
+type partReader interface {
+	next(doc *shard.Document) error // io.EOF after the part's last document
+	end() int64                     // the position after the last document
+	snapshot() []byte               // the hash state after the last document
+	close()
+}
+
+// Open starts reading the plan: at the start of its block, or where
+// resume (a journal's input state, nil for a fresh start) says, after
+// verifying that the files it read are unchanged (see resume). Documents
+// are numbered from firstSeq.
+func (p *Plan) Open(opt shard.Options, resume *journal.InputState, firstSeq int64) (*Source, error) {
+	s := &Source{plan: p, opt: opt, mapper: shard.NewMapper(opt), seq: firstSeq}
+	if resume != nil && len(resume.Files) > 0 {
+		if err := s.resume(*resume); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Next returns the next document, io.EOF after the block's last.
+func (s *Source) Next() (shard.Document, error) {
+	for s.part < len(s.plan.Parts) {
+		if s.cur == nil {
+			if err := s.openPart(); err != nil {
+				return shard.Document{}, err
+			}
+		}
+		var doc shard.Document
+		err := s.cur.next(&doc)
+		if errors.Is(err, io.EOF) {
+			s.finishPart()
+			continue
+		}
+		if err != nil {
+			return shard.Document{}, err
+		}
+		doc.Seq = s.seq
+		s.seq++
+		s.mu.Lock()
+		s.marks = append(s.marks, mark{seq: doc.Seq, part: s.part, to: s.cur.end(), from: s.from, ndone: len(s.done), state: s.cur.snapshot()})
+		s.mu.Unlock()
+		return doc, nil
+	}
+	return shard.Document{}, io.EOF
+}
+
+// At is the input state once the documents before Seq next are written:
+// where the next one starts, and what was read up to there. It is called
+// from the writer while Next runs on the reader.
+func (s *Source) At(next int64) journal.InputState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := 0
+	for i < len(s.marks) && s.marks[i].seq < next-1 {
+		i++
+	}
+	s.marks = s.marks[i:]
+	if len(s.marks) == 0 || s.marks[0].seq != next-1 {
+		return s.start // nothing written since this process started
+	}
+	m := s.marks[0]
+	part := s.plan.Parts[m.part]
+	files := append(append([]journal.FileRead(nil), s.done[:m.ndone]...), s.record(part, m.from, m.to, m.state))
+	return journal.InputState{Next: journal.Position{File: part.File, Offset: m.to}, Files: files}
+}
+
+// record describes what was read of a part's file.
+func (s *Source) record(part Part, from, to int64, state []byte) journal.FileRead {
+	f := s.plan.Files[part.File]
+	return journal.FileRead{File: part.File, Name: f.Name, Size: f.Size, ModTime: f.ModTime.UnixNano(), From: from, To: to, SHA256: sum(state)}
+}
+
+// Bytes is the work of this process (see Plan.Bytes).
+func (s *Source) Bytes() int64 { return s.plan.Bytes() }
+
+// Close releases the open file.
+func (s *Source) Close() {
+	if s.cur != nil {
+		s.cur.close()
+		s.cur = nil
+	}
+}
+
+func (s *Source) finishPart() {
+	part := s.plan.Parts[s.part]
+	rec := s.record(part, s.from, s.cur.end(), s.cur.snapshot())
+	s.cur.close()
+	s.cur = nil
+	s.mu.Lock()
+	s.done = append(s.done, rec)
+	s.mu.Unlock()
+	s.part++
+}
+
+// openPart opens the current part at its start.
+func (s *Source) openPart() error {
+	part := s.plan.Parts[s.part]
+	f := &s.plan.Files[part.File]
+	s.hash = sha256.New()
+	if f.Format == Parquet {
+		r, err := s.openRows(f, part)
+		if err != nil {
+			return err
+		}
+		s.cur, s.from = r, part.From
+		return nil
+	}
+	r, err := s.openLines(f, part, -1)
+	if err != nil {
+		return err
+	}
+	s.cur, s.from = r, r.r.Offset()
+	return nil
+}
+
+// snapshotOf marshals a hash's state.
+func snapshotOf(h hash.Hash) []byte {
+	b, _ := h.(encoding.BinaryMarshaler).MarshalBinary()
+	return b
+}
+
+// sum is the hex SHA-256 of what a marshalled state had hashed.
+func sum(state []byte) string {
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *Source) fileError(part Part, err error) error {
+	return fmt.Errorf("%s: %w", s.plan.Files[part.File].Path, err)
+}
