@@ -63,7 +63,7 @@ func (lr *lineReader) position(f *File, part Part, src io.Reader, at int64, resu
 		}
 		lr.t = t
 		if _, err := io.CopyN(lr.s.hash, t, at); err != nil {
-			return 0, fmt.Errorf("%w: %s: its text ends before offset %d, where the journal says to resume", ErrChanged, f.Name, at)
+			return 0, shortText(f, at, err)
 		}
 		return at, nil
 	case at >= 0:
@@ -74,7 +74,7 @@ func (lr *lineReader) position(f *File, part Part, src io.Reader, at int64, resu
 		}
 		lr.t = t
 		if _, err := io.CopyN(lr.s.hash, t, at-from); err != nil {
-			return 0, fmt.Errorf("%w: %s: it ends before offset %d, where the journal says to resume", ErrChanged, f.Name, at)
+			return 0, shortText(f, at, err)
 		}
 		return at, nil
 	case part.From == 0 || lr.packed:
@@ -102,6 +102,14 @@ func (lr *lineReader) position(f *File, part Part, src io.Reader, at int64, resu
 		}
 		t.raw.n += int64(len(chunk))
 	}
+}
+
+// shortText explains a file that could not be read up to the resume point.
+func shortText(f *File, at int64, err error) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s: its text ends before offset %d, where the journal says to resume", ErrChanged, f.Name, at)
+	}
+	return fmt.Errorf("%w: %s: reading up to offset %d, where the journal says to resume: %w", ErrChanged, f.Name, at, err)
 }
 
 func (lr *lineReader) next(doc *shard.Document) error {

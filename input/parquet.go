@@ -14,8 +14,9 @@ type rowGroup struct {
 	index     int
 	row, rows int64 // its first row in the file, its number of rows
 	// lo and hi are the group's share of the file's bytes for splitting:
-	// the first group starts at 0, each ends where the next starts, and
-	// the last takes the footer, so the shares tile the file.
+	// the first group starts at 0 and each ends where the next starts;
+	// the last ends with its data. The footer (which can be large: it
+	// holds statistics for every column of every group) is no group's.
 	lo, hi int64
 }
 
@@ -39,15 +40,15 @@ func layout(f *File) ([]rowGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return groupsOf(pf, f.Size), nil
+	return groupsOf(pf), nil
 }
 
-func groupsOf(pf *parquet.File, size int64) []rowGroup {
+func groupsOf(pf *parquet.File) []rowGroup {
 	md := pf.Metadata().RowGroups
 	groups := make([]rowGroup, len(md))
 	var row int64
 	for i := range md {
-		groups[i] = rowGroup{index: i, row: row, rows: md[i].NumRows, hi: size}
+		groups[i] = rowGroup{index: i, row: row, rows: md[i].NumRows, hi: groupEnd(&md[i])}
 		row += md[i].NumRows
 		if i > 0 {
 			groups[i].lo = groupStart(&md[i])
@@ -55,6 +56,15 @@ func groupsOf(pf *parquet.File, size int64) []rowGroup {
 		}
 	}
 	return groups
+}
+
+// groupEnd is the byte after a row group's last column chunk.
+func groupEnd(g *parquetRowGroup) int64 {
+	var end int64
+	for _, c := range g.Columns {
+		end = max(end, chunkStart(&c.MetaData)+c.MetaData.TotalCompressedSize)
+	}
+	return end
 }
 
 // groupStart is the first byte of a row group's column chunks.

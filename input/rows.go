@@ -25,7 +25,7 @@ func (s *Source) openRows(f *File, part Part) (*rowsPart, error) {
 	}
 	groups := part.groups
 	if groups == nil {
-		groups = groupsOf(pf, f.Size)
+		groups = groupsOf(pf)
 	}
 	r, err := newRowReader(f, pf, groups, s.mapper, s.hash)
 	if err != nil {

@@ -1,0 +1,73 @@
+package input
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"qa-shard/shard"
+)
+
+// key identifies a document's content for comparisons.
+func key(d shard.Document) string {
+	keep := ""
+	for _, k := range d.Keep {
+		keep += string(k)
+	}
+	return fmt.Sprintf("%v|%s|%s|%d|%v|%v", d.Pos, d.ID, keep, len(d.Context), d.Questions, d.Err)
+}
+
+// TestSingleProcessReadsEverything: one process reads every format in
+// the given order, with positions by byte offset (rows for Parquet).
+func TestSingleProcessReadsEverything(t *testing.T) {
+	files, err := Find(mixed(t, t.TempDir()))
+	must(t, err)
+	docs := readAll(t, openRank(t, files, 0, 1, nil, 0))
+	if len(docs) != 450 {
+		t.Fatalf("%d documents, want 450", len(docs))
+	}
+	for i, d := range docs {
+		if d.Err != nil || d.Seq != int64(i) || string(d.ID) != fmt.Sprintf(`"d%d"`, i) || string(d.Keep[0]) != fmt.Sprintf(`"u%d"`, i) {
+			t.Fatalf("doc %d: %+v", i, d)
+		}
+	}
+	if docs[0].Pos != (shard.Position{File: "a.jsonl"}) || docs[1].Pos.At != int64(3+len(line(0))+1+3) {
+		t.Errorf("positions %v %v: the first line is at 0 (BOM included), the next after the blank line", docs[0].Pos, docs[1].Pos)
+	}
+	if p := docs[200].Pos; p != (shard.Position{File: "c.parquet", At: 0, Row: true}) {
+		t.Errorf("first Parquet row at %v", p)
+	}
+	if p := docs[449].Pos; p.File != "f.jsonl" || p.Row {
+		t.Errorf("last document at %v", p)
+	}
+}
+
+// TestRanksCoverOnce: for any world size, including more ranks than files
+// or row groups, the ranks' documents in rank order are the single
+// process's, each exactly once, and each rank reads only its share.
+func TestRanksCoverOnce(t *testing.T) {
+	files, err := Find(mixed(t, t.TempDir()))
+	must(t, err)
+	var want []string
+	for _, d := range readAll(t, openRank(t, files, 0, 1, nil, 0)) {
+		want = append(want, key(d))
+	}
+	for _, w := range []int{2, 3, 7, 16, 50} {
+		var got []string
+		var bytes []int64
+		for r := range w {
+			s := openRank(t, files, r, w, nil, 0)
+			bytes = append(bytes, s.Bytes())
+			for i, d := range readAll(t, s) {
+				if d.Seq != int64(i) {
+					t.Fatalf("w=%d rank %d: doc %d has Seq %d", w, r, i, d.Seq)
+				}
+				got = append(got, key(d))
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("w=%d: ranks read %d documents; concatenated they differ from the single process's %d", w, len(got), len(want))
+		}
+		t.Logf("w=%d: bytes per rank %v", w, bytes)
+	}
+}
