@@ -64,7 +64,9 @@ func toText(t *testing.T, recs []map[string]any, name string, every int) string 
 	t.Helper()
 	var b strings.Builder
 	for _, m := range recs {
-		m["url"] = "https://example.org/" + m["id"].(string)
+		if id, ok := m["id"].(string); ok {
+			m["url"] = "https://example.org/" + id
+		}
 		line, _ := json.Marshal(m)
 		b.Write(line)
 		b.WriteByte('\n')

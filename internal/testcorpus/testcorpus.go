@@ -5,8 +5,12 @@ package testcorpus
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -73,4 +77,42 @@ func WriteParquet[T any](path string, rows []T, rowsPerGroup int) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// ReadParquet reads every row of a Parquet file, or of a folder's
+// part-*.parquet files in order, as generic values (nil for null).
+func ReadParquet(path string) ([]map[string]any, error) {
+	paths := []string{path}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		paths, _ = filepath.Glob(filepath.Join(path, "part-*.parquet"))
+		slices.Sort(paths)
+	}
+	var rows []map[string]any
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		r := parquet.NewReader(pf)
+		for {
+			m := map[string]any{}
+			if err := r.Read(&m); err != nil {
+				if !errors.Is(err, io.EOF) {
+					f.Close()
+					return nil, fmt.Errorf("%s: %w", p, err)
+				}
+				break
+			}
+			rows = append(rows, m)
+		}
+		r.Close()
+		f.Close()
+	}
+	return rows, nil
 }
