@@ -179,8 +179,10 @@ func corrupt(f *File, raw *counter, err error) error {
 	if raw.err != nil && errors.Is(err, raw.err) {
 		return fmt.Errorf("reading %s: %w", f.Path, err)
 	}
+	what := "is corrupt"
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: %s: the %s data ends early, at compressed byte %d (a truncated file): %w", ErrCorrupt, f.Name, f.Format, raw.n, err)
+		what = "ends early (a truncated file)"
 	}
-	return fmt.Errorf("%w: %s: the %s data is corrupt at compressed byte %d: %w", ErrCorrupt, f.Name, f.Format, raw.n, err)
+	return fmt.Errorf("%w: %s: the %s data %s at compressed byte %d (%w); the documents before it are kept: replace the file with a good copy and rerun with --resume",
+		ErrCorrupt, f.Path, f.Format, what, raw.n, err)
 }

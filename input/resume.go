@@ -11,28 +11,32 @@ import (
 // resume continues where the journal's input state says, verifying what
 // the continuation relies on:
 //
-//   - every file the process read before (by the journal's account) has
-//     the same name, place in the order, size and modification time: the
-//     output holds its answers, and its size decides the split among
-//     ranks. These files are not read again.
+//   - every file the process finished before (by the journal's account)
+//     has the same name, place in the order, size and modification time:
+//     the output holds its answers. These files are not read again.
 //   - the file it resumes in is re-read from where this process started
 //     in it up to the resume point, through the same SHA-256 as the first
 //     time, and must give the journal's hash: a plain file's bytes before
 //     the point, a compressed file's text (which must be decompressed to
 //     find the point anyway), a Parquet file's column chunks of the row
 //     groups up to the one holding the point (which must be read to
-//     continue anyway). This costs at most the process's own block.
+//     continue anyway). This costs at most the process's own block. Its
+//     size and time may differ: what the output relies on is the content
+//     before the point, which the hash checks. So a corrupt or truncated
+//     file that stopped a run can be replaced by a good copy and resumed.
+//   - the sizes of all files, which decide how ranks split them, are in
+//     the run's fingerprint (see Fingerprint), checked by the journal.
 //
 // Anything else (a file changed, removed or added) is ErrChanged, naming
 // the file: the journal's output would not be what this input gives.
 func (s *Source) resume(st journal.InputState) error {
 	files := s.plan.Files
-	for _, fr := range st.Files {
+	for i, fr := range st.Files {
 		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {
 			return fmt.Errorf("%w: the journal read %s as input file %d, which it no longer is: the list of input files changed", ErrChanged, fr.Name, fr.File+1)
 		}
 		f := files[fr.File]
-		if f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime {
+		if i < len(st.Files)-1 && (f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime) {
 			return fmt.Errorf("%w: %s had %d bytes, modified %s, and now has %d bytes, modified %s",
 				ErrChanged, f.Path, fr.Size, time.Unix(0, fr.ModTime).UTC().Format(time.RFC3339Nano), f.Size, f.ModTime.UTC().Format(time.RFC3339Nano))
 		}

@@ -67,21 +67,23 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 		stop   int // documents read before the state is taken
 		change func(paths []string)
 		want   string // "" for accepted
-		runFP  bool   // the run's fingerprint (names and sizes) changes
+		runFP  bool   // the run's fingerprint (names; sizes only for ranks) changes
 	}{
 		{"untouched", 160, func([]string) {}, "", false},
-		{"appended to a file read before", 160, func(p []string) { appendTo(p[0], "\n") }, "a.jsonl had", true},
+		{"appended to a file read before", 160, func(p []string) { appendTo(p[0], "\n") }, "a.jsonl had", false},
 		{"touched a file read before", 160, func(p []string) { os.Chtimes(p[0], time.Now(), time.Now().Add(time.Hour)) }, "a.jsonl had", false},
 		{"bytes before the point changed, time put back", 60, func(p []string) { flipKeepTime(p[0], 50) }, "differs from what the journal recorded", false},
 		{"compressed bytes changed, time put back", 160, func(p []string) { flipKeepTime(p[1], 100) }, "b.jsonl.gz", false},
 		{"bytes after the point changed, time put back", 60, func(p []string) { flipKeepTime(p[0], -10) }, "", false},
 		{"file not read yet", 160, func(p []string) { os.Chtimes(p[5], time.Now(), time.Now().Add(time.Hour)) }, "", false},
-		{"file not read yet grows: the split changes", 160, func(p []string) { appendTo(p[5], "\n") }, "", true},
+		{"file not read yet grows", 160, func(p []string) { appendTo(p[5], "\n") }, "", false},
+		{"the file resumed in replaced by a longer copy", 160, func(p []string) { regzip(p[1], lines(120, 210)) }, "", false},
+		{"the file resumed in replaced by other text", 160, func(p []string) { regzip(p[1], lines(121, 210)) }, "differs from what the journal recorded", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			paths := mixed(t, t.TempDir())
 			files := mustFind(t, paths)
-			before := Fingerprint(files)
+			before := Fingerprint(files, 1)
 			s := openRank(t, files, 0, 1, nil, 0)
 			for range tc.stop {
 				if _, err := s.Next(); err != nil {
@@ -91,7 +93,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 			st := s.At(int64(tc.stop))
 			tc.change(paths)
 			files = mustFind(t, paths)
-			if changed := Fingerprint(files) != before; changed != tc.runFP {
+			if changed := Fingerprint(files, 1) != before; changed != tc.runFP {
 				t.Errorf("the run's fingerprint changed: %v, want %v", changed, tc.runFP)
 			}
 			plan, err := Split(files, s.plan.Rank)
@@ -161,5 +163,25 @@ func TestCorruptCompressed(t *testing.T) {
 			}
 			t.Logf("%d documents, then: %v", n, err)
 		})
+	}
+}
+
+// regzip replaces a gzip file by another compression of text.
+func regzip(path, text string) {
+	testcorpus.WriteText(path, []byte(text), 1000)
+}
+
+// TestFingerprintSizesOnlyForRanks: ranks split by sizes, so a size
+// change refuses a rank's resume; a single process checks files itself.
+func TestFingerprintSizesOnlyForRanks(t *testing.T) {
+	paths := mixed(t, t.TempDir())
+	one, many := Fingerprint(mustFind(t, paths), 1), Fingerprint(mustFind(t, paths), 4)
+	appendTo(paths[5], "\n")
+	if Fingerprint(mustFind(t, paths), 1) != one || Fingerprint(mustFind(t, paths), 4) == many {
+		t.Error("a size change must change the fingerprint of ranks, and only theirs")
+	}
+	os.Rename(paths[5], paths[5]+".renamed")
+	if Fingerprint(mustFind(t, append(paths[:5], paths[5]+".renamed")), 1) == one {
+		t.Error("a renamed file must change the fingerprint")
 	}
 }

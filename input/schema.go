@@ -146,17 +146,24 @@ func peekLine(br *bufio.Reader, max int) []byte {
 }
 
 // Fingerprint identifies the run's input files for the journal: their
-// names and sizes in order (which decide the split among ranks); what each
-// process read of them is recorded as it reads. Standard input has none.
-func Fingerprint(files []File) string {
+// names in order and, when ranks split them (world > 1), their sizes,
+// which decide the split. What each process read of the files is recorded
+// as it reads (see Source.At). Standard input has none.
+func Fingerprint(files []File, world int) string {
 	if len(files) == 1 && files[0].Path == "-" {
 		return ""
 	}
 	h := sha256.New()
 	var total int64
 	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%d\x00", f.Name, f.Size)
-		total += f.Size
+		fmt.Fprintf(h, "%s\x00", f.Name)
+		if world > 1 {
+			fmt.Fprintf(h, "%d\x00", f.Size)
+			total += f.Size
+		}
 	}
-	return fmt.Sprintf("files=%d;bytes=%d;sha256=%s", len(files), total, hex.EncodeToString(h.Sum(nil)))
+	if world > 1 {
+		return fmt.Sprintf("files=%d;bytes=%d;sha256=%s", len(files), total, hex.EncodeToString(h.Sum(nil)))
+	}
+	return fmt.Sprintf("files=%d;sha256=%s", len(files), hex.EncodeToString(h.Sum(nil)))
 }

@@ -79,7 +79,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	defer fl.Close()
 
 	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files), o.model, o.output, struct {
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.model, o.output, struct {
 		Settings     qa.Settings
 		MaxLineBytes int
 		Logits       bool
