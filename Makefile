@@ -86,6 +86,7 @@ bench: ort $(BIN) $(MODELS)/base/model.onnx
 	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
 	$(BIN) bench --model $(MODELS)/base --input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES)
 	$(BIN) bench --scheduling
+	$(BIN) bench --inputs
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
 
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local

@@ -67,7 +67,7 @@ func mixed(t *testing.T, dir string) []string {
 	return paths
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -109,7 +109,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 	}
 }
 
-func mustFind(t *testing.T, paths []string) []File {
+func mustFind(t testing.TB, paths []string) []File {
 	files, err := Find(paths)
 	must(t, err)
 	return files

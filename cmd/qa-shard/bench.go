@@ -28,7 +28,8 @@ func benchCmd(args []string) error {
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
-	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n\n" +
+	inputs := fs.Bool("inputs", false, "instead: throughput on simulated devices reading JSONL, gzip and zstd JSONL, and Parquet")
+	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n       qa-shard bench --inputs\n\n" +
 		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
 	if err := parseFlags(fs, args, help); err != nil {
@@ -39,6 +40,9 @@ func benchCmd(args []string) error {
 	}
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)
+	}
+	if *inputs {
+		return bench.Inputs(context.Background(), os.Stdout)
 	}
 	if o.Model == "" || o.Input == "" {
 		return fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", errUsage)
