@@ -32,19 +32,7 @@ func TestFormatsKillAndResume(t *testing.T) {
 			a := append([]string{"--output", out, "--logits", lg, "--resume"}, args...)
 			killed := 0
 			for _, target := range []int64{20, 110, 210} {
-				cmd, stderr := startChild(t, a...)
-				exited := make(chan error, 1)
-				go func() { exited <- cmd.Wait() }()
-				waitFor(t, func() bool {
-					select {
-					case err := <-exited:
-						t.Fatalf("run exited (%d) before document %d was saved:\n%s", exitCodeOf(err), target, stderr)
-					default:
-					}
-					return journalDone(out) >= target
-				})
-				cmd.Process.Signal(syscall.SIGKILL)
-				if err := <-exited; exitCodeOf(err) != 0 {
+				if killAfterSaved(t, a, out, target) {
 					killed++
 				}
 			}
@@ -73,4 +61,23 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// killAfterSaved starts a run and SIGKILLs it once its journal vouches
+// for target documents; it reports whether the kill came before the end.
+func killAfterSaved(t *testing.T, args []string, out string, target int64) bool {
+	t.Helper()
+	cmd, stderr := startChild(t, args...)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	waitFor(t, func() bool {
+		select {
+		case err := <-exited:
+			t.Fatalf("run exited (%d) before document %d was saved:\n%s", exitCodeOf(err), target, stderr)
+		default:
+		}
+		return journalDone(out) >= target
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	return exitCodeOf(<-exited) != 0
 }
