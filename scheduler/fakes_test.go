@@ -252,15 +252,6 @@ func reader(lines []string, questions ...string) *shard.Reader {
 	return shard.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), shard.Options{Questions: questions, Schema: shard.Schema{ID: shard.Int}})
 }
 
-// offsetOf is where 1-based line n of lines starts in reader's input.
-func offsetOf(lines []string, n int64) int64 {
-	var at int64
-	for _, l := range lines[:n-1] {
-		at += int64(len(l)) + 1
-	}
-	return at
-}
-
 // expectedAnswers decodes every window of (question, context) alone and
 // unpadded with the fake logits and merges them: what the pipeline must
 // produce however it batches.

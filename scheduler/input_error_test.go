@@ -40,3 +40,12 @@ func TestRunInputFailsAfterDraining(t *testing.T) {
 		t.Errorf("next %d, %d records, interrupted %v: want all 30 documents written first", sum.Next, len(sink.records), sum.Interrupted)
 	}
 }
+
+// offsetOf is where 1-based line n of lines starts in reader's input.
+func offsetOf(lines []string, n int64) int64 {
+	var at int64
+	for _, l := range lines[:n-1] {
+		at += int64(len(l)) + 1
+	}
+	return at
+}
