@@ -124,8 +124,8 @@ func (lr *lineReader) next(doc *shard.Document) error {
 	return nil
 }
 
-func (lr *lineReader) end() int64       { return lr.r.Offset() }
-func (lr *lineReader) snapshot() []byte { return snapshotOf(lr.s.hash) }
+func (lr *lineReader) end() int64          { return lr.r.Offset() }
+func (lr *lineReader) snapshot() hashState { return snapshotOf(lr.s.hash) }
 
 func (lr *lineReader) close() {
 	if lr.t != nil {

@@ -57,7 +57,7 @@ func (s *Source) resume(st journal.InputState) error {
 
 	part, f := s.plan.Parts[k], &s.plan.Files[st.Next.File]
 	s.hash, s.from = sha256.New(), cur.From
-	var state []byte
+	var state hashState
 	if f.Format == Parquet {
 		r, err := s.openRows(f, part)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 type rowsPart struct {
 	h     handle
 	r     *rowReader
-	state []byte // the hash after the last group loaded
+	state hashState // the hash after the last group loaded
 	s     *Source
 }
 
@@ -46,6 +46,6 @@ func (p *rowsPart) next(doc *shard.Document) error {
 	return nil
 }
 
-func (p *rowsPart) end() int64       { return p.r.row }
-func (p *rowsPart) snapshot() []byte { return p.state }
-func (p *rowsPart) close()           { p.h.Close() }
+func (p *rowsPart) end() int64          { return p.r.row }
+func (p *rowsPart) snapshot() hashState { return p.state }
+func (p *rowsPart) close()              { p.h.Close() }

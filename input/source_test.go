@@ -71,3 +71,21 @@ func TestRanksCoverOnce(t *testing.T) {
 		t.Logf("w=%d: bytes per rank %v", w, bytes)
 	}
 }
+
+// TestMarksTrimmed: the per-document states kept for checkpoints are
+// dropped once a checkpoint has passed them.
+func TestMarksTrimmed(t *testing.T) {
+	s := openRank(t, mustFind(t, mixed(t, t.TempDir())), 0, 1, nil, 0)
+	for range 300 {
+		if _, err := s.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.marks) != 300 {
+		t.Fatalf("%d marks for 300 documents read", len(s.marks))
+	}
+	st := s.At(250)
+	if len(s.marks) != 51 || st.Next.File != 2 {
+		t.Errorf("after a checkpoint at 250: %d marks kept, resume in file %d", len(s.marks), st.Next.File)
+	}
+}

@@ -17,7 +17,7 @@ func mergeCmd(args []string) error {
 	output := fs.String("output", "", "merged answers file")
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (<this>.rank-RRRRR-of-WWWWW) into this folder")
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
-	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files of one run, in any order."
+	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
 	}
@@ -28,7 +28,10 @@ func mergeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "qa-shard merge: %d ranks, documents 0-%d, written to %s\n", res.Ranks, res.Documents-1, *output)
+	fmt.Fprintf(os.Stderr, "qa-shard merge: %d ranks, %d documents, written to %s\n", res.Ranks, res.Documents, *output)
+	if res.AnswerParts > 0 {
+		fmt.Fprintf(os.Stderr, "qa-shard merge: %d answers parts in %s\n", res.AnswerParts, filepath.Clean(*output))
+	}
 	if *lg != "" {
 		fmt.Fprintf(os.Stderr, "qa-shard merge: %d logits parts in %s\n", res.LogitsParts, filepath.Clean(*lg))
 	}
