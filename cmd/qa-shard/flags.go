@@ -153,12 +153,14 @@ func runHelp() string {
 	for _, c := range exitCodes {
 		fmt.Fprintf(&codes, "  %-3d %s\n", c.code, c.meaning)
 	}
-	return `qa-shard asks the same question(s) of every document of a JSONL corpus with an
-extractive question-answering model (ONNX, BERT/SQuAD family) and writes every
-answer in input order.
+	return `qa-shard asks the same question(s) of every document of a corpus (JSONL,
+gzip or zstd JSONL, Parquet; files, folders, globs) with an extractive
+question-answering model (ONNX, BERT/SQuAD family) and writes every answer in
+input order (JSONL, gzip or zstd JSONL, or Parquet).
 
 Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
