@@ -28,6 +28,8 @@ func benchCmd(args []string) error {
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
 	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n\n" +
 		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
@@ -36,6 +38,9 @@ func benchCmd(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if _, err := newLogger(logFormat, logLevel); err != nil {
+		return err
 	}
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)

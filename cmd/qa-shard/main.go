@@ -113,11 +113,7 @@ func run(args []string) int {
 	err := command(name)(args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {
-		prefix := "qa-shard"
-		if name != "run" && name != "help" {
-			prefix += " " + name
-		}
-		fmt.Fprintf(os.Stderr, "%s: %v\n", prefix, err)
+		reportError(args, name, err, code)
 	}
 	return code
 }
