@@ -114,7 +114,8 @@ fuzz: $(VOCAB_JSON)
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):
 # srun -N2 -n4 ranks merged byte-identical to one process, the batch scripts
-# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume).
+# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume; an
+# array with a malformed line whose afterany merge still completes).
 # Prints "N passed, M failed"; stops every daemon it started.
 .PHONY: slurm-test
 slurm-test: build demo-model ort

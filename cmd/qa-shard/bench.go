@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
+	"qa-shard/logs"
 	"qa-shard/shard"
 	"qa-shard/worker"
 )
@@ -39,7 +40,7 @@ func benchCmd(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	if _, err := newLogger(logFormat, logLevel); err != nil {
+	if _, err := logs.New(logFormat, logLevel); err != nil {
 		return err
 	}
 	if *scheduling {

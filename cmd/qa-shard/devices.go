@@ -13,6 +13,7 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/gpu"
+	"qa-shard/logs"
 )
 
 // devicesCmd prints the GPUs NVML sees, numbered as nvidia-smi numbers them,
@@ -42,7 +43,7 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	if _, err := newLogger(logFormat, logLevel); err != nil {
+	if _, err := logs.New(logFormat, logLevel); err != nil {
 		return err
 	}
 	n, err := open()
@@ -65,7 +66,7 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if n == nil {
 		return fmt.Errorf("--sample: %s", fleet.NoDriverLine)
 	}
-	log, err := newLogger(logFormat, logLevel)
+	log, err := logs.New(logFormat, logLevel)
 	if err != nil {
 		return err
 	}

@@ -111,27 +111,3 @@ func TestSubcommandExitCodes(t *testing.T) {
 		})
 	}
 }
-
-// TestMaxErrors: --max-errors is a count or a share of the records
-// written; at or under it a complete run exits 0, above it 3.
-func TestMaxErrors(t *testing.T) {
-	for _, tc := range []struct {
-		value           string
-		errors, records int64
-		allows          bool
-	}{
-		{"0", 0, 10, true}, {"0", 1, 10, false}, {"3", 3, 10, true}, {"3", 4, 1000, false},
-		{"10%", 1, 10, true}, {"10%", 2, 10, false}, {"0.5%", 5, 1000, true}, {"0.5%", 6, 1000, false},
-		{"100%", 7, 7, true}, {" 2 ", 2, 9, true},
-	} {
-		tol, err := parseTolerance(tc.value)
-		if err != nil || tol.allows(tc.errors, tc.records) != tc.allows {
-			t.Errorf("--max-errors %q with %d of %d: allows %v (%v), want %v", tc.value, tc.errors, tc.records, !tc.allows, err, tc.allows)
-		}
-	}
-	for _, bad := range []string{"", "-1", "x", "5%%", "101%", "-1%", "1.5", "NaN%"} {
-		if _, err := parseTolerance(bad); exitCode(err) != exitUsage {
-			t.Errorf("--max-errors %q: %v, want a usage error", bad, err)
-		}
-	}
-}

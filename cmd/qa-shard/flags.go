@@ -40,12 +40,8 @@ type options struct {
 
 	batchTimeout, drainTimeout, checkpointInterval time.Duration
 
-	maxErrors string
-
-	metricsAddr, metricsTextfile string
-	metricsInterval              time.Duration
-	logFormat, logLevel          string
-	progressInterval             time.Duration
+	maxErrors, metricsAddr, metricsTextfile, logFormat, logLevel string
+	metricsInterval, progressInterval                            time.Duration
 }
 
 func newFlagSet(o *options) *pflag.FlagSet {

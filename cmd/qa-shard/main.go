@@ -12,7 +12,9 @@ import (
 
 	"qa-shard/gpu"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/merge"
+	"qa-shard/metrics"
 	"qa-shard/qa"
 	"qa-shard/shard"
 	"qa-shard/worker"
@@ -35,10 +37,10 @@ var exitCodes = []struct {
 	code    int
 	meaning string
 }{
-	{exitOK, "complete: every document answered"},
+	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
 	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
 	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs)"},
-	{exitRecords, "completed, with error records for some lines or questions"},
+	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
 	{exitInterrupted, "interrupted and resumable (a signal, or every device failed): rerun with --resume"},
 }
 
@@ -47,7 +49,7 @@ var errUsage = errors.New("usage")
 
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
-var usageErrors = []error{errUsage, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
+var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
 	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
 
@@ -113,7 +115,11 @@ func run(args []string) int {
 	err := command(name)(args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {
-		reportError(args, name, err, code)
+		prefix := "qa-shard"
+		if name != "run" && name != "help" {
+			prefix += " " + name
+		}
+		logs.Final(args, prefix, err, code, code == exitRecords || code == exitInterrupted)
 	}
 	return code
 }

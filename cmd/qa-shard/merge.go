@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
+	"qa-shard/logs"
 	"qa-shard/merge"
 )
 
@@ -26,7 +26,7 @@ func mergeCmd(args []string) error {
 	if *output == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", errUsage)
 	}
-	log, err := newLogger(logFormat, logLevel)
+	log, err := logs.New(logFormat, logLevel)
 	if err != nil {
 		return err
 	}
@@ -35,10 +35,7 @@ func mergeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	fields := []zap.Field{zap.Int("ranks", res.Ranks), zap.Int64("documents", res.Documents), zap.String("output", *output)}
-	if *lg != "" {
-		fields = append(fields, zap.Int("logits_parts", res.LogitsParts), zap.String("logits", filepath.Clean(*lg)))
-	}
-	log.Info(fmt.Sprintf("merged %d ranks, documents 0-%d, into %s", res.Ranks, res.Documents-1, *output), fields...)
+	log.Info(fmt.Sprintf("merged %d ranks, documents 0-%d, into %s", res.Ranks, res.Documents-1, *output), zap.Int("ranks", res.Ranks),
+		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
 	return nil
 }

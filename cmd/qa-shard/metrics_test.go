@@ -13,6 +13,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	promodel "github.com/prometheus/common/model"
+
+	"qa-shard/metrics"
 )
 
 // TestMetricsTwoRanksOneHost: two ranks on one host, both with
@@ -39,7 +41,7 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 		go func() { rk.exited <- cmd.Wait() }()
 		ranks = append(ranks, rk)
 	}
-	host := hostLabel()
+	host := metrics.Host()
 	targets := map[string]bool{}
 	for r, rk := range ranks {
 		var body map[string]*dto.MetricFamily

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"strconv"
-	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
+	"qa-shard/logs"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 )
@@ -46,18 +43,13 @@ func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
 	case sum.RecordErrors > 0:
 		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)
-		if tol, _ := parseTolerance(o.maxErrors); tol.allows(sum.RecordErrors, sum.Pairs+sum.RecordErrors) {
+		if limit, _ := scheduler.ParseErrorLimit(o.maxErrors); limit.Allows(sum) {
 			log.Warn(msg+"; within --max-errors "+o.maxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
 			return nil
 		}
 		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.maxErrors)}
 	}
 	return nil
-}
-
-// reportComplete tells a resumed run that there is nothing left to do.
-func reportComplete(log *zap.Logger, path string, docs int64) {
-	log.Info(path+" is already complete; nothing to resume", zap.String("output", path), zap.Int64("documents", docs))
 }
 
 // report says what the run did: one "summary" object in JSON, a table for
@@ -69,65 +61,13 @@ func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
 			gpus = append(gpus, x.String())
 		}
 	}
-	if resolveFormat(o.logFormat) == "json" {
-		fields := []zap.Field{zap.Int64("documents", s.Documents), zap.Float64("docs_per_s", s.DocsPerSecond()), zap.Int64("answers", s.Pairs),
-			zap.Int64("windows", s.Windows), zap.Int64("batches", s.Batches), zap.Int64("tokens", s.Tokens), zap.Float64("padding_percent", s.PaddingPercent()),
-			zap.Int64("record_errors", s.RecordErrors), zap.Duration("wall", s.Wall), zap.Any("windows_per_replica", s.ReplicaCounts),
-			zap.String("output", o.output)}
-		if o.logits != "" {
-			fields = append(fields, zap.String("logits", o.logits))
-		}
-		if len(gpus) > 0 {
-			fields = append(fields, zap.Strings("gpus", gpus))
-		}
-		log.Info("summary", fields...)
+	if logs.Resolve(o.logFormat) == "json" {
+		log.Info("summary", append(s.Fields(), zap.String("output", o.output), zap.String("logits", o.logits), zap.Strings("gpus", gpus))...)
 		return
 	}
-	w := os.Stderr
-	fmt.Fprintf(w, "\nqa-shard summary\n")
-	fmt.Fprintf(w, "  documents      %d (%.1f/s)\n", s.Documents, s.DocsPerSecond())
-	fmt.Fprintf(w, "  answers        %d\n", s.Pairs)
-	fmt.Fprintf(w, "  windows        %d in %d batches\n", s.Windows, s.Batches)
-	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
-	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
-	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))
-	fmt.Fprintf(w, "  answers file   %s\n", o.output)
+	files := []string{"answers file   " + o.output}
 	if o.logits != "" {
-		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
+		files = append(files, "logits file    "+o.logits)
 	}
-	for _, g := range gpus {
-		fmt.Fprintf(w, "  %s\n", g)
-	}
-}
-
-// tolerance is --max-errors: a count of error records, or a percentage of
-// the records written.
-type tolerance struct {
-	count   int64
-	percent float64 // used when isShare
-	isShare bool
-}
-
-func parseTolerance(s string) (tolerance, error) {
-	bad := fmt.Errorf("%w: --max-errors %q: give a count (10) or a percentage of the records (0.5%%)", errUsage, s)
-	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
-			return tolerance{}, bad
-		}
-		return tolerance{percent: v, isShare: true}, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
-		return tolerance{}, bad
-	}
-	return tolerance{count: n}, nil
-}
-
-// allows says whether errors error records among records are tolerated.
-func (t tolerance) allows(errors, records int64) bool {
-	if t.isShare {
-		return records > 0 && 100*float64(errors) <= t.percent*float64(records)
-	}
-	return errors <= t.count
+	s.WriteTable(os.Stderr, append(files, gpus...)...)
 }

@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"go.uber.org/zap"
-	"golang.org/x/term"
 
 	"qa-shard/fleet"
 	"qa-shard/journal"
+	"qa-shard/logs"
+	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
@@ -26,7 +26,7 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(o.logFormat, o.logLevel)
+	log, err := logs.New(o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
 		return err
 	}
-	if resolveFormat(o.logFormat) == "json" {
-		// ONNX Runtime's own logger writes plain text to standard error;
-		// its errors reach us as Go errors and are logged as JSON.
+	if logs.Resolve(o.logFormat) == "json" { // ONNX Runtime's own logger writes plain text
 		if err := worker.QuietNativeLog(); err != nil {
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
@@ -105,7 +103,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	}
 	defer out.Close()
 	if out.Complete {
-		reportComplete(log, o.output, out.Skip)
+		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
 		return nil
 	}
 
@@ -115,18 +113,18 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
 		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: span.First, End: span.End, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: span.End - span.First, TotalBytes: span.Bytes, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: span.End - span.First, TotalBytes: span.Bytes, ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", span.End-span.First),
 		zap.Int64("input_bytes", span.Bytes), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
 		zap.String("logits", model.LogitsTypeName()))
-	obs, stopMetrics, err := startMetrics(ctx, o, rank, fl, log)
-	if err != nil {
+	var stopMetrics func()
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
+		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
 		return err
 	}
 	defer stopMetrics()
-	cfg.Observer = obs
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
@@ -153,14 +151,6 @@ func partition(o *options, log *zap.Logger) (shard.Rank, shard.Span, error) {
 	return r, span, nil
 }
 
-// progressBar is standard error when a person watches it.
-func progressBar(o *options) io.Writer {
-	if resolveFormat(o.logFormat) == "console" && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
-	}
-	return nil
-}
-
 func (o *options) check() error {
 	if o.model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
@@ -185,14 +175,11 @@ func (o *options) check() error {
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
 	}
-	if _, err := parseTolerance(o.maxErrors); err != nil {
+	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", errUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.metricsTextfile); err != nil {
 		return err
-	}
-	if o.metricsTextfile != "" && !strings.HasSuffix(o.metricsTextfile, ".prom") {
-		return fmt.Errorf("%w: --metrics-textfile %s: node_exporter's textfile collector reads only files ending in .prom", errUsage, o.metricsTextfile)
-	}
-	if o.metricsInterval <= 0 {
-		return fmt.Errorf("%w: --metrics-interval must be positive", errUsage)
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)

@@ -26,7 +26,7 @@ func handleSignals(drain time.Duration, log *zap.Logger) (context.Context, <-cha
 			case <-ctx.Done():
 				return
 			case sig := <-sigs:
-				s := signalName(sig)
+				s := unix.SignalName(sig.(syscall.Signal)) // SIGUSR1, not "user defined signal 1"
 				select {
 				case <-stop:
 					if sig != syscall.SIGUSR1 {
@@ -48,12 +48,4 @@ func handleSignals(drain time.Duration, log *zap.Logger) (context.Context, <-cha
 		}
 	}()
 	return ctx, stop, func() { signal.Stop(sigs); cancel() }
-}
-
-// signalName is "SIGUSR1" rather than "user defined signal 1".
-func signalName(s os.Signal) string {
-	if n, ok := s.(syscall.Signal); ok && unix.SignalName(n) != "" {
-		return unix.SignalName(n)
-	}
-	return s.String()
 }
