@@ -102,12 +102,13 @@ func (p *progress) fraction(s snapshot) float64 {
 
 // eta is the work left over the rate of work between from and to (from
 // the run's start: the steadiest estimate; the bar and the log line show
-// current rates beside it); -1 when unknown.
+// current rates beside it); -1 when unknown, as it is until a model ran a
+// window (bad lines, credited at once, say nothing of the model's speed).
 func (p *progress) eta(from, to snapshot) time.Duration {
 	done, total, ran := p.work(to)
 	_, _, ran0 := p.work(from)
 	dt := to.at.Sub(from.at).Seconds()
-	if total <= 0 || ran <= ran0 || dt <= 0 {
+	if total <= 0 || ran <= ran0 || dt <= 0 || to.windows == from.windows {
 		return -1
 	}
 	left := max(0, total-done)

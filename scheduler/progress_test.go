@@ -33,6 +33,15 @@ func TestProgressReports(t *testing.T) {
 	if eta := p.eta(a, b); eta != 35*time.Second {
 		t.Errorf("eta %s, want 35s", eta)
 	}
+	// Bytes credited without a window run (bad lines) give no ETA.
+	c := newProgress(Config{TotalBytes: 1000}, nil)
+	s0 := c.snap()
+	c.addWork(100)
+	s1 := c.snap()
+	s1.at = s0.at.Add(time.Second)
+	if eta := c.eta(s0, s1); eta != -1 {
+		t.Errorf("eta %s before any window ran, want unknown", eta)
+	}
 	if f := p.fraction(b); f != 0.3 {
 		t.Errorf("fraction %v, want 0.3 of the bytes (not 0.15 of the documents)", f)
 	}
@@ -61,6 +70,7 @@ func TestProgressWithoutByteTotal(t *testing.T) {
 		p.addDoc()
 	}
 	p.addWork(5000)
+	p.addWindows("sim:0", 30)
 	b := p.snap()
 	b.at = a.at.Add(4 * time.Second)
 	if f, eta := p.fraction(b), p.eta(a, b); f != 0.2 || eta != 16*time.Second {
