@@ -1,6 +1,9 @@
 package scheduler
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Observer receives the run's events, for metrics. Methods are called from
 // several goroutines and must not block.
@@ -39,3 +42,25 @@ func (nopObserver) BatchDone(string, int, int, int, time.Duration) {}
 func (nopObserver) Records(int, int)                               {}
 func (nopObserver) Failure(string, string)                         {}
 func (nopObserver) Progress(Progress)                              {}
+
+// observe reports progress and queue depths to the Observer each second.
+func (p *pipeline) observe(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			p.observeOnce(p.first)
+		}
+	}
+}
+
+func (p *pipeline) observeOnce(first snapshot) {
+	now := p.progress.snap()
+	inFlight := p.readSeq.Load() - p.next.Load()
+	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: p.cfg.Total,
+		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
+		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.pooled.Load()), BatchesQueued: int(p.queued.Load())})
+}

@@ -222,28 +222,6 @@ func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
 
-// observe reports progress and queue depths to the Observer each second.
-func (p *pipeline) observe(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			p.observeOnce(p.first)
-		}
-	}
-}
-
-func (p *pipeline) observeOnce(first snapshot) {
-	now := p.progress.snap()
-	inFlight := p.readSeq.Load() - p.next.Load()
-	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: p.cfg.Total,
-		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
-		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.pooled.Load()), BatchesQueued: int(p.queued.Load())})
-}
-
 // watchStop turns a closed Config.Stop into a drain: no more documents
 // are read; those already read are finished and written.
 func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
