@@ -90,7 +90,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers,
+		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o), TokenizeWorkers: o.tokenizeWorkers, SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
 		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.skip, Health: fl.health, Status: fl.status,
 		Checkpoint: out.checkpoint, CheckpointInterval: o.checkpointInterval,
@@ -99,6 +99,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) (int, error) 
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(fl.replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
 		zap.Int64("resuming_at", out.skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+	}
 	if o.metricsAddr != "" {
 		reg := metrics.New()
 		reg.SetGPUSource(fl.samples)
