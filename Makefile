@@ -100,10 +100,11 @@ bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/base-int8
 	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
-	@for rep in 1 2; do for m in base base-int8; do \
-		echo "== qa-shard end to end, model $$m, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
-		$(BIN) --devices cpu --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \
-			--output - --overwrite --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
+	@for rep in 1 2; do for run in base:cpu base-int8:cpu "base-int8:cpu:$$(nproc) --threads 1"; do \
+		m=$${run%%:*}; devices=$${run#*:}; \
+		echo "== qa-shard end to end, model $$m, --devices $$devices, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+		$(BIN) --devices $$devices --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \
+			--output - --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
 	done; done
 
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
