@@ -2,10 +2,14 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"qa-shard/qa"
 )
+
+// errEmptyQuestion is the error record of a record's empty question.
+var errEmptyQuestion = fmt.Errorf(`%w: the record's "question" or a "questions" item is empty, so it is not asked (Hugging Face refuses an empty question too)`, qa.ErrEmptyQuestion)
 
 // questionCache tokenizes each distinct question once: a run usually asks
 // the same few questions of every document.
@@ -79,6 +83,10 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 	for i, text := range d.doc.Questions {
 		qs := &d.questions[i]
 		qs.text = text
+		if text == "" {
+			qs.err = errEmptyQuestion
+			continue
+		}
 		ws, err := qa.Windows(cache.get(p.tok, text), d.ctx, p.cfg.Special, p.cfg.Settings)
 		if err != nil {
 			qs.err = err

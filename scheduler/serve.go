@@ -113,7 +113,7 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits
 	out, err := r.Run(rctx, in)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(rctx), ErrBatchTimeout) {
-			return out, fmt.Errorf("%w after %s: %v", ErrBatchTimeout, limit, err)
+			return out, fmt.Errorf("%w after %s: %w", ErrBatchTimeout, limit, err)
 		}
 		return out, err
 	}

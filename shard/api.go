@@ -44,6 +44,8 @@ type Document struct {
 	Context string
 	// Questions are the global questions followed by the record's
 	// "question" and "questions", trimmed, duplicates removed, order kept.
+	// A record's empty question stays in the list as "" (the pipeline
+	// gives it an error record; the other questions are answered).
 	Questions []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error

@@ -57,7 +57,7 @@ func OpenModel(dir string) (*Model, error) {
 	}
 	ins, outs, err := signature(m.ONNXPath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %v", ErrConfig, m.ONNXPath, err)
+		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %w", ErrConfig, m.ONNXPath, err)
 	}
 	if err := m.bindInputs(ins); err != nil {
 		return nil, err
@@ -92,14 +92,14 @@ func (m *Model) readConfig() error {
 		return nil // optional: only used to check window lengths early
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s/config.json cannot be read: %v", ErrConfig, m.Dir, err)
+		return fmt.Errorf("%w: %s/config.json cannot be read: %w", ErrConfig, m.Dir, err)
 	}
 	var c struct {
 		MaxPositions int    `json:"max_position_embeddings"`
 		ModelType    string `json:"model_type"`
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return fmt.Errorf("%w: %s/config.json is not valid JSON: %v", ErrConfig, m.Dir, err)
+		return fmt.Errorf("%w: %s/config.json is not valid JSON: %w", ErrConfig, m.Dir, err)
 	}
 	m.MaxPositions, m.ModelType = c.MaxPositions, c.ModelType
 	return nil

@@ -45,7 +45,7 @@ func initialize(libPath string) error {
 	}
 	ort.SetSharedLibraryPath(libPath)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		return fmt.Errorf("%w: ONNX Runtime library %s could not be loaded (it must be ONNX Runtime 1.24 or newer): %v", ErrConfig, libPath, err)
+		return fmt.Errorf("%w: ONNX Runtime library %s could not be loaded (it must be ONNX Runtime 1.24 or newer): %w", ErrConfig, libPath, err)
 	}
 	return nil
 }
