@@ -71,10 +71,13 @@ func TestJSONLogs(t *testing.T) {
 		{"devices", []string{"devices", "--log-format", "json", "--bogus"}, exitUsage, []string{"unknown flag"}},
 		{"bench", []string{"bench", "--log-format", "json", "--scheduling=maybe"}, exitUsage, []string{"invalid argument"}},
 		{"version", []string{"version", "--log-format", "json"}, exitUsage, []string{"unknown flag: --log-format"}},
+		{"quantize", []string{"quantize", "--log-format", "json", "--model", model(t, "tiny"), "--out", filepath.Join(dir, "q8"), "--ort-lib", ortLib}, exitOK,
+			[]string{"MatMuls now int8", "checked: ONNX Runtime"}},
+		{"quantize refused", []string{"quantize", "--log-format", "json", "--model", dir, "--out", filepath.Join(dir, "q9")}, exitUsage, []string{"has no model.onnx"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--ort-lib", ortLib}, tc.args...)
-			if tc.args[0] == "merge" || tc.args[0] == "devices" || tc.args[0] == "bench" || tc.args[0] == "version" {
+			if tc.args[0] == "merge" || tc.args[0] == "devices" || tc.args[0] == "bench" || tc.args[0] == "version" || tc.args[0] == "quantize" {
 				args = tc.args
 			}
 			code, _, stderr := capture(t, func() int { return run(args) })

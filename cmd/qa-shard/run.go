@@ -110,8 +110,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
-		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: span.First, End: span.End, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		SingleWindowBatches: model.QuantizedActivations,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
+		BatchTimeout:        o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: span.First, End: span.End, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: span.End - span.First, TotalBytes: span.Bytes, ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
@@ -119,6 +120,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", span.End-span.First),
 		zap.Int64("input_bytes", span.Bytes), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
 		zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+	}
 	var stopMetrics func()
 	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
 		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
