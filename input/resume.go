@@ -56,6 +56,9 @@ func (s *Source) resume(st journal.InputState) error {
 	s.mu.Unlock()
 
 	part, f := s.plan.Parts[k], &s.plan.Files[st.Next.File]
+	for _, p := range s.plan.Parts[:k] {
+		s.doneBytes += p.Bytes
+	}
 	s.hash, s.from = sha256.New(), cur.From
 	var state hashState
 	if f.Format == Parquet {
@@ -71,6 +74,10 @@ func (s *Source) resume(st journal.InputState) error {
 		}
 		r.state = snapshotOf(s.hash)
 		state = r.state
+		for _, g := range r.r.groups[:r.r.g] {
+			span := g.hi - g.lo
+			s.partDone += span * (min(st.Next.Offset, g.row+g.rows) - g.row) / g.rows // as rowReader shares it out
+		}
 		if st.Next.Offset < r.r.end {
 			if err := r.r.skip(st.Next.Offset); err != nil {
 				return err
@@ -84,7 +91,13 @@ func (s *Source) resume(st journal.InputState) error {
 			return err
 		}
 		s.cur, state = r, snapshotOf(s.hash)
+		if r.packed {
+			s.partDone = r.t.raw.n
+		} else {
+			s.partDone = max(0, min(part.Bytes, st.Next.Offset-part.From))
+		}
 	}
+	s.doneBytes += s.partDone
 	if got := sum(state); got != cur.SHA256 {
 		return fmt.Errorf("%w: %s: what was read of it before the resume point (from %d to %d) differs from what the journal recorded (sha256 %.12s, now %.12s): the file was changed in place",
 			ErrChanged, f.Path, cur.From, st.Next.Offset, cur.SHA256, got)

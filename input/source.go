@@ -27,6 +27,12 @@ type Source struct {
 	from   int64      // where the current part's hashed bytes or rows start
 	seq    int64
 
+	doneBytes int64 // the share's bytes done before this process (resume)
+	partDone  int64 // the current part's bytes given to documents so far
+	pending   int64 // bytes of parts without documents, for the next one
+	held      *held // the document read ahead
+	err       error // sticky: io.EOF or the input's failure
+
 	mu    sync.Mutex
 	done  []journal.FileRead // parts read to their end, in order
 	marks []mark             // one per document read and not yet checkpointed
@@ -74,12 +80,61 @@ func (p *Plan) Open(opt shard.Options, resume *journal.InputState, firstSeq int6
 	return s, nil
 }
 
-// Next returns the next document, io.EOF after the block's last.
+// Next returns the next document, io.EOF after the block's last. It
+// reads one document ahead: a document's Bytes are settled only when the
+// next one is read or its part ends, when the part's bytes no document
+// stood for (a straddling line's head, trailing blank lines, a compressed
+// file's trailer) go to the last one, so that the documents' Bytes add up
+// exactly to Bytes().
 func (s *Source) Next() (shard.Document, error) {
+	for {
+		if s.err != nil {
+			return shard.Document{}, s.err
+		}
+		d, m, err := s.read()
+		if err != nil {
+			s.err = err
+			if s.held != nil {
+				return s.emit(), nil
+			}
+			return shard.Document{}, err
+		}
+		d.Bytes += s.pending
+		s.pending = 0
+		if s.held == nil {
+			s.held = &held{doc: d, mark: m}
+			continue
+		}
+		out := s.emit()
+		s.held = &held{doc: d, mark: m}
+		return out, nil
+	}
+}
+
+// held is the document read ahead, with its input state.
+type held struct {
+	doc  shard.Document
+	mark mark
+}
+
+// emit hands out the held document, numbering it and keeping its state.
+func (s *Source) emit() shard.Document {
+	h := s.held
+	s.held = nil
+	h.doc.Seq, h.mark.seq = s.seq, s.seq
+	s.seq++
+	s.mu.Lock()
+	s.marks = append(s.marks, h.mark)
+	s.mu.Unlock()
+	return h.doc
+}
+
+// read returns the next document of the parts and its input state.
+func (s *Source) read() (shard.Document, mark, error) {
 	for s.part < len(s.plan.Parts) {
 		if s.cur == nil {
 			if err := s.openPart(); err != nil {
-				return shard.Document{}, err
+				return shard.Document{}, mark{}, err
 			}
 		}
 		var doc shard.Document
@@ -89,16 +144,12 @@ func (s *Source) Next() (shard.Document, error) {
 			continue
 		}
 		if err != nil {
-			return shard.Document{}, err
+			return shard.Document{}, mark{}, err
 		}
-		doc.Seq = s.seq
-		s.seq++
-		s.mu.Lock()
-		s.marks = append(s.marks, mark{seq: doc.Seq, part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()})
-		s.mu.Unlock()
-		return doc, nil
+		s.partDone += doc.Bytes
+		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()}, nil
 	}
-	return shard.Document{}, io.EOF
+	return shard.Document{}, mark{}, io.EOF
 }
 
 // At is the input state once the documents before Seq next are written:
@@ -130,6 +181,12 @@ func (s *Source) record(part Part, from, to int64, state hashState) journal.File
 // Bytes is the work of this process (see Plan.Bytes).
 func (s *Source) Bytes() int64 { return s.plan.Bytes() }
 
+// DoneBytes is the part of Bytes a resumed process had done before: the
+// parts before the one it resumes in and that part up to the resume point
+// (compressed bytes for a compressed file, whole row groups' shares for
+// Parquet). 0 for a fresh start.
+func (s *Source) DoneBytes() int64 { return s.doneBytes }
+
 // Close releases the open file.
 func (s *Source) Close() {
 	if s.cur != nil {
@@ -140,6 +197,12 @@ func (s *Source) Close() {
 
 func (s *Source) finishPart() {
 	part := s.plan.Parts[s.part]
+	if left := part.Bytes - s.partDone; s.held != nil {
+		s.held.doc.Bytes = max(0, s.held.doc.Bytes+left)
+	} else {
+		s.pending += left
+	}
+	s.partDone = 0
 	rec := s.record(part, s.from, s.cur.end(), s.cur.snapshot())
 	s.cur.close()
 	s.cur = nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/journal"
 	"qa-shard/shard"
 )
 
@@ -87,5 +88,43 @@ func TestMarksTrimmed(t *testing.T) {
 	st := s.At(250)
 	if len(s.marks) != 51 || st.Next.File != 2 {
 		t.Errorf("after a checkpoint at 250: %d marks kept, resume in file %d", len(s.marks), st.Next.File)
+	}
+}
+
+// TestWorkAddsUp: documents' Bytes add up exactly to the process's share
+// (progress by work ends at 100%), and a resumed process's DoneBytes plus
+// the rest's Bytes to the same.
+func TestWorkAddsUp(t *testing.T) {
+	files := mustFind(t, mixed(t, t.TempDir()))
+	for _, w := range []int{1, 3} {
+		for r := range w {
+			s := openRank(t, files, r, w, nil, 0)
+			var sum, half int64
+			var st journal.InputState
+			docs := readAll(t, s)
+			for i, d := range docs {
+				sum += d.Bytes
+				if i == len(docs)/2-1 {
+					half = sum
+				}
+			}
+			near := func(got int64) bool { return got == s.Bytes() }
+			if !near(sum) {
+				t.Errorf("w=%d rank %d: documents add up to %d bytes, the share is %d", w, r, sum, s.Bytes())
+			}
+			s2 := openRank(t, files, r, w, nil, 0)
+			for range len(docs) / 2 {
+				s2.Next()
+			}
+			st = s2.At(int64(len(docs) / 2))
+			resumed := openRank(t, files, r, w, &st, int64(len(docs)/2))
+			var rest int64
+			for _, d := range readAll(t, resumed) {
+				rest += d.Bytes
+			}
+			if !near(resumed.DoneBytes()+rest) || resumed.DoneBytes() < half/2 {
+				t.Errorf("w=%d rank %d: resumed at half: done %d (read before: %d) + rest %d, share %d", w, r, resumed.DoneBytes(), half, rest, s.Bytes())
+			}
+		}
 	}
 }

@@ -71,8 +71,11 @@ type Document struct {
 	// Pos is where the document is in the input: with several files or
 	// ranks it is the only global identity, so error records carry it.
 	Pos Position
-	// Bytes is how much of the input (as stored, compressed or not) this
-	// document stands for: progress by work, not by documents.
+	// Bytes is how much of the input (as stored: compressed bytes for a
+	// compressed file, a row group's share for a Parquet row) this document
+	// stands for: its line with its end and the blank lines (and BOM)
+	// before it, so a process's documents add up to its share of the
+	// input. Progress counts work in these bytes.
 	Bytes int64
 	// ID is the record's id as compact JSON of the run's id type (a string
 	// or an integer, see Schema), the default id when the record has none,
@@ -120,6 +123,7 @@ type Reader struct {
 	hasText bool   // a dropped line had non-whitespace bytes
 	vals    []json.RawMessage
 	offset  int64 // bytes consumed from the stream
+	lastEnd int64 // offset after the last document
 	seq     int64
 	err     error // sticky: I/O error or io.EOF
 }

@@ -41,8 +41,11 @@ func (r *Reader) Next() (Document, error) {
 			continue
 		}
 
-		doc := Document{Seq: r.seq, Pos: Position{File: r.opt.File, At: start}, Bytes: r.Offset() - start}
+		// A document's work is its line and the blank lines before it, so
+		// the documents' Bytes add up to the whole text read.
+		doc := Document{Seq: r.seq, Pos: Position{File: r.opt.File, At: start}, Bytes: r.offset - r.lastEnd}
 		r.seq++
+		r.lastEnd = r.offset
 		if r.tooLong {
 			doc.Err = fmt.Errorf("%w: longer than %d bytes (raise --max-line-bytes to accept it)", ErrLineTooLong, r.max)
 			return doc, nil

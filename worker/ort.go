@@ -57,3 +57,17 @@ func Version() string {
 	}
 	return ort.GetVersion()
 }
+
+// QuietNativeLog limits ONNX Runtime's own logger, which writes plain text
+// to standard error, to fatal messages: for JSON logs, where every line
+// must be one object. Failures still reach the caller as Go errors. It
+// does nothing before Init.
+func QuietNativeLog() error {
+	if !ort.IsInitialized() {
+		return nil
+	}
+	if err := ort.SetEnvironmentLogLevel(ort.LoggingLevelFatal); err != nil {
+		return fmt.Errorf("setting ONNX Runtime's log level: %w", err)
+	}
+	return nil
+}

@@ -83,7 +83,7 @@ func TestBadInputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no context column", []string{"--input", pq}, `has no column "context"`},
+		{"no context column", []string{"--input", pq}, `has no column`},
 		{"no context column lists the columns", []string{"--input", pq}, "its columns are: id, text"},
 		{"output inside the input folder", []string{"--input", folder, "--output", filepath.Join(folder, "answers.jsonl")}, "inside the input folder"},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"qa-shard/bench"
 	"qa-shard/input"
+	"qa-shard/logs"
 	"qa-shard/worker"
 )
 
@@ -29,6 +30,8 @@ func benchCmd(args []string) error {
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
 	inputs := fs.Bool("inputs", false, "instead: throughput on simulated devices reading JSONL, gzip and zstd JSONL, and Parquet")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
 	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n       qa-shard bench --inputs\n\n" +
 		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
@@ -37,6 +40,9 @@ func benchCmd(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if _, err := logs.New(logFormat, logLevel); err != nil {
+		return err
 	}
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)

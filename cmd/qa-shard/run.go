@@ -3,17 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"go.uber.org/zap"
-	"golang.org/x/term"
 
 	"qa-shard/fleet"
 	"qa-shard/input"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/qa"
@@ -29,18 +27,18 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop, release := handleSignals(o.drainTimeout)
-	defer release()
-	return runJob(ctx, stop, o)
-}
-
-// runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
-	log, err := newLogger(o.logFormat, o.logLevel)
+	log, err := logs.New(o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
 	defer log.Sync()
+	ctx, stop, release := handleSignals(o.drainTimeout, log)
+	defer release()
+	return runJob(ctx, stop, o, log)
+}
+
+// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logger) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -59,6 +57,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 
 	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
 		return err
+	}
+	if logs.Resolve(o.logFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
 	}
 	model, err := worker.OpenModel(o.model)
 	if err != nil {
@@ -89,8 +92,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	if err != nil {
 		return err
 	}
-	if r := in.plan.Rank; r.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: r.Rank, World: r.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
+	rank := in.plan.Rank
+	if rank.World > 1 {
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
 	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp,
 		Keep: o.fields.Keep, Schema: in.record.Schema, TopK: o.settings.TopK})
@@ -99,7 +103,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	}
 	defer out.Close()
 	if out.Complete {
-		reportComplete(o.output, out.Skip)
+		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
 		return nil
 	}
 	src, err := in.plan.Open(in.record, out.Input, out.Skip)
@@ -112,38 +116,32 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
-		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		SingleWindowBatches: model.QuantizedActivations,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
+		BatchTimeout:        o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: in.plan.Rows(), ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)), zap.Int64("input_bytes", src.Bytes()),
-		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
-	if o.metricsAddr != "" {
-		reg := metrics.New()
-		reg.SetGPUSource(fl.Samples)
-		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
-		if err != nil {
-			return fmt.Errorf("%w: --metrics-addr: %w", errUsage, err)
-		}
-		cfg.Observer = reg.Observer()
-		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
+		zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
 	}
+	var stopMetrics func()
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
+		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
+		return err
+	}
+	defer stopMetrics()
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, src, tok, fl.Replicas, out.Answers, lg)
 	return finish(o, out, fl, log, sum, runErr)
-}
-
-// progressBar is standard error when a person watches it.
-func progressBar(o *options) io.Writer {
-	if o.logFormat != "json" && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
-	}
-	return nil
 }
 
 func (o *options) check() error {
@@ -174,6 +172,12 @@ func (o *options) check() error {
 		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", errUsage, o.idType)
 	}
 	if err := checkKeep(o.fields.Keep); err != nil {
+		return err
+	}
+	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", errUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.metricsTextfile); err != nil {
 		return err
 	}
 	if o.maxLineBytes < 1024 {
