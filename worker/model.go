@@ -31,6 +31,8 @@ type Model struct {
 	// windows longer than this would index past the position table.
 	MaxPositions int
 	ModelType    string
+
+	modelOnce // fingerprint and placement, shared by the model's replicas
 }
 
 // OpenModel checks a model directory and reads the graph's signature. Init
