@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -124,9 +123,7 @@ func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger
 		if provider == "" {
 			provider = worker.ProviderCUDA
 		}
-		if perDevice <= 0 {
-			perDevice = 2
-		}
+		perDevice = worker.SessionsPerGPU(perDevice)
 	} else {
 		if provider != "" && provider != worker.ProviderCPU {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, provider)
@@ -143,7 +140,7 @@ func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger
 			if perDevice > 1 {
 				name = fmt.Sprintf("%s.%d", name, k)
 			}
-			r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: name, Provider: provider, Threads: threads, GPU: gpuOptions(o, d)})
+			r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: name, Provider: provider, Threads: threads, GPU: gpuOptions(o, d), Log: log})
 			if err != nil {
 				for _, x := range made {
 					x.Close()
@@ -167,13 +164,9 @@ func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger
 func gpuOptions(o *options, d gpu.Device) worker.GPUOptions {
 	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.fp16, MaxSeqLen: o.settings.MaxSeqLen,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o)}
-	if o.gpuMemFraction > 0 && d.MemoryTotal > 0 {
-		per := max(1, o.replicasPerDevice)
-		g.MemLimit = uint64(o.gpuMemFraction * float64(d.MemoryTotal) / float64(per))
-	}
+	g.MemLimit = worker.SessionMemLimit(o.gpuMemFraction, d.MemoryTotal, o.replicasPerDevice)
 	if o.provider == worker.ProviderTensorRT {
-		model := strings.NewReplacer(" ", "-", "/", "-").Replace(d.Model)
-		g.TRTCacheDir = filepath.Join(o.trtCacheDir, model)
+		g.TRTCacheDir, g.GPUModel = o.trtCacheDir, d.Model
 	}
 	return g
 }
