@@ -64,4 +64,3 @@ func (w *watcher) isReported(index int) bool {
 	defer w.mu.Unlock()
 	return w.reported[index]
 }
-
