@@ -49,14 +49,17 @@ $(KIT_ORT)/libonnxruntime_providers_cuda.so:
 	$(foreach p,$(GPU_PROVIDERS_SHA256),echo "$(lastword $(subst =, ,$(p)))  $(KIT_ORT)/$(firstword $(subst =, ,$(p)))" | sha256sum --check --quiet &&) true
 	rm -f $(KIT)/$(GPU_PROVIDERS_PKG)-$(GPU_PROVIDERS_VERSION).tgz
 
-# The check runs on a machine without Go: prebuilt binaries. The generators
-# are pure Go (no cgo), so they run on any Linux of the architecture.
+# The check runs on a machine without Go: prebuilt binaries, without their
+# symbol tables (-s -w: 5 MB less to carry; stack traces still work). The
+# generators are pure Go (no cgo), so they run on any Linux of the
+# architecture.
+KIT_LDFLAGS := -s -w -X main.version=$(VERSION)
 $(KIT_BIN)/qa-shard: $(GO_SOURCES)
-	$(GO) build $(GOFLAGS_BUILD) -o $@ ./cmd/qa-shard
+	$(GO) build -trimpath -ldflags "$(KIT_LDFLAGS)" -o $@ ./cmd/qa-shard
 $(KIT_BIN)/genmodel: $(GO_SOURCES)
-	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./tools/genmodel
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $@ ./tools/genmodel
 $(KIT_BIN)/gencorpus: $(GO_SOURCES)
-	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./tools/gencorpus
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $@ ./tools/gencorpus
 
 .PHONY: xz-tool
 xz-tool:
