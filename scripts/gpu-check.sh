@@ -94,10 +94,10 @@ else
 		[ -e "$KIT/ort/$p" ] || { row f libraries FAIL "$p is missing from $KIT/ort: a CPU kit?"; finish; }
 	done
 	sites=$(python3 -c 'import site; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null)
-	found_dirs=() notes=()
+	found_dirs=() notes=() declare -A where_libs
 	for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcurand.so.10 libcudnn.so.9; do
 		if ldconfig -p 2>/dev/null | grep -q "[[:space:]]$lib "; then
-			notes+=("$lib: system")
+			where_libs[system path]+=" $lib"
 			continue
 		fi
 		hit=
@@ -108,7 +108,7 @@ else
 		done <<<"$sites"
 		if [ -n "$hit" ]; then
 			found_dirs+=("$(dirname "$hit")")
-			notes+=("$lib: ${hit%/*}")
+			where_libs[${hit%/*}]+=" $lib"
 		elif [ "$lib" = libcudnn.so.9 ]; then
 			notes+=("$lib: not found (only TensorRT needs it)")
 		fi
@@ -122,6 +122,7 @@ else
 		row f libraries FAIL "the CUDA provider cannot load: $(grep 'not found' "$OUT/ldd-cuda.txt" | awk '{print $1}' | paste -sd' '); searched the system path and python3's site-packages/nvidia"
 		finish
 	fi
+	for d in "${!where_libs[@]}"; do notes+=("${where_libs[$d]# } from $d"); done
 	driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 	row f libraries PASS "$glibc_note; driver $driver; $(printf '%s; ' "${notes[@]}")the CUDA provider's dependencies resolve"
 fi
@@ -132,7 +133,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
 		"$BIN" devices --compare-smi "$OUT/nvidia-smi.csv" >"$OUT/compare.txt" 2>&1; then
 		row a "devices vs nvidia-smi" PASS "$(grep -c '^ok' "$OUT/compare.txt") GPU(s) agree in index, UUID, bus id and memory"
 	else
-		row a "devices vs nvidia-smi" FAIL "$(head -n 3 "$OUT/compare.txt" "$OUT/nvidia-smi.err" | paste -sd' ')"
+		row a "devices vs nvidia-smi" FAIL "$(head -q -n 3 "$OUT/compare.txt" "$OUT/nvidia-smi.err" | paste -sd' ')"
 	fi
 	"$BIN" devices >"$OUT/devices.txt" 2>&1
 elif "$BIN" devices >"$OUT/devices.txt" 2>&1 && grep -q "no NVIDIA driver found" "$OUT/devices.txt"; then
@@ -242,6 +243,8 @@ for b in "${budgets[@]}"; do
 		fi
 	fi
 done
+
+[ "$first" = 1 ] && row b "sampler during a run" FAIL "not read: no run of d succeeded"
 
 # d. The fp16, attention-fused copy users bring from optimum's O4 export.
 if python3 -c 'import onnxruntime.transformers.optimizer' >/dev/null 2>&1; then

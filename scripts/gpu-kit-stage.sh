@@ -16,7 +16,7 @@ cp "$vocab" "$dest"/vocab/vocab.json
 cp "$here"/gpu-check.sh "$dest"/scripts/
 cp "$here"/gpu-check/*.py "$dest"/scripts/gpu-check/
 # The newest glibc symbol version any binary or library of the kit uses.
-glibc=$(for f in "$dest"/bin/* "$dest"/ort/*; do objdump -T "$f"; done | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
+glibc=$(for f in "$dest"/bin/* "$dest"/ort/*; do objdump -T "$f" 2>/dev/null; done | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
 printf 'kit=%s\nglibc_required=%s\n' "$info" "$glibc" >"$dest"/KIT
 (cd "$dest" && find . -type f ! -name SHA256SUMS -printf '%P\n' | sort | xargs sha256sum >SHA256SUMS)
 echo "staged $(wc -l <"$dest"/SHA256SUMS) files, $(du -sh "$dest" | cut -f1), in $dest"
