@@ -51,9 +51,9 @@ func Open(lib Library) (*NVML, error) {
 	case nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED:
 		// ret.Error() is safe here: go-nvml formats codes in Go until the
 		// library has loaded.
-		return nil, fmt.Errorf("%w: nvmlInit: %v", ErrNoDriver, ret)
+		return nil, fmt.Errorf("%w: nvmlInit: %w", ErrNoDriver, ret)
 	}
-	return nil, fmt.Errorf("NVML initialisation failed (driver and library versions, permissions?): %v", ret)
+	return nil, fmt.Errorf("NVML initialisation failed (driver and library versions, permissions?): %w", ret)
 }
 
 // OpenSystem opens the machine's NVML (libnvidia-ml.so.1).
@@ -88,7 +88,7 @@ func (n *NVML) Close() error {
 	n.stop()
 	n.busy.Wait()
 	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {
-		return fmt.Errorf("nvmlShutdown: %v", ret)
+		return fmt.Errorf("nvmlShutdown: %w", ret)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (n *NVML) Devices() ([]Device, error) {
 	defer n.leave()
 	count, ret := n.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("nvmlDeviceGetCount: %v", ret)
+		return nil, fmt.Errorf("nvmlDeviceGetCount: %w", ret)
 	}
 	out := make([]Device, 0, count)
 	for i := range count {

@@ -22,7 +22,7 @@ func ShardValue(s Shard) string {
 func ParseShard(v string) (Shard, error) {
 	var s Shard
 	if _, err := fmt.Sscanf(v, "rank=%d;world=%d;first=%d;end=%d", &s.Rank, &s.World, &s.First, &s.End); err != nil {
-		return Shard{}, fmt.Errorf("%w: shard %q: %v", ErrCorrupt, v, err)
+		return Shard{}, fmt.Errorf("%w: shard %q: %w", ErrCorrupt, v, err)
 	}
 	if s.World < 1 || s.Rank < 0 || s.Rank >= s.World || s.First < 0 || s.End < s.First {
 		return Shard{}, fmt.Errorf("%w: shard %q is not a valid block", ErrCorrupt, v)

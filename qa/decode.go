@@ -6,8 +6,9 @@ import (
 )
 
 // DecodeWindow turns one window's start and end logits into answer
-// candidates, reproducing transformers 4.x select_starts_ends, decode_spans
-// and get_indices for a fast tokenizer with the question first.
+// candidates as Hugging Face's question-answering pipeline (transformers
+// 4.x) selects and decodes spans, for a fast tokenizer with the question
+// first.
 //
 // start and end must hold exactly w.Len() logits (padding stripped); ctx is
 // the full context the window was cut from.

@@ -2,10 +2,14 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"qa-shard/qa"
 )
+
+// errEmptyQuestion is the error record of a record's empty question.
+var errEmptyQuestion = fmt.Errorf(`%w: the record's "question" or a "questions" item is empty, so it is not asked (Hugging Face refuses an empty question too)`, qa.ErrEmptyQuestion)
 
 // questionCache tokenizes each distinct question once: a run usually asks
 // the same few questions of every document.
@@ -57,11 +61,13 @@ func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows c
 			n += int64(len(q.windows))
 		}
 		if n == 0 {
+			p.progress.addWork(d.doc.Bytes)
 			if err := send(ctx, done, d); err != nil {
 				return err
 			}
 			continue
 		}
+		d.windows = n
 		d.pending.Store(n)
 		for qi, q := range d.questions {
 			for wi := range q.windows {
@@ -79,6 +85,10 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 	for i, text := range d.doc.Questions {
 		qs := &d.questions[i]
 		qs.text = text
+		if text == "" {
+			qs.err = errEmptyQuestion
+			continue
+		}
 		ws, err := qa.Windows(cache.get(p.tok, text), d.ctx, p.cfg.Special, p.cfg.Settings)
 		if err != nil {
 			qs.err = err

@@ -274,7 +274,13 @@ func TestPoisonedWindowBecomesErrorRecord(t *testing.T) {
 	}
 }
 
-var errSticky = errors.New("CUDA failure 700: an illegal memory access was encountered")
+// fatalError is how a replica's error says its session is broken (as
+// worker.RunError does); the scheduler no longer reads error texts.
+type fatalError struct{ error }
+
+func (fatalError) Fatal() bool { return true }
+
+var errSticky = fatalError{errors.New("CUDA failure 700: an illegal memory access was encountered")}
 
 // TestFatalReplicaRetires: a replica with a sticky fatal error (no
 // Rebuild) is retired and its batch goes to the others; the output is

@@ -44,9 +44,15 @@ type Document struct {
 	Context string
 	// Questions are the global questions followed by the record's
 	// "question" and "questions", trimmed, duplicates removed, order kept.
+	// A record's empty question stays in the list as "" (the pipeline
+	// gives it an error record; the other questions are answered).
 	Questions []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
+	// Bytes is the length of the document's line in the input, its line
+	// end included (and the byte-order mark, for the first line): the unit
+	// progress counts work in. A Span's Bytes is the sum over its documents.
+	Bytes int64
 }
 
 // Sentinels for bad input lines, found in Document.Err with errors.Is.
@@ -75,6 +81,7 @@ type Reader struct {
 	hasText    bool   // a dropped line had non-whitespace bytes
 	rec        rawRecord
 	items      []json.RawMessage // the "questions" array, reused
+	lineBytes  int64             // bytes of the current line as read, its end included
 	lineNo     int64
 	seq        int64
 	bomChecked bool

@@ -75,7 +75,7 @@ func (r *Reader) fill(rec *rawRecord, doc *Document) error {
 	}
 	ctx, err := unquote(rec.Context)
 	if err != nil {
-		return fmt.Errorf(`%w: "context": %v`, ErrMalformedJSON, err)
+		return fmt.Errorf(`%w: "context": %w`, ErrMalformedJSON, err)
 	}
 	if strings.TrimSpace(ctx) == "" {
 		return fmt.Errorf("%w: it has no text to answer from", ErrEmptyContext)
@@ -89,7 +89,7 @@ func (r *Reader) fill(rec *rawRecord, doc *Document) error {
 			return fmt.Errorf(`%w: "questions" must be an array of strings, found %s`, ErrBadQuestion, kind(rec.Questions))
 		}
 		if err := json.Unmarshal(rec.Questions, &r.items); err != nil {
-			return fmt.Errorf(`%w: "questions": %v`, ErrMalformedJSON, err)
+			return fmt.Errorf(`%w: "questions": %w`, ErrMalformedJSON, err)
 		}
 	}
 	qs := make([]string, len(r.questions), len(r.questions)+1+len(r.items))
@@ -116,7 +116,8 @@ func (r *Reader) fill(rec *rawRecord, doc *Document) error {
 }
 
 // question decodes and trims one question: "question" when index is -1,
-// else "questions"[index].
+// else "questions"[index]. An empty question is returned as "": it is not
+// asked, and gets an error record of its own.
 func question(raw json.RawMessage, index int) (string, error) {
 	name := `"question"`
 	if index >= 0 {
@@ -127,13 +128,9 @@ func question(raw json.RawMessage, index int) (string, error) {
 	}
 	q, err := unquote(raw)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrMalformedJSON, name, err)
+		return "", fmt.Errorf("%w: %s: %w", ErrMalformedJSON, name, err)
 	}
-	q = strings.TrimSpace(q)
-	if q == "" {
-		return "", fmt.Errorf("%w: %s is empty", ErrBadQuestion, name)
-	}
-	return q, nil
+	return strings.TrimSpace(q), nil
 }
 
 // unquote decodes a JSON string. Most strings have no escapes, and those
@@ -192,9 +189,9 @@ func checkUTF8(line []byte) error {
 func malformed(err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		return fmt.Errorf("%w: %v (at byte %d)", ErrMalformedJSON, syn, syn.Offset)
+		return fmt.Errorf("%w: %w (at byte %d)", ErrMalformedJSON, syn, syn.Offset)
 	}
-	return fmt.Errorf("%w: %v", ErrMalformedJSON, err)
+	return fmt.Errorf("%w: %w", ErrMalformedJSON, err)
 }
 
 func firstErr(a, b error) error {

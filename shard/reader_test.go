@@ -51,10 +51,8 @@ func TestReaderBadLines(t *testing.T) {
 		{"id null", `{"id": null, "context": "c", "question": "q"}`, ErrBadID, "", "found null"},
 		{"id bool", `{"id": true, "context": "c", "question": "q"}`, ErrBadID, "", "found a boolean"},
 		{"question number", `{"context": "c", "question": 3}`, ErrBadQuestion, "1", `"question" must be a string`},
-		{"question empty", `{"context": "c", "question": "  "}`, ErrBadQuestion, "1", `"question" is empty`},
 		{"questions not array", `{"context": "c", "questions": "q"}`, ErrBadQuestion, "1", "array of strings"},
 		{"questions element", `{"context": "c", "questions": ["a", 2]}`, ErrBadQuestion, "1", `"questions"[1] must be a string`},
-		{"questions empty element", `{"context": "c", "questions": ["a", ""]}`, ErrBadQuestion, "1", `"questions"[1] is empty`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,6 +103,10 @@ func TestReaderGoodLines(t *testing.T) {
 			[]string{"g1", "g2", " g1", ""}, `1`, "c", []string{"g1", "g2", "a", "b"}},
 		{"question then questions", `{"context": "c", "questions": ["b", "a"], "question": "a"}`, nil, `1`, "c", []string{"a", "b"}},
 		{"leading whitespace", "  \t{\"context\": \"c\", \"question\": \"q\"}  ", nil, `1`, "c", []string{"q"}},
+		// An empty question is kept: it gets an error record of its own,
+		// and the document's other questions are answered.
+		{"question empty", `{"context": "c", "question": "  "}`, nil, `1`, "c", []string{""}},
+		{"questions empty element", `{"context": "c", "questions": ["a", "", " "]}`, []string{"g"}, `1`, "c", []string{"g", "a", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,7 +94,7 @@ func (w *Writer) appendID(b []byte, id json.RawMessage) ([]byte, error) {
 	if len(id) == 0 {
 		w.id.WriteString("null")
 	} else if err := json.Compact(&w.id, id); err != nil {
-		return b, fmt.Errorf("shard: %w: %q is not valid JSON: %v", ErrBadID, id, err)
+		return b, fmt.Errorf("shard: %w: %q is not valid JSON: %w", ErrBadID, id, err)
 	}
 	return append(b, w.id.Bytes()...), nil
 }

@@ -76,7 +76,7 @@ func (r *Replica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	if !stop() {
 		// Terminate was called: clear it so the next batch can run.
 		r.runOpts.UnsetTerminate()
-		return qa.Logits{}, fmt.Errorf("replica %s: run terminated (%v): %w", r.name, err, ctx.Err())
+		return qa.Logits{}, fmt.Errorf("replica %s: run terminated (%w): %w", r.name, err, ctx.Err())
 	}
 	return out, err
 }

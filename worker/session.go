@@ -60,11 +60,15 @@ func openSession(m *Model, opt ReplicaOptions, mode sessionMode) (*ort.DynamicAd
 // setMode applies mode. GPU sessions log ONNX Runtime's warnings (the
 // environment's level is Error): the Go binding offers no logging callback
 // to route them into zap, so they reach standard error in ONNX Runtime's
-// own format.
+// own format. With JSON logs (QuietNativeLog) they stay quiet, since every
+// stderr line must then be a JSON object; the placement check reports CPU
+// nodes through zap either way.
 func setMode(so *ort.SessionOptions, provider string, mode sessionMode) error {
 	level := ort.LoggingLevel(-1)
 	switch {
 	case mode.quiet:
+		level = ort.LoggingLevelFatal
+	case nativeQuiet.Load():
 		level = ort.LoggingLevelFatal
 	case provider == ProviderCUDA || provider == ProviderTensorRT:
 		level = ort.LoggingLevelWarning

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,12 +14,6 @@ import (
 	"qa-shard/scheduler"
 	"qa-shard/shard"
 	"qa-shard/worker/sim"
-)
-
-// The simulated replicas must stay usable by the scheduler's fault path.
-var (
-	_ scheduler.Replica   = (*sim.Replica)(nil)
-	_ scheduler.Rebuilder = (*sim.Replica)(nil)
 )
 
 // schedBench sizes the scheduling benchmark. The defaults keep the whole
@@ -75,11 +69,11 @@ func (c schedConfig) units() float64 {
 	return u
 }
 
-// benchScheduling measures, in one run and on simulated devices, how close
+// Scheduling measures, in one run and on simulated devices, how close
 // pull-based scheduling gets to the sum of the replicas' speeds, beside a
 // static even split of the same batches, and prints a markdown table.
-func benchScheduling(w io.Writer) error {
-	return runSchedBench(context.Background(), w, defaultSchedBench())
+func Scheduling(ctx context.Context, w io.Writer) error {
+	return runSchedBench(ctx, w, defaultSchedBench())
 }
 
 func runSchedBench(ctx context.Context, w io.Writer, p schedBench) error {
@@ -228,63 +222,6 @@ func schedBusy(sims []*sim.Replica, wall time.Duration) (float64, time.Duration)
 	return simulated.Seconds() / (wall.Seconds() * float64(len(sims))), late
 }
 
-// schedProbe wraps a simulated replica to time its batches and, for the
-// single-replica run, keep every batch for the static replays (the
-// scheduler builds fresh tensors per batch, so keeping them is safe). The
-// scheduler calls it from one goroutine, so its timing needs no lock.
-type schedProbe struct {
-	*sim.Replica
-	rec         *schedRecorder
-	first, last time.Time
-	between     time.Duration
-	batches     int
-}
-
-type schedRecorder struct {
-	mu      sync.Mutex
-	batches []qa.Batch
-}
-
-func (r *schedProbe) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
-	start := time.Now()
-	if r.batches == 0 {
-		r.first = start
-	} else {
-		r.between += start.Sub(r.last)
-	}
-	out, err := r.Replica.Run(ctx, b)
-	r.last = time.Now()
-	r.batches++
-	if err == nil && r.rec != nil {
-		r.rec.mu.Lock()
-		r.rec.batches = append(r.rec.batches, b)
-		r.rec.mu.Unlock()
-	}
-	return out, err
-}
-
-func schedIdleOf(probes []*schedProbe, start, end time.Time) schedIdle {
-	var id schedIdle
-	n := 0
-	for _, p := range probes {
-		if p.batches == 0 {
-			continue
-		}
-		n++
-		id.first += p.first.Sub(start)
-		id.between += p.between
-		id.tail += end.Sub(p.last)
-		id.batches += float64(p.batches)
-	}
-	if n > 0 {
-		id.first /= time.Duration(n)
-		id.between /= time.Duration(n)
-		id.tail /= time.Duration(n)
-		id.batches /= float64(n)
-	}
-	return id
-}
-
 // schedCorpus is JSONL of n documents of mixed lengths: mostly short ones
 // (one window), some of a few windows, a few long ones, shuffled, as a
 // real corpus mixes them.
@@ -312,56 +249,3 @@ func schedCorpus(n int, seed uint64) string {
 	}
 	return sb.String()
 }
-
-func writeSchedTable(w io.Writer, p schedBench, batches int, rs []schedResult, loadBefore string, cpu time.Duration) error {
-	unit := rs[0].rate()
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "\n## Scheduling on simulated devices\n\n")
-	fmt.Fprintf(&sb, "%d documents, %d windows, %d batches of at most %d tokens; one unit = %.0f padded tokens/s, jitter ±%.0f%%.\n",
-		p.docs, rs[0].windows, batches, p.maxBatchTokens, p.rate, 100*p.jitter)
-	fmt.Fprintf(&sb, "Load average %s before, %s after; process CPU %.1f s over the benchmark.\n", loadBefore, loadAvg(), cpu.Seconds())
-	fmt.Fprintf(&sb, "Ratio: windows/s over (sum of the replicas' speeds x the single replica's windows/s). ")
-	fmt.Fprintf(&sb, "Device busy: the replicas' mean share of the wall time simulating work.\n\n")
-	fmt.Fprintf(&sb, "| replicas | dispatch | windows/s | speeds (units) | ratio | device busy | target |\n")
-	fmt.Fprintf(&sb, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
-	for _, r := range rs {
-		dispatch := "pull"
-		if r.static {
-			dispatch = "static even split"
-		}
-		ratio := r.rate() / (r.units() * unit)
-		target := ""
-		if r.target > 0 {
-			verdict := "met"
-			if ratio < r.target {
-				verdict = "MISSED"
-			}
-			target = fmt.Sprintf("≥ %.2f %s", r.target, verdict)
-		}
-		fmt.Fprintf(&sb, "| %s | %s | %.0f | %g | %.3f | %.0f%% | %s |\n", r.label, dispatch, r.rate(), r.units(), ratio, 100*r.busy, target)
-	}
-	fmt.Fprintf(&sb, "\nWhere pull replicas lose time (mean per replica): waiting for the first batch, between batches, ")
-	fmt.Fprintf(&sb, "after their last batch, and inside Run beyond the simulated delay (late: timer and logits).\n\n")
-	fmt.Fprintf(&sb, "| replicas | wall | batches | first | between (per batch) | between (total) | tail | late (per batch) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, r := range rs {
-		if r.static {
-			continue
-		}
-		per := time.Duration(0)
-		if r.idle.batches > 1 {
-			per = time.Duration(float64(r.idle.between) / (r.idle.batches - 1))
-		}
-		fmt.Fprintf(&sb, "| %s | %s | %.0f | %s | %s | %s | %s | %s |\n", r.label, ms(r.wall), r.idle.batches,
-			ms(r.idle.first), ms(per), ms(r.idle.between), ms(r.idle.tail), ms(r.late))
-	}
-	fmt.Fprintf(&sb, "\nWindows per replica, 7 + one 4x slower:\n\n| replica | speed | pull | static even split |\n| --- | ---: | ---: | ---: |\n")
-	pull, static := rs[3], rs[4]
-	for i, s := range pull.speeds {
-		fmt.Fprintf(&sb, "| sim:%d | %g | %d | %d |\n", i, s, pull.perRep[i], static.perRep[i])
-	}
-	_, err := io.WriteString(w, sb.String())
-	return err
-}
-
-// ms prints a duration in milliseconds with two decimals.
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

@@ -1,4 +1,10 @@
-package main
+// Package fleet builds the replicas of a run: it resolves --devices (NVML,
+// CUDA_VISIBLE_DEVICES, Slurm's tasks per node), opens one ONNX Runtime
+// session per replica, and watches the GPUs (telemetry sampler, Xid health
+// watcher). "sim:..." device specs give simulated replicas instead, for
+// tests and the scheduling benchmark. It also prints what NVML sees (the
+// devices subcommand).
+package fleet
 
 import (
 	"context"
@@ -7,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -16,14 +23,41 @@ import (
 	"qa-shard/worker/sim"
 )
 
-// fleet is the set of replicas of a run and what watches their devices.
-type fleet struct {
-	replicas []scheduler.Replica
-	health   <-chan string // replica names whose device became unhealthy
-	status   func() string // GPU telemetry for the progress line
-	samples  func() []gpu.Sample
+// The scheduler's fault path needs sessions it can rebuild.
+var (
+	_ scheduler.Replica   = (*worker.Replica)(nil)
+	_ scheduler.Rebuilder = (*worker.Replica)(nil)
+	_ scheduler.Replica   = (*sim.Replica)(nil)
+	_ scheduler.Rebuilder = (*sim.Replica)(nil)
+)
+
+// Options say where replicas run and how each session is set up.
+type Options struct {
+	Devices           string  // the --devices value; "sim:..." for simulated replicas
+	Provider          string  // worker.ProviderCUDA (default on GPUs), ProviderTensorRT, or ProviderCPU
+	ReplicasPerDevice int     // sessions per GPU; 0: 2
+	Threads           int     // intra-op threads per replica; 0: on the CPU, the cores divided among the replicas
+	FP16              bool    // TensorRT float16 engines
+	GPUMemFraction    float64 // CUDA arena limit as a fraction of each GPU's memory; 0: none
+	TRTCacheDir       string  // TensorRT engine cache; one subfolder per GPU model
+	MaxSeqLen         int     // longest window, for TensorRT's profile
+	MaxBatchTokens    int     // the scheduler's token budget per batch
+	SampleInterval    time.Duration
+	Log               *zap.Logger // nil: no logging
+}
+
+// Fleet is the set of replicas of a run and what watches their devices.
+type Fleet struct {
+	Replicas []scheduler.Replica
+	Health   <-chan string // replica names whose device became unhealthy
+	Status   func() string // GPU telemetry for the progress line; nil without GPUs
+	Samples  func() []gpu.Sample
+	Summary  func() []gpu.Summary // per GPU over the run; nil without GPUs
 	close    func()
 }
+
+// Close releases the sessions and stops the watchers.
+func (f *Fleet) Close() { f.close() }
 
 // selectDevices resolves --devices with NVML (where a driver exists) and
 // CUDA_VISIBLE_DEVICES, and exports the CUDA environment before ONNX
@@ -73,26 +107,30 @@ func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap
 	return gpu.Plan(strings.Join(mine, ","), found, nerr, os.LookupEnv)
 }
 
-// startFleet creates the replicas: simulated ones for "sim:..." (tests and
+// Start creates the replicas: simulated ones for "sim:..." (tests and
 // scheduler benchmarks), else ONNX Runtime sessions on the selected devices.
-func startFleet(ctx context.Context, o *options, m *worker.Model, log *zap.Logger) (*fleet, error) {
-	if sim.IsSpec(o.devices) {
-		reps, err := sim.FromSpec(o.devices)
+func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	log := o.Log
+	if sim.IsSpec(o.Devices) {
+		reps, err := sim.FromSpec(o.Devices)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", gpu.ErrSelection, err)
+			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
-		f := &fleet{close: func() {}}
+		f := &Fleet{close: func() {}}
 		for _, r := range reps {
-			f.replicas = append(f.replicas, r)
+			f.Replicas = append(f.Replicas, r)
 		}
 		log.Warn("simulated replicas: no model runs", zap.Int("replicas", len(reps)))
 		return f, nil
 	}
-	sel, n, err := selectDevices(o.devices, log)
+	sel, n, err := selectDevices(o.Devices, log)
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{close: func() {}}
+	f := &Fleet{close: func() {}}
 	if n != nil {
 		f.close = func() { n.Close() }
 	}
@@ -109,7 +147,7 @@ func startFleet(ctx context.Context, o *options, m *worker.Model, log *zap.Logge
 		closeNVML()
 	}
 	for _, r := range made {
-		f.replicas = append(f.replicas, r)
+		f.Replicas = append(f.Replicas, r)
 	}
 	if sel.OnGPU() && n != nil {
 		f.watch(ctx, n, sel.Devices, o, log)
@@ -117,8 +155,8 @@ func startFleet(ctx context.Context, o *options, m *worker.Model, log *zap.Logge
 	return f, nil
 }
 
-func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger) ([]*worker.Replica, error) {
-	provider, perDevice, threads := o.provider, o.replicasPerDevice, o.threads
+func newReplicas(o Options, m *worker.Model, sel gpu.Selection, log *zap.Logger) ([]*worker.Replica, error) {
+	provider, perDevice, threads := o.Provider, o.ReplicasPerDevice, o.Threads
 	if sel.OnGPU() {
 		if provider == "" {
 			provider = worker.ProviderCUDA
@@ -161,32 +199,33 @@ func newReplicas(o *options, m *worker.Model, sel gpu.Selection, log *zap.Logger
 	return made, nil
 }
 
-func gpuOptions(o *options, d gpu.Device) worker.GPUOptions {
-	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.fp16, MaxSeqLen: o.settings.MaxSeqLen,
-		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: batchRows(o)}
-	g.MemLimit = worker.SessionMemLimit(o.gpuMemFraction, d.MemoryTotal, o.replicasPerDevice)
-	if o.provider == worker.ProviderTensorRT {
-		g.TRTCacheDir, g.GPUModel = o.trtCacheDir, d.Model
+func gpuOptions(o Options, d gpu.Device) worker.GPUOptions {
+	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.FP16, MaxSeqLen: o.MaxSeqLen,
+		MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: BatchRows(o.Provider, o.MaxBatchTokens)}
+	g.MemLimit = worker.SessionMemLimit(o.GPUMemFraction, d.MemoryTotal, o.ReplicasPerDevice)
+	if o.Provider == worker.ProviderTensorRT {
+		g.TRTCacheDir, g.GPUModel = o.TRTCacheDir, d.Model
 	}
 	return g
 }
 
-// batchRows caps batch rows where TensorRT's profile needs a bound.
-func batchRows(o *options) int {
-	if o.provider == worker.ProviderTensorRT {
-		return max(1, o.maxBatchTokens/64)
+// BatchRows caps batch rows where TensorRT's profile needs a bound; the
+// scheduler must cut batches under the same cap.
+func BatchRows(provider string, maxBatchTokens int) int {
+	if provider == worker.ProviderTensorRT {
+		return max(1, maxBatchTokens/64)
 	}
 	return 0
 }
 
 // watch starts the GPU sampler and the health watcher; replicas of an
 // unhealthy device are reported by name to the scheduler.
-func (f *fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o *options, log *zap.Logger) {
+func (f *Fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o Options, log *zap.Logger) {
 	ctx, cancel := context.WithCancel(ctx)
-	s := n.NewSampler(devs, gpu.SamplerOptions{Interval: o.gpuSampleInterval, Log: log})
+	s := n.NewSampler(devs, gpu.SamplerOptions{Interval: o.SampleInterval, Log: log})
 	go s.Run(ctx)
 	byUUID := map[string][]string{}
-	for _, r := range f.replicas {
+	for _, r := range f.Replicas {
 		for _, d := range devs {
 			if r.Name() == d.Name() || strings.HasPrefix(r.Name(), d.Name()+".") {
 				byUUID[d.UUID] = append(byUUID[d.UUID], r.Name())
@@ -203,9 +242,10 @@ func (f *fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o *op
 			}
 		}
 	}()
-	f.health = names
-	f.samples = s.Latest
-	f.status = func() string {
+	f.Health = names
+	f.Samples = s.Latest
+	f.Summary = s.Summary
+	f.Status = func() string {
 		var parts []string
 		for _, x := range s.Latest() {
 			parts = append(parts, x.String())
@@ -215,10 +255,6 @@ func (f *fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o *op
 	inner := f.close
 	f.close = func() {
 		cancel()
-		for _, x := range s.Summary() {
-			log.Info("gpu summary", zap.String("gpu", x.String()))
-			fmt.Fprintf(os.Stderr, "  %s\n", x.String())
-		}
 		inner()
 	}
 }
