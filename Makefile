@@ -140,3 +140,7 @@ fuzz: $(VOCAB_JSON)
 .PHONY: slurm-test
 slurm-test: build demo-model ort
 	SLURM_TEST_SKIP_BUILD=1 bash scripts/slurm/test.sh
+
+# make gpu-kit (an offline bundle to check a GPU machine) and make
+# gpu-check-cpu (its CPU-only steps, run by CI): see mk/gpu-kit.mk.
+include mk/gpu-kit.mk
