@@ -68,7 +68,8 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
 	cpu0 := cpuTime()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch, MaxBatchRows: fleet.BatchRows(o.Provider, maxBatch)}
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch, MaxBatchRows: fleet.BatchRows(o.Provider, maxBatch),
+		SingleWindowBatches: m.QuantizedActivations}
 	sum, err := scheduler.Run(ctx, cfg, shard.NewReader(in, shard.Options{Questions: []string{question}}), tok, rec, shard.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)

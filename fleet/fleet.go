@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -162,9 +161,7 @@ func newReplicas(o Options, m *worker.Model, sel gpu.Selection, log *zap.Logger)
 		if provider == "" {
 			provider = worker.ProviderCUDA
 		}
-		if perDevice <= 0 {
-			perDevice = 2
-		}
+		perDevice = worker.SessionsPerGPU(perDevice)
 	} else {
 		if provider != "" && provider != worker.ProviderCPU {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, provider)
@@ -181,7 +178,7 @@ func newReplicas(o Options, m *worker.Model, sel gpu.Selection, log *zap.Logger)
 			if perDevice > 1 {
 				name = fmt.Sprintf("%s.%d", name, k)
 			}
-			r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: name, Provider: provider, Threads: threads, GPU: gpuOptions(o, d)})
+			r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: name, Provider: provider, Threads: threads, GPU: gpuOptions(o, d), Log: log})
 			if err != nil {
 				for _, x := range made {
 					x.Close()
@@ -205,13 +202,9 @@ func newReplicas(o Options, m *worker.Model, sel gpu.Selection, log *zap.Logger)
 func gpuOptions(o Options, d gpu.Device) worker.GPUOptions {
 	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.FP16, MaxSeqLen: o.MaxSeqLen,
 		MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: BatchRows(o.Provider, o.MaxBatchTokens)}
-	if o.GPUMemFraction > 0 && d.MemoryTotal > 0 {
-		per := max(1, o.ReplicasPerDevice)
-		g.MemLimit = uint64(o.GPUMemFraction * float64(d.MemoryTotal) / float64(per))
-	}
+	g.MemLimit = worker.SessionMemLimit(o.GPUMemFraction, d.MemoryTotal, o.ReplicasPerDevice)
 	if o.Provider == worker.ProviderTensorRT {
-		model := strings.NewReplacer(" ", "-", "/", "-").Replace(d.Model)
-		g.TRTCacheDir = filepath.Join(o.TRTCacheDir, model)
+		g.TRTCacheDir, g.GPUModel = o.TRTCacheDir, d.Model
 	}
 	return g
 }

@@ -65,7 +65,7 @@ func TestPartsStorageFaults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "logits")
-			p, err := OpenParts(dir, 0)
+			p, err := OpenParts(dir, 0, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestPartsStorageFaults(t *testing.T) {
 				}
 			}
 			d.room, d.syncErr = 1<<30, nil
-			p, err = OpenParts(dir, 1)
+			p, err = OpenParts(dir, 1, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

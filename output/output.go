@@ -1,9 +1,9 @@
-// Package output owns a run's output files: the answers file, the logits
-// folder and the journal that makes them resumable.
+// Package output owns a run's output files: the answers (JSONL, gzip or
+// zstd JSONL, or a folder of Parquet parts, by the extension of --output),
+// the logits folder and the journal that makes them resumable.
 package output
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -16,19 +16,24 @@ import (
 
 // Options name the outputs of a run and how to treat existing ones.
 type Options struct {
-	Answers   string // the answers file; "-" for standard output
+	Answers   string // the answers file (or folder, .parquet); "-" for standard output
 	Logits    string // the logits folder; "" for none
 	Resume    bool   // continue from the journal beside Answers
 	Overwrite bool   // replace existing outputs
 	// Fingerprint identifies what the answers depend on; a resumed run
 	// must have the journal's.
 	Fingerprint journal.Fingerprint
+	// Keep names the kept fields; Schema gives ids and kept fields their
+	// types; TopK > 1 adds the answers list column to Parquet answers.
+	Keep   []string
+	Schema shard.Schema
+	TopK   int
 
-	// openFile opens the answers file; tests inject faults through it.
+	// openFile opens a JSONL answers file; tests inject faults through it.
 	openFile func(name string, flag int) (file, error)
 }
 
-// file is what Outputs needs of the answers file; *os.File is one.
+// file is what a JSONL answers stream needs of its file; *os.File is one.
 type file interface {
 	io.Writer
 	Sync() error
@@ -42,25 +47,45 @@ func (o *Options) open(name string, flag int) (file, error) {
 	return os.OpenFile(name, flag, 0o644)
 }
 
-// Outputs are the answers file, the logits directory and the journal that
+// Records receives answer and error records in input order.
+type Records interface {
+	WriteAnswer(shard.AnswerRecord) error
+	WriteError(shard.ErrorRecord) error
+}
+
+// Outputs are the answers, the logits directory and the journal that
 // makes them resumable. Records go to the final path directly; the journal
 // says how much of it is complete, so a killed run is resumed, not
 // restarted, and an unfinished file is never mistaken for a finished one.
 type Outputs struct {
-	Answers  *shard.Writer
+	Answers  Records
 	Logits   *logits.Parts // nil without a logits folder
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
-	path     string
-	file     file // nil for standard output
-	counter  *countingWriter
-	buf      *bufio.Writer
-	journal  *journal.Journal
+	// Input is where the input continues (resume); nil for a fresh start.
+	Input   *journal.InputState
+	path    string
+	sink    sink
+	journal *journal.Journal
+	at      func(next int64) journal.InputState
 	// failed is the first failure to write or save: after it no
 	// checkpoint is made, so the journal keeps describing the output as
 	// it was before (a failed write may have left part of a record, a
 	// failed seal may have dropped logits rows).
 	failed error
+}
+
+// sink is one answers format.
+type sink interface {
+	Records
+	// seal makes what was written one complete unit: flushed, a gzip
+	// member or zstd frame ended, a Parquet part sealed.
+	seal() error
+	// size is the length of the answers file and the sealed parts.
+	size() (bytes int64, parts int)
+	// syncer is what must reach the disk before the journal says so.
+	syncer() journal.Syncer
+	close()
 }
 
 // Open starts fresh outputs, or with Resume continues them.
@@ -69,9 +94,9 @@ func Open(o Options) (*Outputs, error) {
 		if o.Resume {
 			return nil, fmt.Errorf("%w: --resume needs --output FILE: standard output cannot be continued", journal.ErrInvalid)
 		}
-		out := &Outputs{path: "-", buf: bufio.NewWriterSize(os.Stdout, 1<<20)}
-		out.Answers = shard.NewWriter(out.buf)
-		return out, out.openLogits(o.Logits, 0)
+		out := &Outputs{path: "-", sink: newStream(os.Stdout, JSONL, 0, o.Keep)}
+		out.Answers = out.sink
+		return out, out.openLogits(o, 0)
 	}
 	if o.Resume {
 		j, st, err := journal.Open(o.Answers, o.Fingerprint)
@@ -86,20 +111,19 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done}, nil
 		}
-		f, err := o.open(o.Answers, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
 			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
 		}
-		out := newFileOutputs(o.Answers, f, st.Bytes)
-		out.journal, out.Skip = j, st.Done
-		return out, out.openLogits(o.Logits, st.LogitsParts)
+		out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j, Skip: st.Done, Input: &st.Input}
+		return out, out.openLogits(o, st.LogitsParts)
 	}
 	return fresh(o)
 }
 
 func fresh(o Options) (*Outputs, error) {
 	if o.Overwrite {
-		if err := journal.Remove(o.Answers); err != nil {
+		if err := remove(o.Answers); err != nil {
 			return nil, fmt.Errorf("--overwrite: %w", err)
 		}
 	} else if err := journal.CheckFresh(o.Answers, journal.Path(o.Answers), o.Logits); err != nil {
@@ -109,34 +133,29 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, Fault(err)
 	}
-	f, err := o.open(o.Answers, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	s, err := openSink(o, -1, 0)
 	if err != nil {
 		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
 	}
-	out := newFileOutputs(o.Answers, f, 0)
-	out.journal = j
-	return out, out.openLogits(o.Logits, 0)
+	out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j}
+	return out, out.openLogits(o, 0)
 }
 
-func newFileOutputs(path string, f file, base int64) *Outputs {
-	out := &Outputs{path: path, file: f}
-	c := &countingWriter{w: f, n: base, out: out}
-	out.counter, out.buf = c, bufio.NewWriterSize(c, 1<<20)
-	out.Answers = shard.NewWriter(out.buf)
-	return out
-}
-
-func (o *Outputs) openLogits(dir string, keep int) error {
-	if dir == "" {
+func (o *Outputs) openLogits(opt Options, keep int) error {
+	if opt.Logits == "" {
 		return nil
 	}
-	p, err := logits.OpenParts(dir, keep)
+	p, err := logits.OpenParts(opt.Logits, keep, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep})
 	if err != nil {
 		return Fault(fmt.Errorf("--logits: %w", err))
 	}
 	o.Logits = p
 	return nil
 }
+
+// SetInput tells checkpoints where the input continues once the documents
+// before next are written (input.Source.At).
+func (o *Outputs) SetInput(at func(next int64) journal.InputState) { o.at = at }
 
 // Checkpoint makes the first next documents durable and records that.
 // It runs on the scheduler's writer goroutine, or after Run returned.
@@ -151,17 +170,14 @@ func (o *Outputs) Finish(next int64) error {
 	return o.sync(next, true)
 }
 
-// Flush hands the buffered records to the answers file without making
-// them durable or journaling them.
+// Flush hands the buffered records to the answers (a compressed member
+// ended, a Parquet part sealed) without making them durable or
+// journaling them.
 func (o *Outputs) Flush() error {
 	if o.failed != nil {
 		return o.failed
 	}
-	err := o.Answers.Flush()
-	if err == nil {
-		err = o.buf.Flush()
-	}
-	if err != nil {
+	if err := o.sink.seal(); err != nil {
 		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
 	}
 	return o.failed
@@ -195,21 +211,27 @@ func (o *Outputs) sync(next int64, done bool) error {
 }
 
 func (o *Outputs) save(next int64, done bool) error {
-	parts := 0
+	p := journal.Progress{Done: next}
 	if o.Logits != nil {
 		n, err := o.Logits.Seal()
 		if err != nil {
 			return err
 		}
-		parts = n
+		p.LogitsParts = n
 	}
 	if o.journal == nil {
 		return nil
 	}
-	if done {
-		return o.journal.Finish(o.file, next, o.counter.n, parts)
+	p.Bytes, p.AnswerParts = o.sink.size()
+	if o.at != nil {
+		p.Input = o.at(next)
+	} else {
+		p.Input = o.journal.State().Input
 	}
-	return o.journal.Checkpoint(o.file, next, o.counter.n, parts)
+	if done {
+		return o.journal.Complete(o.sink.syncer(), p)
+	}
+	return o.journal.Save(o.sink.syncer(), p)
 }
 
 // Close releases the files; what was not checkpointed is redone on resume.
@@ -217,24 +239,7 @@ func (o *Outputs) Close() {
 	if o.Logits != nil {
 		o.Logits.Abort()
 	}
-	if o.file != nil {
-		o.file.Close()
+	if o.sink != nil {
+		o.sink.close()
 	}
-}
-
-// countingWriter knows the answers file's length without asking the OS,
-// and remembers the first failure to write it.
-type countingWriter struct {
-	w   io.Writer
-	n   int64
-	out *Outputs
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	if err != nil && c.out.failed == nil {
-		c.out.failed = Fault(fmt.Errorf("writing %s: %w", c.out.path, err))
-	}
-	return n, err
 }

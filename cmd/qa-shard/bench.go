@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
-	"qa-shard/shard"
+	"qa-shard/input"
+	"qa-shard/logs"
 	"qa-shard/worker"
 )
 
@@ -28,7 +29,10 @@ func benchCmd(args []string) error {
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
-	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n\n" +
+	inputs := fs.Bool("inputs", false, "instead: throughput on simulated devices reading JSONL, gzip and zstd JSONL, and Parquet")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
+	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n       qa-shard bench --inputs\n\n" +
 		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
 	if err := parseFlags(fs, args, help); err != nil {
@@ -37,14 +41,20 @@ func benchCmd(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if _, err := logs.New(logFormat, logLevel); err != nil {
+		return err
+	}
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)
+	}
+	if *inputs {
+		return bench.Inputs(context.Background(), os.Stdout)
 	}
 	if o.Model == "" || o.Input == "" {
 		return fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", errUsage)
 	}
-	if err := shard.CheckInput(o.Input); err != nil {
-		return err
+	if st, err := os.Stat(o.Input); err != nil || st.IsDir() {
+		return fmt.Errorf("%w: --input %s is a folder or cannot be opened: bench reads one JSONL file", input.ErrInput, o.Input)
 	}
 	if err := worker.Init(worker.FindLib(*ortLib)); err != nil {
 		return err

@@ -104,7 +104,7 @@ func TestSubcommandExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := capture(t, func() int { return run(tc.args) })
-			text := stderr
+			text := messages(t, stderr)
 			if tc.code == exitOK {
 				text = stdout
 			}

@@ -13,6 +13,7 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/qa"
+	"qa-shard/shard"
 )
 
 // options are the run command's settings; every field is a flag, and every
@@ -20,10 +21,13 @@ import (
 type options struct {
 	config string
 
-	model, input, output, logits string
-	overwrite, resume, noLock    bool
-	questions                    []string
-	questionsFile                string
+	model, output, logits     string
+	inputs                    []string
+	overwrite, resume, noLock bool
+	questions                 []string
+	questionsFile             string
+	fields                    shard.Fields
+	idType                    string
 
 	devices, ortLib, provider, trtCacheDir string
 	threads, replicasPerDevice             int
@@ -41,9 +45,8 @@ type options struct {
 
 	batchTimeout, drainTimeout, checkpointInterval time.Duration
 
-	metricsAddr         string
-	logFormat, logLevel string
-	progressInterval    time.Duration
+	maxErrors, metricsAddr, metricsTextfile, logFormat, logLevel string
+	metricsInterval, progressInterval                            time.Duration
 }
 
 func newFlagSet(o *options) *pflag.FlagSet {
@@ -51,8 +54,13 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
 	fs.StringVar(&o.model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
-	fs.StringVar(&o.input, "input", "", "JSONL corpus, one {\"id\", \"context\", \"question\"?, \"questions\"?} per line; - reads standard input")
-	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one JSON line per (document, question); - writes standard output")
+	fs.StringArrayVar(&o.inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row; - reads standard input")
+	fs.StringVar(&o.fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")
+	fs.StringVar(&o.fields.Context, "context-field", "context", "field holding the text to answer from (dotted paths work)")
+	fs.StringVar(&o.fields.Question, "question-field", "", "field holding a record's own question or list of questions (default: question and questions)")
+	fs.StringSliceVar(&o.fields.Keep, "keep-fields", nil, "input fields copied into every output record, answers and errors, JSONL and Parquet (comma-separated, dotted paths work)")
+	fs.StringVar(&o.idType, "id-type", "auto", "type of ids in every output: auto (integers when the run's first record has an integer id, else strings), string or integer")
+	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one record per (document, question); by extension: .jsonl, .jsonl.gz or .jsonl.zst (compressed, resumable), or .parquet (a folder of Parquet parts); - writes standard output")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (its journal and --logits) instead of refusing")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its journal (<output>.journal); starts fresh if there is none")
 	fs.BoolVar(&o.noLock, "no-lock", false, "do not lock the outputs (<output>.lock): only where the file system refuses locks (Lustre without -o flock) and you make sure yourself that one run writes them")
@@ -84,9 +92,11 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.DurationVar(&o.batchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish the documents already read before stopping hard")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", 30*time.Second, "how often written records are made durable and journaled for --resume")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1); off by default")
-	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json")
-	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.maxErrors, "max-errors", "0", "error records (bad lines, unanswerable questions) a complete run tolerates and still exits 0: a count, or a percentage of the records written (0.1%); above it, exit 3")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1; :0 or 0.0.0.0:0 lets the OS choose a free port, logged and written to <output>.metrics.json: use it when several ranks share a node); off by default")
+	fs.StringVar(&o.metricsTextfile, "metrics-textfile", "", "also write the metrics to this .prom file for node_exporter's textfile collector, replaced atomically every --metrics-interval (ranks: <name>.rank-RRRRR-of-WWWWW.prom)")
+	fs.DurationVar(&o.metricsInterval, "metrics-interval", 15*time.Second, "how often --metrics-textfile is rewritten")
+	addLogFlags(fs, &o.logFormat, &o.logLevel)
 	fs.DurationVar(&o.progressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
 }
@@ -147,15 +157,18 @@ func runHelp() string {
 	for _, c := range exitCodes {
 		fmt.Fprintf(&codes, "  %-3d %s\n", c.code, c.meaning)
 	}
-	return `qa-shard asks the same question(s) of every document of a JSONL corpus with an
-extractive question-answering model (ONNX, BERT/SQuAD family) and writes every
-answer in input order.
+	return `qa-shard asks the same question(s) of every document of a corpus (JSONL,
+gzip or zstd JSONL, Parquet; files, folders, globs) with an extractive
+question-answering model (ONNX, BERT/SQuAD family) and writes every answer in
+input order (JSONL, gzip or zstd JSONL, or Parquet).
 
 Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
+  qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)
   qa-shard version
   qa-shard help [SUBCOMMAND]                   (or SUBCOMMAND --help)
 

@@ -12,10 +12,14 @@ import (
 
 	"qa-shard/filelock"
 	"qa-shard/gpu"
+	"qa-shard/input"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/merge"
+	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/qa"
+	"qa-shard/quantize"
 	"qa-shard/shard"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
@@ -37,10 +41,10 @@ var exitCodes = []struct {
 	code    int
 	meaning string
 }{
-	{exitOK, "complete: every document answered"},
+	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
 	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
 	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written)"},
-	{exitRecords, "completed, with error records for some lines or questions"},
+	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
 	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume"},
 }
 
@@ -49,8 +53,8 @@ var errUsage = errors.New("usage")
 
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
-var usageErrors = []error{errUsage, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks,
+var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
 	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable}
 
@@ -107,6 +111,8 @@ func command(name string) func([]string) error {
 		return mergeCmd
 	case "bench":
 		return benchCmd
+	case "quantize":
+		return quantizeCmd
 	case "version":
 		return versionCmd
 	case "help":
@@ -129,7 +135,7 @@ func run(args []string) int {
 		if name != "run" && name != "help" {
 			prefix += " " + name
 		}
-		fmt.Fprintf(os.Stderr, "%s: %v\n", prefix, err)
+		logs.Final(args, prefix, err, code, code == exitRecords || code == exitInterrupted)
 	}
 	return code
 }

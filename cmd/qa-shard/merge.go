@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap"
 
 	"qa-shard/filelock"
+	"qa-shard/logs"
 	"qa-shard/merge"
 	qaoutput "qa-shard/output"
 )
@@ -21,7 +23,9 @@ func mergeCmd(args []string) error {
 	output := fs.String("output", "", "merged answers file")
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (<this>.rank-RRRRR-of-WWWWW) into this folder")
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
-	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files of one run, in any order."
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel)
+	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
 	}
@@ -33,14 +37,18 @@ func mergeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	log, err := logs.New(logFormat, logLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
 	res, err := merge.Files(*output, *lg, *overwrite, fs.Args())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "qa-shard merge: %d ranks, documents 0-%d, written to %s\n", res.Ranks, res.Documents-1, *output)
-	if *lg != "" {
-		fmt.Fprintf(os.Stderr, "qa-shard merge: %d logits parts in %s\n", res.LogitsParts, filepath.Clean(*lg))
-	}
+	log.Info(fmt.Sprintf("merged %d ranks, %d documents, into %s", res.Ranks, res.Documents, *output), zap.Int("ranks", res.Ranks),
+		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.Int("answer_parts", res.AnswerParts),
+		zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
 	return nil
 }
 

@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
-	"golang.org/x/term"
 
 	"qa-shard/filelock"
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/qa"
@@ -29,18 +30,18 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop, release := handleSignals(o.drainTimeout)
-	defer release()
-	return runJob(ctx, stop, o)
-}
-
-// runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
-	log, err := newLogger(o.logFormat, o.logLevel)
+	log, err := logs.New(o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
 	defer log.Sync()
+	ctx, stop, release := handleSignals(o.drainTimeout, log)
+	defer release()
+	return runJob(ctx, stop, o, log)
+}
+
+// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logger) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -52,12 +53,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		}
 		questions = append(questions, qs...)
 	}
-	in, err := shard.OpenInput(o.input)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	rank, err := detectRank(o)
+	in, err := openInputs(o, questions, log)
 	if err != nil {
 		return err
 	}
@@ -68,13 +64,14 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		return err
 	}
 	defer locks.Release()
-	first, end, err := block(o, rank, log)
-	if err != nil {
-		return err
-	}
 
 	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
 		return err
+	}
+	if logs.Resolve(o.logFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
 	}
 	model, err := worker.OpenModel(o.model)
 	if err != nil {
@@ -95,59 +92,71 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	defer fl.Close()
 
 	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(o.input, o.model, o.output, struct {
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.model, o.output, struct {
 		Settings         qa.Settings
 		MaxLineBytes     int
 		Logits           bool
+		Fields           shard.Fields
+		Schema           shard.Schema
 		MaxWindowsPerDoc int
-	}{o.settings, o.maxLineBytes, o.logits != "", o.maxWindowsPerDoc}, questions)
+	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema, o.maxWindowsPerDoc}, questions)
 	if err != nil {
 		return err
 	}
+	rank := in.plan.Rank
 	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
-	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
+	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp,
+		Keep: o.fields.Keep, Schema: in.record.Schema, TopK: o.settings.TopK})
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	if out.Complete {
-		reportComplete(o.output, out.Skip)
+		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
 		return nil
 	}
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	out.SetInput(src.At)
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
-		MaxInFlightBytes: int64(o.maxInflightMB) << 20, MaxWindowsPerDoc: o.maxWindowsPerDoc,
-		BatchTimeout: o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		SingleWindowBatches: model.QuantizedActivations,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20, MaxWindowsPerDoc: o.maxWindowsPerDoc,
+		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
-		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
-	if o.metricsAddr != "" {
-		reg := metrics.New()
-		reg.SetGPUSource(fl.Samples)
-		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
-		if err != nil {
-			return fmt.Errorf("%w: --metrics-addr: %w", errUsage, err)
-		}
-		cfg.Observer = reg.Observer()
-		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
+		zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
 	}
-	var input scheduler.Input = shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
-	var answers scheduler.AnswerSink = out.Answers
-	if testHook != nil {
-		input, answers = testHook(ctx, stop, out, input, answers)
+	var stopMetrics func()
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
+		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
+		return err
 	}
+	defer stopMetrics()
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, input, tok, fl.Replicas, answers, lg)
+	var docs scheduler.Input = src
+	var answers scheduler.AnswerSink = out.Answers
+	if testHook != nil {
+		docs, answers = testHook(ctx, stop, out, docs, answers)
+	}
+	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
 	return finish(o, out, fl, log, sum, runErr)
 }
 
@@ -156,19 +165,6 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 // the answers to stop, pause or kill the process at a chosen document, so
 // that those tests depend on progress, never on timing. Nil in the program.
 var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink)
-
-// detectRank finds this process's rank, and gives it its own output files
-// when the corpus is split.
-func detectRank(o *options) (shard.Rank, error) {
-	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
-	if err != nil {
-		return r, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if r.World > 1 {
-		o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
-	}
-	return r, nil
-}
 
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
@@ -181,38 +177,19 @@ func claim(o *options) (filelock.Set, error) {
 	return locks, err
 }
 
-// block is this rank's documents [first, end).
-func block(o *options, r shard.Rank, log *zap.Logger) (int64, int64, error) {
-	first, end, err := shard.Block(o.input, r)
-	if err != nil || r.World == 1 {
-		return first, end, err
-	}
-	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
-		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
-	return first, end, nil
-}
-
-// progressBar is standard error when a person watches it.
-func progressBar(o *options) io.Writer {
-	if o.logFormat != "json" && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
-	}
-	return nil
-}
-
 func (o *options) check() error {
 	if o.model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
 	}
-	if o.input == "" {
-		return fmt.Errorf("%w: --input FILE is required: a JSONL file with one {\"id\", \"context\"} object per line", errUsage)
+	if len(o.inputs) == 0 {
+		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", errUsage)
 	}
 	for _, q := range o.questions {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", errUsage)
 		}
 	}
-	if o.resume && (o.output == "-" || o.input == "-") {
+	if o.resume && (o.output == "-" || slices.Contains(o.inputs, "-")) {
 		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", errUsage)
 	}
 	if err := o.settings.Validate(); err != nil {
@@ -223,6 +200,18 @@ func (o *options) check() error {
 	}
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
+	}
+	if o.idType != "auto" && o.idType != "string" && o.idType != "integer" {
+		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", errUsage, o.idType)
+	}
+	if err := checkKeep(o.fields.Keep); err != nil {
+		return err
+	}
+	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", errUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.metricsTextfile); err != nil {
+		return err
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)

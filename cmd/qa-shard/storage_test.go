@@ -78,7 +78,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			if code != exitInterrupted {
 				t.Fatalf("exit %d on a full disk, want %d:\n%s", code, exitInterrupted, stderr)
 			}
-			t.Logf("full disk: %s", stderr[strings.LastIndex(stderr, "qa-shard: "):])
+			t.Logf("full disk: %s", msg)
 			done, size := journalDone(out), journalBytes(out)
 			got, _ := os.ReadFile(out)
 			if done < 0 || int64(len(got)) < size || !bytes.Equal(got[:size], want[:size]) || (size > 0 && want[size-1] != '\n') {
