@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
+	"qa-shard/cli"
 	"qa-shard/input"
 	"qa-shard/logs"
 	"qa-shard/worker"
@@ -31,11 +32,11 @@ func benchCmd(args []string) error {
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
 	inputs := fs.Bool("inputs", false, "instead: throughput on simulated devices reading JSONL, gzip and zstd JSONL, and Parquet")
 	var logFormat, logLevel string
-	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
+	cli.AddLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
 	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n       qa-shard bench --inputs\n\n" +
 		"Measures the pipeline against the raw model on the same batch shapes, the tokenizer and a naive loop,\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

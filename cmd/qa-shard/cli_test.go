@@ -139,23 +139,6 @@ func TestMissingORTLibrary(t *testing.T) {
 	}
 }
 
-// TestConfigFile: settings come from YAML and flags win over them.
-func TestConfigFile(t *testing.T) {
-	cfg := filepath.Join(t.TempDir(), "run.yaml")
-	os.WriteFile(cfg, []byte("devices: cpu:2\ntop-k: 3\nquestion:\n  - Who founded it?\n  - Where is it?\nmax-seq-len: 64\n"), 0o644)
-	o, err := parseRun([]string{"--config", cfg, "--top-k", "2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.devices != "cpu:2" || o.settings.TopK != 2 || o.settings.MaxSeqLen != 64 || len(o.questions) != 2 {
-		t.Errorf("merged options: devices %q top-k %d max-seq-len %d questions %q", o.devices, o.settings.TopK, o.settings.MaxSeqLen, o.questions)
-	}
-	os.WriteFile(cfg, []byte("top_k: 3\n"), 0o644)
-	if _, err := parseRun([]string{"--config", cfg}); err == nil || !strings.Contains(err.Error(), "unknown setting") {
-		t.Errorf("unknown key accepted: %v", err)
-	}
-}
-
 // TestModelVariants: exports without token_type_ids and with float16
 // logits run end to end, and float16 answers match float32 ones closely.
 func TestModelVariants(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/cli"
 	"qa-shard/fleet"
 	"qa-shard/gpu"
 	"qa-shard/logs"
@@ -32,12 +33,12 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	every := fs.Duration("sample-interval", time.Second, "interval of --sample")
 	compare := fs.String("compare-smi", "", "check the list against this file of nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader")
 	var logFormat, logLevel string
-	addLogFlags(fs, &logFormat, &logLevel)
+	cli.AddLogFlags(fs, &logFormat, &logLevel)
 	for _, hidden := range []string{"sample", "sample-interval", "compare-smi"} {
 		fs.MarkHidden(hidden)
 	}
 	help := "Usage: qa-shard devices [--json]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use."
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -4,12 +4,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/cli"
 	"qa-shard/filelock"
 	"qa-shard/gpu"
 	"qa-shard/input"
@@ -49,7 +48,7 @@ var exitCodes = []struct {
 }
 
 // errUsage marks errors the user fixes by changing the command line.
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
@@ -138,26 +137,4 @@ func run(args []string) int {
 		logs.Final(args, prefix, err, code, code == exitRecords || code == exitInterrupted)
 	}
 	return code
-}
-
-// parseFlags parses args GNU-style (flags before, between or after the
-// positional arguments) and turns a flag mistake into a usage error;
-// --help prints help and the flags, and returns pflag.ErrHelp (exit 0).
-func parseFlags(fs *pflag.FlagSet, args []string, help string) error {
-	fs.SortFlags = false
-	fs.SetOutput(os.Stdout)
-	fs.Usage = func() { fmt.Fprintf(os.Stdout, "%s\n\nFlags:\n%s", help, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		for _, a := range args {
-			name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
-			if len(a) > 2 && a[0] == '-' && a[1] != '-' && fs.Lookup(name) != nil {
-				return fmt.Errorf("%w: %s: long flags take two dashes: --%s (see %s --help)", errUsage, a, name, fs.Name())
-			}
-		}
-		return fmt.Errorf("%w: %w (see %s --help)", errUsage, err, fs.Name())
-	}
-	return nil
 }

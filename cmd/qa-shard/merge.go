@@ -1,19 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
-	"qa-shard/filelock"
+	"qa-shard/cli"
 	"qa-shard/logs"
 	"qa-shard/merge"
-	qaoutput "qa-shard/output"
 )
 
 // mergeCmd combines the outputs of the ranks of a split run into the file
@@ -24,15 +21,15 @@ func mergeCmd(args []string) error {
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (<this>.rank-RRRRR-of-WWWWW) into this folder")
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
 	var logFormat, logLevel string
-	addLogFlags(fs, &logFormat, &logLevel)
+	cli.AddLogFlags(fs, &logFormat, &logLevel)
 	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
 	if *output == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", errUsage)
 	}
-	locks, err := lockMerge(*output, *lg, fs.Args())
+	locks, err := merge.Lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
 	defer locks.Release()
 	if err != nil {
 		return err
@@ -50,31 +47,4 @@ func mergeCmd(args []string) error {
 		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.Int("answer_parts", res.AnswerParts),
 		zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
 	return nil
-}
-
-// lockMerge makes the merged output this process's alone, and makes sure
-// no rank is still writing (or is restarted onto) its file while it is
-// read. A rank file that cannot be locked for another reason than a holder
-// (a missing folder) is left to merge.Files to report.
-func lockMerge(output, lg string, ranks []string) (filelock.Set, error) {
-	command := strings.Join(os.Args, " ")
-	locks, err := qaoutput.Claim(output, lg, command, true)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, r := range ranks {
-		if seen[filepath.Clean(r)] {
-			continue // merge.Files reports a rank given twice
-		}
-		seen[filepath.Clean(r)] = true
-		l, err := filelock.Acquire(r, command)
-		switch {
-		case errors.Is(err, filelock.ErrHeld):
-			return locks, fmt.Errorf("%w (is rank %s still running?)", err, r)
-		case err == nil:
-			locks = append(locks, l)
-		}
-	}
-	return locks, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
+	"qa-shard/cli"
 	"qa-shard/logs"
 	"qa-shard/quantize"
 	"qa-shard/worker"
@@ -33,8 +34,8 @@ func quantizeCmd(args []string) error {
 	out := fs.String("out", "", "new folder for the int8 copy; must not exist, or be empty")
 	ortLib := fs.String("ort-lib", "", "ONNX Runtime library for checking the result (default as for run; without one the check is skipped)")
 	var logFormat, logLevel string
-	addLogFlags(fs, &logFormat, &logLevel)
-	if err := parseFlags(fs, args, quantizeHelp); err != nil {
+	cli.AddLogFlags(fs, &logFormat, &logLevel)
+	if err := cli.Parse(fs, args, quantizeHelp); err != nil {
 		return err
 	}
 	if *model == "" || *out == "" || fs.NArg() > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"qa-shard/cli"
 	"qa-shard/fleet"
 	"qa-shard/logs"
 	"qa-shard/output"
@@ -22,7 +23,7 @@ import (
 // the outcome means: nil (complete), an *exitError for record errors (3) or
 // an interruption (75), an output.ErrStorage failure (75: free space, then
 // resume), or the error that stopped the run.
-func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
+func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
 	var saveErr error
 	switch {
 	case runErr == nil && !sum.Interrupted:
@@ -54,12 +55,12 @@ func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	case sum.RecordErrors > 0:
-		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)
-		if limit, _ := scheduler.ParseErrorLimit(o.maxErrors); limit.Allows(sum) {
-			log.Warn(msg+"; within --max-errors "+o.maxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
+		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.Output)
+		if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(sum) {
+			log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
 			return nil
 		}
-		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.maxErrors)}
+		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors)}
 	}
 	return nil
 }
@@ -82,20 +83,20 @@ func storageFault(runErr, saveErr error) error {
 
 // report says what the run did: one "summary" object in JSON, a table for
 // a person on a console.
-func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
+func report(log *zap.Logger, o *cli.Run, s scheduler.Summary, fl *fleet.Fleet) {
 	var gpus []string
 	if fl.Summary != nil {
 		for _, x := range fl.Summary() {
 			gpus = append(gpus, x.String())
 		}
 	}
-	if logs.Resolve(o.logFormat) == "json" {
-		log.Info("summary", append(s.Fields(), zap.String("output", o.output), zap.String("logits", o.logits), zap.Strings("gpus", gpus))...)
+	if logs.Resolve(o.LogFormat) == "json" {
+		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits), zap.Strings("gpus", gpus))...)
 		return
 	}
-	files := []string{"answers file   " + o.output}
-	if o.logits != "" {
-		files = append(files, "logits file    "+o.logits)
+	files := []string{"answers file   " + o.Output}
+	if o.Logits != "" {
+		files = append(files, "logits file    "+o.Logits)
 	}
 	s.WriteTable(os.Stderr, append(files, gpus...)...)
 }

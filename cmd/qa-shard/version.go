@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"qa-shard/cli"
 
 	"github.com/spf13/pflag"
 )
@@ -12,7 +13,7 @@ var version = "dev"
 // versionCmd prints the version.
 func versionCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard version", pflag.ContinueOnError)
-	if err := parseFlags(fs, args, "Usage: qa-shard version\n\nPrints the version of this build."); err != nil {
+	if err := cli.Parse(fs, args, "Usage: qa-shard version\n\nPrints the version of this build."); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

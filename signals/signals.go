@@ -1,4 +1,6 @@
-package main
+// Package signals turns the signals a batch system sends into a graceful
+// stop: drain what was read, save, then exit; a second signal stops at once.
+package signals
 
 import (
 	"context"
@@ -11,10 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// handleSignals: the first SIGINT, SIGTERM or SIGUSR1 closes stop (drain);
+// Handle: the first SIGINT, SIGTERM or SIGUSR1 closes stop (drain);
 // after drain the context is canceled (hard stop), as it is at once on a
 // second SIGINT or SIGTERM. What it does is logged.
-func handleSignals(drain time.Duration, log *zap.Logger) (context.Context, <-chan struct{}, func()) {
+func Handle(drain time.Duration, log *zap.Logger) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := make(chan struct{})
 	sigs := make(chan os.Signal, 4)

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"qa-shard/metrics"
+	"qa-shard/scheduler"
+)
+
+// Check refuses settings no run can use, before anything is opened.
+func (o *Run) Check() error {
+	if o.Model == "" {
+		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", ErrUsage)
+	}
+	if len(o.Inputs) == 0 {
+		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", ErrUsage)
+	}
+	for _, q := range o.Questions {
+		if strings.TrimSpace(q) == "" {
+			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", ErrUsage)
+		}
+	}
+	if o.Resume && (o.Output == "-" || slices.Contains(o.Inputs, "-")) {
+		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", ErrUsage)
+	}
+	if err := o.Settings.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if o.MaxBatchTokens < 8 {
+		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", ErrUsage)
+	}
+	if o.MaxInflightMB < 1 {
+		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", ErrUsage)
+	}
+	if o.IDType != "auto" && o.IDType != "string" && o.IDType != "integer" {
+		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", ErrUsage, o.IDType)
+	}
+	if err := checkKeep(o.Fields.Keep); err != nil {
+		return err
+	}
+	if _, err := scheduler.ParseErrorLimit(o.MaxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", ErrUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.MetricsTextfile); err != nil {
+		return err
+	}
+	if o.MaxLineBytes < 1024 {
+		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", ErrUsage)
+	}
+	if o.MaxWindowsPerDoc < 0 {
+		return fmt.Errorf("%w: --max-windows-per-doc must be 0 (no limit) or more", ErrUsage)
+	}
+	return nil
+}
+
+// checkKeep refuses kept fields that would clash with a record's own keys.
+func checkKeep(keep []string) error {
+	own := []string{"id", "question", "answer", "score", "start", "end", "windows", "answers", "file", "offset", "row", "error"}
+	for i, k := range keep {
+		switch {
+		case k == "":
+			return fmt.Errorf("%w: --keep-fields has an empty name", ErrUsage)
+		case slices.Contains(own, k):
+			return fmt.Errorf("%w: --keep-fields %s: the output records have a %q of their own (%s)", ErrUsage, k, k, strings.Join(own, ", "))
+		case slices.Contains(keep[:i], k):
+			return fmt.Errorf("%w: --keep-fields names %s twice", ErrUsage, k)
+		}
+	}
+	return nil
+}
