@@ -124,11 +124,11 @@ func TestUsageErrors(t *testing.T) {
 func TestMissingORTLibrary(t *testing.T) {
 	if os.Getenv("QA_SHARD_CHILD") == "1" {
 		os.Exit(run([]string{"--ort-lib", "/nonexistent/libonnxruntime.so", "--model", os.Getenv("QA_SHARD_MODEL"),
-			"--input", os.Getenv("QA_SHARD_INPUT"), "--question", "q", "--output", filepath.Join(t.TempDir(), "a.jsonl")}))
+			"--input", os.Getenv("QA_SHARD_INPUT"), "--question", "q", "--output", os.Getenv("QA_SHARD_OUTPUT")}))
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestMissingORTLibrary$")
 	cmd.Env = append(os.Environ(), "QA_SHARD_CHILD=1", "QA_SHARD_MODEL="+model(t, "tiny"),
-		"QA_SHARD_INPUT="+writeLines(t, `{"id": 1, "context": "text"}`))
+		"QA_SHARD_INPUT="+writeLines(t, `{"id": 1, "context": "text"}`), "QA_SHARD_OUTPUT="+filepath.Join(t.TempDir(), "a.jsonl")) // the child exits before any cleanup of its own
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitUsage {
