@@ -77,6 +77,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.settings.TopK, "top-k", d.TopK, "answers per (document, question); above 1 they are listed under \"answers\"")
 	fs.BoolVar(&o.settings.HandleImpossible, "handle-impossible-answer", d.HandleImpossible, "allow the empty answer (SQuAD 2.0 style)")
 	fs.BoolVar(&o.settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
+	fs.BoolVar(&o.settings.LegacyTopK, "legacy-top-k", d.LegacyTopK, "decode as transformers 4.53 and earlier: each window proposes only --top-k spans, so fewer answers may come back (default: 4.54 and later, which ask each window for 2k+10 when aligning to words)")
 	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.maxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")

@@ -40,7 +40,7 @@ func main() {
 
 func run(args []string) int {
 	cmd := "run"
-	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench" || args[0] == "devices" || args[0] == "merge") {
+	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench" || args[0] == "devices" || args[0] == "merge" || args[0] == "eval") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -50,6 +50,8 @@ func run(args []string) int {
 		return devicesCmd(args)
 	case "merge":
 		return mergeCmd(args)
+	case "eval":
+		return evalCmd(args)
 	case "version":
 		fmt.Printf("qa-shard %s\n", version)
 		return exitOK
