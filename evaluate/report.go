@@ -3,7 +3,6 @@ package evaluate
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 )
 
 // Evaluate scores answers against every gold question: a question without
@@ -57,14 +56,20 @@ func WriteTable(w io.Writer, rows []Row) error {
 		return nil
 	}
 	r0 := rows[0].Report
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\toverall (%d)\t\twithin %d tokens (%d)\t\tbeyond %d (%d)\t\t\t\n",
-		r0.Overall.N, r0.Split, r0.Within.N, r0.Split, r0.Beyond.N)
-	fmt.Fprintf(tw, "reader\tEM\tF1\tEM\tF1\tEM\tF1\tmissing\t\n")
+	fmt.Fprintf(w, "%d questions: %d with the answer starting within the first %d tokens of its document, %d beyond\n",
+		r0.Overall.N, r0.Within.N, r0.Split, r0.Beyond.N)
+	width := len("reader")
+	for _, r := range rows {
+		width = max(width, len(r.Label))
+	}
+	fmt.Fprintf(w, "%-*s  %-13s  %-13s  %-13s\n", width, "", "overall", fmt.Sprintf("within %d", r0.Split), fmt.Sprintf("beyond %d", r0.Split))
+	fmt.Fprintf(w, "%-*s  %6s %6s  %6s %6s  %6s %6s  %s\n", width, "reader", "EM", "F1", "EM", "F1", "EM", "F1", "missing")
 	for _, r := range rows {
 		o, in, out := r.Report.Overall, r.Report.Within, r.Report.Beyond
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t\n",
-			r.Label, o.EM, o.F1, in.EM, in.F1, out.EM, out.F1, o.Missing)
+		if _, err := fmt.Fprintf(w, "%-*s  %6.1f %6.1f  %6.1f %6.1f  %6.1f %6.1f  %7d\n",
+			width, r.Label, o.EM, o.F1, in.EM, in.F1, out.EM, out.F1, o.Missing); err != nil {
+			return err
+		}
 	}
-	return tw.Flush()
+	return nil
 }

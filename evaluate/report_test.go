@@ -38,13 +38,13 @@ func TestEvaluateSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"overall (4)", "within 512 tokens (2)", "beyond 512 (2)", "qa-shard", "41.7", "missing"} {
+	for _, want := range []string{"4 questions: 2 with the answer starting within the first 512 tokens of its document, 2 beyond", "within 512", "beyond 512", "qa-shard", " 41.7", "missing"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || !strings.HasSuffix(strings.TrimSpace(lines[3]), "4") {
-		t.Errorf("want a header of two lines and two rows, the naive one with 4 missing:\n%s", out)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 || !strings.HasSuffix(strings.TrimSpace(lines[4]), "4") {
+		t.Errorf("want a summary, a header of two lines and two rows, the naive one with 4 missing:\n%s", out)
 	}
 }
 

@@ -41,3 +41,27 @@ func Generate(dir string) error {
 	}
 	return nil
 }
+
+// TokenizerJSON writes the bert-base-uncased tokenizer.json every
+// generated model carries into dir and returns its path.
+func TokenizerJSON(dir string) (string, error) {
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	vocab, err := testmodel.ConvertVocab(f)
+	if err != nil {
+		return "", err
+	}
+	b, err := testmodel.TokenizerJSON(vocab)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "tokenizer.json")
+	return path, os.WriteFile(path, b, 0o644)
+}

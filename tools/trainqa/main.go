@@ -84,23 +84,16 @@ func run() error {
 		if g.ID != ctxID {
 			ctx, ctxID = tok.Encode(text), g.ID
 		}
-		last := lastToken(ctx, g)
-		if last < 0 {
-			return fmt.Errorf("%s: no token ends the answer at code point %d", g.ID, g.End)
-		}
-		ws, err := qa.Windows(tok.Encode(g.Question), ctx, sp, s)
+		ls, err := label(tok.Encode(g.Question), ctx, g, sp, s)
 		if err != nil {
-			return fmt.Errorf("%s: %w", g.ID, err)
+			return err
 		}
-		for _, win := range ws {
-			start, end := 0, 0
-			if g.Token >= win.From && last < win.To {
-				off := win.QuestionLen + 2 - win.From
-				start, end = g.Token+off, last+off
+		for _, l := range ls {
+			writeWindow(w, l)
+			windows++
+			if l.start > 0 {
 				positive++
 			}
-			writeWindow(w, win, start, end)
-			windows++
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -110,20 +103,41 @@ func run() error {
 	return f.Close()
 }
 
-// lastToken is the context token that ends the answer: the last one
-// starting before the answer's end.
-func lastToken(ctx qa.Tokens, g gold) int {
-	last := -1
+// labelled is a window with the positions of its answer's first and last
+// token, or 0, 0 ([CLS]) when the answer is not wholly inside.
+type labelled struct {
+	win        qa.Window
+	start, end int
+}
+
+// label cuts the pair into qa-shard's windows and labels each.
+func label(q, ctx qa.Tokens, g gold, sp qa.Special, s qa.Settings) ([]labelled, error) {
+	last := -1 // the context token that ends the answer: the last starting before its end
 	for i := g.Token; i < ctx.Len() && int(ctx.Offsets[i].Start) < g.End; i++ {
 		last = i
 	}
-	return last
+	if g.Token < 0 || last < 0 {
+		return nil, fmt.Errorf("%s: no tokens for the answer at code points [%d,%d)", g.ID, g.Start, g.End)
+	}
+	ws, err := qa.Windows(q, ctx, sp, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", g.ID, err)
+	}
+	out := make([]labelled, len(ws))
+	for i, w := range ws {
+		out[i].win = w
+		if g.Token >= w.From && last < w.To {
+			off := w.QuestionLen + 2 - w.From // [CLS] question [SEP] precede the context
+			out[i].start, out[i].end = g.Token+off, last+off
+		}
+	}
+	return out, nil
 }
 
-func writeWindow(w *bufio.Writer, win qa.Window, start, end int) {
-	head := []int32{int32(len(win.IDs)), int32(win.QuestionLen), int32(start), int32(end)}
+func writeWindow(w *bufio.Writer, l labelled) {
+	head := []int32{int32(len(l.win.IDs)), int32(l.win.QuestionLen), int32(l.start), int32(l.end)}
 	binary.Write(w, binary.LittleEndian, head)
-	binary.Write(w, binary.LittleEndian, win.IDs)
+	binary.Write(w, binary.LittleEndian, l.win.IDs)
 }
 
 func readContexts(path string) (map[string]string, error) {

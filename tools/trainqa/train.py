@@ -104,7 +104,7 @@ class Layer(torch.nn.Module):
 
 
 class BertQA(torch.nn.Module):
-    def __init__(self, vocab, h, layers, heads, inter, positions=512, types=2):
+    def __init__(self, vocab, h, layers, heads, inter, positions=512, types=2, pos_scale=1.0):
         super().__init__()
         self.words = torch.nn.Embedding(vocab, h)
         self.positions = torch.nn.Embedding(positions, h)
@@ -123,8 +123,8 @@ class BertQA(torch.nn.Module):
             self.words.weight[0].zero_()  # [PAD], as BERT initialises it
             pos = torch.arange(positions, dtype=torch.float32)[:, None]
             freq = torch.exp(torch.arange(0, h, 2, dtype=torch.float32) * (-math.log(10000.0) / h))
-            self.positions.weight[:, 0::2] = torch.sin(pos * freq)
-            self.positions.weight[:, 1::2] = torch.cos(pos * freq)
+            self.positions.weight[:, 0::2] = pos_scale * torch.sin(pos * freq)
+            self.positions.weight[:, 1::2] = pos_scale * torch.cos(pos * freq)
         self.positions.weight.requires_grad_(False)
 
     def forward(self, ids, types, mask, exact=False):
@@ -215,7 +215,7 @@ def load_phases(phases, rng):
     """Each phase's windows: every one with the answer, a share of the rest."""
     plan = []
     for path, steps, budget, neg in phases:
-        ws = read_windows(path)
+        ws = [w for p in path.split("+") for w in read_windows(p)]
         if neg < 1:
             ws = [w for w in ws if w[2] > 0 or rng.rand() < neg]
         plan.append((path, ws, steps, budget))
@@ -234,7 +234,7 @@ def train(model, plan, lr, rng, log_every):
     warm = max(1, total // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm))))
-    step, t0, run = 0, time.time(), 0.0
+    step, t0, c0, run = 0, time.time(), time.process_time(), 0.0
     for path, ws, steps, budget in plan:
         queue = []
         for _ in range(steps):
@@ -250,8 +250,8 @@ def train(model, plan, lr, rng, log_every):
             run = loss.item() if step == 1 else 0.98 * run + 0.02 * loss.item()
             if step % log_every == 0 or step == total:
                 print(f"step {step}/{total} loss {run:.4f} lr {sched.get_last_lr()[0]:.2e} "
-                      f"{time.time() - t0:.0f}s", flush=True)
-    return time.time() - t0
+                      f"{time.time() - t0:.0f}s (cpu {time.process_time() - c0:.0f}s)", flush=True)
+    return time.time() - t0, time.process_time() - c0
 
 
 def round_fp16(model):
@@ -279,12 +279,15 @@ def write_safetensors(path, tensors_, metadata):
             f.write(b)
 
 
-def window_accuracy(model, path, limit=600):
+def window_accuracy(model, path, limit=1200):
     """Share of held-out windows whose argmax start and end are both right
-    (the answer's tokens, or [CLS] where the window lacks it)."""
-    ws = read_windows(path)[:limit]
+    (the answer's tokens, or [CLS] where the window lacks it), by the
+    question's first token, with and without the answer."""
+    ws = read_windows(path)
+    pos, neg = [w for w in ws if w[2] > 0], [w for w in ws if w[2] == 0]
+    ws = pos[:: max(1, len(pos) // (limit // 2))] + neg[:: max(1, len(neg) // (limit // 2))]
     model.eval()
-    right = {True: [0, 0], False: [0, 0]}
+    right = {}
     with torch.no_grad():
         for c in range(0, len(ws), 16):
             idx = list(range(c, min(c + 16, len(ws))))
@@ -293,10 +296,16 @@ def window_accuracy(model, path, limit=600):
             s, e = s.masked_fill(~allowed, MASKED), e.masked_fill(~allowed, MASKED)
             ok = (s.argmax(-1) == start) & (e.argmax(-1) == end)
             for k, i in enumerate(idx):
-                r = right[ws[i][2] > 0]
+                key = (int(ws[i][0][1]), ws[i][2] > 0)
+                r = right.setdefault(key, [0, 0])
                 r[0] += int(ok[k])
                 r[1] += 1
-    return {("with answer" if k else "without"): f"{v[0]}/{v[1]}" for k, v in right.items()}
+    model.train()
+    return " ".join(f"{QWORD.get(q, q)}{'+' if pos else '-'}:{r[0]}/{r[1]}" for (q, pos), r in sorted(right.items()))
+
+
+# The first token of each gencorpus question, to label the accuracy.
+QWORD = {2040: "who", 2073: "where", 2043: "when", 1999: "in", 2054: "what", 2129: "how"}
 
 
 def parity_set(model, path, count):
@@ -329,6 +338,8 @@ def main():
     ap.add_argument("--parity-windows", required=True, help="windows file the parity set is taken from")
     ap.add_argument("--out", required=True, help="directory for model.safetensors and parity.safetensors")
     ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--pos-scale", type=float, default=1.0, help="amplitude of the frozen sinusoidal position embeddings")
+    ap.add_argument("--heldout", help="windows file for the per-question accuracy (default: --parity-windows)")
     a = ap.parse_args()
 
     torch.manual_seed(a.seed)
@@ -343,20 +354,21 @@ def main():
     vocab = Vocab(ws for _, ws, _, _ in plan)
     plan = [(path, vocab.remap(ws), steps, budget) for path, ws, steps, budget in plan]
     print(f"{len(vocab.ids)} distinct token ids in training", flush=True)
-    model = BertQA(len(vocab.ids), a.hidden, a.layers, a.heads, a.intermediate)
+    model = BertQA(len(vocab.ids), a.hidden, a.layers, a.heads, a.intermediate, pos_scale=a.pos_scale)
     model.train()
-    secs = train(model, plan, a.lr, rng, a.log_every)
-    print(f"trained in {secs:.0f}s on {a.threads} threads", flush=True)
+    secs, cpu = train(model, plan, a.lr, rng, a.log_every)
+    print(f"trained in {secs:.0f}s wall, {cpu:.0f}s CPU, {a.threads} thread(s); load average {os.getloadavg()[0]:.1f}", flush=True)
     full = torch.nn.Embedding(30522, a.hidden)
     with torch.no_grad():
         full.weight.copy_(vocab.expand(model.words.weight))
     model.words = full
 
     round_fp16(model)
-    print("held-out windows right:", window_accuracy(model, a.parity_windows), flush=True)
+    print("held-out windows right:", window_accuracy(model, a.heldout or a.parity_windows), flush=True)
     meta = {"format": "pt", "architecture": "BertForQuestionAnswering", "num_attention_heads": a.heads,
             "layer_norm_eps": 1e-12, "hidden_act": "gelu", "seed": a.seed,
-            "recipe": " ".join(f"--phase {p}" for p in a.phase), "train_seconds": round(secs)}
+            "recipe": " ".join(f"--phase {p}" for p in a.phase), "train_seconds": round(secs),
+            "train_cpu_seconds": round(cpu)}
     sd = {k: v.half() for k, v in model.state_dict_hf().items()}
     write_safetensors(f"{a.out}/model.safetensors", sd, meta)
     write_safetensors(f"{a.out}/parity.safetensors", parity_set(model, a.parity_windows, 6), {"format": "pt"})
