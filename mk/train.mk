@@ -9,8 +9,8 @@ PYTHON ?= python3
 TRAIN := $(BUILD)/train
 TRAIN_TOK := $(MODELS)/tiny/tokenizer.json
 TRAIN_WINDOWS = $(GO) run ./tools/trainqa -tokenizer $(TRAIN_TOK)
-TRAIN_RECIPE ?= --hidden 64 --layers 2 --heads 2 --intermediate 256 --lr 3e-3 \
-	--phase $(TRAIN)/w128.bin:1500:2048:0.3 --phase $(TRAIN)/w384.bin:300:4096:0.5
+TRAIN_RECIPE ?= --hidden 64 --layers 2 --heads 4 --intermediate 256 --lr 3e-3 --pos-scale 0.3 --seed 12 \
+	--phase $(TRAIN)/w128.bin:1800:2048:0.3 --phase $(TRAIN)/w384.bin+$(TRAIN)/w512.bin:500:4096:0.4
 
 .PHONY: train
 train: $(MODELS)/tiny/model.onnx
@@ -21,5 +21,6 @@ train: $(MODELS)/tiny/model.onnx
 		-out $(TRAIN)/heldout.jsonl -gold $(TRAIN)/heldout-gold.jsonl -tokenizer $(TRAIN_TOK)
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w128.bin -max-seq-len 128 -doc-stride 32
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w384.bin
+	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w512.bin -max-seq-len 512 -doc-stride 128
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/heldout.jsonl -gold $(TRAIN)/heldout-gold.jsonl -out $(TRAIN)/heldout.bin
 	time $(PYTHON) tools/trainqa/train.py $(TRAIN_RECIPE) --parity-windows $(TRAIN)/heldout.bin --out testmodel/demo

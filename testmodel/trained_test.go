@@ -56,7 +56,10 @@ func TestTrainedParity(t *testing.T) {
 		cols := len(b.ids[0])
 		for r := range got {
 			for c := range got[r] {
-				d := math.Abs(float64(got[r][c] - want.data[r*cols+c]))
+				// 1e-4, relative for logits above 1 in size (the trained
+				// model's reach about 20): float32 sums in another order.
+				w := float64(want.data[r*cols+c])
+				d := math.Abs(float64(got[r][c])-w) / max(1, math.Abs(w))
 				worst = max(worst, d)
 				if d > 1e-4 {
 					t.Fatalf("%s[%d][%d]: ONNX Runtime %g, PyTorch %g", name, r, c, got[r][c], want.data[r*cols+c])
@@ -64,7 +67,7 @@ func TestTrainedParity(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d windows of up to %d tokens: largest difference %.2g", len(b.ids), len(b.ids[0]), worst)
+	t.Logf("%d windows of up to %d tokens: largest (relative) difference %.2g", len(b.ids), len(b.ids[0]), worst)
 }
 
 func ints2D(t *testing.T, w *Weights, name string) [][]int64 {
