@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,11 @@ import (
 // one row per file, side by side:
 //
 //	qa-shard eval --gold gold.jsonl qa-shard=answers.jsonl naive=naive.jsonl
-func evalCmd(args []string) int {
+func evalCmd(args []string) int { return evalTo(os.Stdout, os.Stderr, args) }
+
+func evalTo(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("qa-shard eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	gold := fs.String("gold", "", "gold answers, one JSON line per (document, question) with id, question, answer and token (tools/gencorpus -gold)")
 	split := fs.Int("split", 512, "token depth that splits the table: answers starting within it, and beyond")
 	fs.Usage = func() {
@@ -31,12 +35,12 @@ func evalCmd(args []string) int {
 		return exitUsage
 	}
 	if *gold == "" || fs.NArg() == 0 || *split < 1 {
-		fmt.Fprintln(os.Stderr, "qa-shard eval: need --gold FILE, a --split of at least 1, and one or more answers files (LABEL=FILE or FILE)")
+		fmt.Fprintln(stderr, "qa-shard eval: need --gold FILE, a --split of at least 1, and one or more answers files (LABEL=FILE or FILE)")
 		return exitUsage
 	}
 	g, err := evaluate.ReadGold(*gold)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard eval: %v\n", err)
+		fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
 		return exitUsage
 	}
 	var rows []evaluate.Row
@@ -47,14 +51,14 @@ func evalCmd(args []string) int {
 		}
 		a, err := evaluate.ReadAnswers(path)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "qa-shard eval: %v\n", err)
+			fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
 			return exitUsage
 		}
 		rows = append(rows, evaluate.Row{Label: label, Report: evaluate.Evaluate(g, a, *split)})
 	}
-	fmt.Printf("gold: %s\n", *gold)
-	if err := evaluate.WriteTable(os.Stdout, rows); err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard eval: %v\n", err)
+	fmt.Fprintf(stdout, "gold: %s\n", *gold)
+	if err := evaluate.WriteTable(stdout, rows); err != nil {
+		fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
 		return exitInternal
 	}
 	return exitOK

@@ -1,5 +1,6 @@
 // Package testmodels generates, for tests, the tiny model directory and
-// its signature variants from the offline vocabulary.
+// its signature variants from the offline vocabulary, and the trained demo
+// model ("demo").
 package testmodels
 
 import (
@@ -19,7 +20,7 @@ var Variants = map[string][]testmodel.Option{
 	"tiny-fp16":   {testmodel.Float16Logits()},
 }
 
-// Generate writes every variant under dir.
+// Generate writes every variant, and the demo model, under dir.
 func Generate(dir string) error {
 	vocabPath, err := testenv.VocabJSON()
 	if err != nil {
@@ -38,6 +39,26 @@ func Generate(dir string) error {
 		if err := testmodel.Generate(filepath.Join(dir, name), testmodel.Tiny, vocab, opts...); err != nil {
 			return fmt.Errorf("generating %s: %w", name, err)
 		}
+	}
+	return demo(filepath.Join(dir, "demo"), vocab)
+}
+
+// demo generates the trained demo model (testmodel/demo) as "demo".
+func demo(dir string, vocab []string) error {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return err
+	}
+	w, err := testmodel.ReadWeights(filepath.Join(root, "testmodel", "demo", "model.safetensors"))
+	if err != nil {
+		return err
+	}
+	p, err := w.Preset("demo")
+	if err != nil {
+		return err
+	}
+	if err := testmodel.Generate(dir, p, vocab, testmodel.WithWeights(w)); err != nil {
+		return fmt.Errorf("generating the demo model: %w", err)
 	}
 	return nil
 }
