@@ -155,6 +155,7 @@ Usage:
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard version
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
+  qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...          (SQuAD exact match and F1, within and beyond token 512)
 
 Exit codes: 0 complete, 1 internal failure, 2 usage or configuration error,
 3 completed with record errors (see the error records in the output),
