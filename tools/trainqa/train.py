@@ -23,10 +23,7 @@ then on qa-shard's 384-token windows mixed with 512-token ones, so that the
 truncating baseline, which feeds 512 tokens, gets a model that knows them.
 """
 import argparse
-import json
-import math
 import os
-import struct
 import sys
 import time
 
@@ -46,175 +43,9 @@ except ImportError as e:
              "(apt-get install python3-torch libopenblas0-pthread), run by that python "
              "(make train PYTHON=/usr/bin/python3)")
 
-MASKED = -10000.0  # what BERT adds for padding, and HF's decoding for masked logits
-
-
-def read_windows(path):
-    raw = np.fromfile(path, dtype="<i4")
-    out, i = [], 0
-    while i < len(raw):
-        n, qlen, s, e = raw[i : i + 4]
-        out.append((raw[i + 4 : i + 4 + n].copy(), int(qlen), int(s), int(e)))
-        i += 4 + n
-    return out
-
-
-UNK = 100
-
-
-class Vocab:
-    """The token ids the training windows use, numbered densely: the model
-    trains a table of only those rows (the rest of the 30,522 would get no
-    gradient anyway, and updating them costs more than the transformer).
-    At export every unseen id gets the [UNK] row: the model treats a word it
-    never saw as an unknown word."""
-
-    def __init__(self, window_sets):
-        used = {0, UNK, 101, 102}
-        for ws in window_sets:
-            for w in ws:
-                used.update(np.unique(w[0]).tolist())
-        self.ids = np.array(sorted(used), dtype=np.int64)
-        self.dense = np.zeros(30522, dtype=np.int32)
-        self.dense[:] = np.searchsorted(self.ids, UNK)
-        self.dense[self.ids] = np.arange(len(self.ids))
-
-    def remap(self, ws):
-        return [(self.dense[w].astype(np.int32), q, s, e) for w, q, s, e in ws]
-
-    def expand(self, table):
-        """The full-vocabulary table from the dense one."""
-        return table[torch.from_numpy(self.dense.astype(np.int64))]
-
-
-class Layer(torch.nn.Module):
-    def __init__(self, h, heads, inter):
-        super().__init__()
-        self.heads = heads
-        lin = torch.nn.Linear
-        self.query, self.key, self.value = lin(h, h), lin(h, h), lin(h, h)
-        self.att_out, self.att_ln = lin(h, h), torch.nn.LayerNorm(h, eps=1e-12)
-        self.inter, self.out = lin(h, inter), lin(inter, h)
-        self.out_ln = torch.nn.LayerNorm(h, eps=1e-12)
-
-    def forward(self, x, bias, exact):
-        b, t, h = x.shape
-        hd = h // self.heads
-
-        def split(y):
-            return y.view(b, t, self.heads, hd).transpose(1, 2)
-
-        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        if exact:  # the ONNX graph's order: (q k^T) / sqrt(d) + mask
-            scores = (q @ k.transpose(-1, -2)) / math.sqrt(hd)
-        else:  # cheaper in training: scale q, not the t x t scores
-            scores = (q * (1 / math.sqrt(hd))) @ k.transpose(-1, -2)
-        if bias is not None:
-            scores = scores + bias
-        ctx = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, h)
-        x = self.att_ln(self.att_out(ctx) + x)
-        return self.out_ln(self.out(F.gelu(self.inter(x))) + x)
-
-
-class BertQA(torch.nn.Module):
-    def __init__(self, vocab, h, layers, heads, inter, positions=512, types=2, pos_scale=0.3, pos_train=False):
-        super().__init__()
-        self.words = torch.nn.Embedding(vocab, h)
-        self.positions = torch.nn.Embedding(positions, h)
-        self.types = torch.nn.Embedding(types, h)
-        self.ln = torch.nn.LayerNorm(h, eps=1e-12)
-        self.layers = torch.nn.ModuleList(Layer(h, heads, inter) for _ in range(layers))
-        self.qa = torch.nn.Linear(h, 2)
-        self.cfg = dict(vocab=vocab, hidden=h, layers=layers, heads=heads, intermediate=inter,
-                        positions=positions, types=types)
-        for m in self.modules():
-            if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)):
-                torch.nn.init.normal_(m.weight, std=0.02)
-            if isinstance(m, torch.nn.Linear):
-                torch.nn.init.zeros_(m.bias)
-        with torch.no_grad():
-            self.words.weight[0].zero_()  # [PAD], as BERT initialises it
-            pos = torch.arange(positions, dtype=torch.float32)[:, None]
-            freq = torch.exp(torch.arange(0, h, 2, dtype=torch.float32) * (-math.log(10000.0) / h))
-            self.positions.weight[:, 0::2] = pos_scale * torch.sin(pos * freq)
-            self.positions.weight[:, 1::2] = pos_scale * torch.cos(pos * freq)
-        if pos_scale == 0:
-            torch.nn.init.normal_(self.positions.weight, std=0.02)
-        self.positions.weight.requires_grad_(pos_train)
-
-    def forward(self, ids, types, mask, exact=False):
-        t = ids.shape[1]
-        x = self.words(ids) + self.types(types) + self.positions.weight[:t]  # (word + type) + position, as the graph
-        x = self.ln(x)
-        bias = None
-        if exact or not bool(mask.all()):
-            bias = ((1 - mask[:, None, None, :].float()) * MASKED)
-        for layer in self.layers:
-            x = layer(x, bias, exact)
-        logits = self.qa(x)
-        return logits[..., 0], logits[..., 1]
-
-    def state_dict_hf(self):
-        """The parameters under BertForQuestionAnswering's names and layouts."""
-        sd = {
-            "bert.embeddings.word_embeddings.weight": self.words.weight,
-            "bert.embeddings.position_embeddings.weight": self.positions.weight,
-            "bert.embeddings.token_type_embeddings.weight": self.types.weight,
-            "bert.embeddings.LayerNorm.weight": self.ln.weight,
-            "bert.embeddings.LayerNorm.bias": self.ln.bias,
-            "qa_outputs.weight": self.qa.weight,
-            "qa_outputs.bias": self.qa.bias,
-        }
-        for i, l in enumerate(self.layers):
-            p = f"bert.encoder.layer.{i}."
-            for name, mod in [("attention.self.query", l.query), ("attention.self.key", l.key),
-                              ("attention.self.value", l.value), ("attention.output.dense", l.att_out),
-                              ("attention.output.LayerNorm", l.att_ln), ("intermediate.dense", l.inter),
-                              ("output.dense", l.out), ("output.LayerNorm", l.out_ln)]:
-                sd[p + name + ".weight"] = mod.weight
-                sd[p + name + ".bias"] = mod.bias
-        return sd
-
-
-def batches(windows, budget, rng):
-    """Length-bucketed batches of at most `budget` padded tokens, shuffled."""
-    order = rng.permutation(len(windows))
-    chunk = 64 * max(1, budget // 384)
-    out = []
-    for c in range(0, len(order), chunk):
-        part = sorted(order[c : c + chunk], key=lambda i: len(windows[i][0]))
-        cur, longest = [], 0
-        for i in part:
-            n = len(windows[i][0])
-            if cur and max(longest, n) * (len(cur) + 1) > budget:
-                out.append(cur)
-                cur, longest = [], 0
-            cur.append(i)
-            longest = max(longest, n)
-        if cur:
-            out.append(cur)
-    rng.shuffle(out)
-    return out
-
-
-def tensors(windows, idx):
-    t = max(len(windows[i][0]) for i in idx)
-    ids = torch.zeros(len(idx), t, dtype=torch.long)
-    types = torch.zeros(len(idx), t, dtype=torch.long)
-    mask = torch.zeros(len(idx), t, dtype=torch.long)
-    allowed = torch.zeros(len(idx), t, dtype=torch.bool)
-    start = torch.zeros(len(idx), dtype=torch.long)
-    end = torch.zeros(len(idx), dtype=torch.long)
-    for r, i in enumerate(idx):
-        w, qlen, s, e = windows[i]
-        n = len(w)
-        ids[r, :n] = torch.from_numpy(w.astype(np.int64))
-        types[r, qlen + 2 : n] = 1
-        mask[r, :n] = 1
-        allowed[r, 0] = True  # [CLS]: the no-answer label
-        allowed[r, qlen + 2 : n - 1] = True  # the context, as HF's p_mask
-        start[r], end[r] = s, e
-    return ids, types, mask, allowed, start, end
+from qamodel import MASKED, BertQA  # noqa: E402  (after the thread settings)
+from windows import Vocab, load_phases, batches, tensors  # noqa: E402
+from export import round_fp16, window_accuracy, write_safetensors, parity_set  # noqa: E402
 
 
 def loss_fn(model, batch):
@@ -224,19 +55,6 @@ def loss_fn(model, batch):
     s = s.masked_fill(~allowed, MASKED)
     e = e.masked_fill(~allowed, MASKED)
     return (F.cross_entropy(s, start) + F.cross_entropy(e, end)) / 2
-
-
-def load_phases(phases, rng):
-    """Each phase's windows: every one with the answer, a share of the rest."""
-    plan = []
-    for path, steps, budget, neg in phases:
-        ws = [w for p in path.split("+") for w in read_windows(p)]
-        if neg < 1:
-            ws = [w for w in ws if w[2] > 0 or rng.rand() < neg]
-        plan.append((path, ws, steps, budget))
-        print(f"{path}: {len(ws)} windows ({sum(1 for w in ws if w[2] > 0)} with the answer), "
-              f"{steps} steps of {budget} tokens", flush=True)
-    return plan
 
 
 def train(model, plan, lr, rng, log_every):
@@ -267,76 +85,6 @@ def train(model, plan, lr, rng, log_every):
                 print(f"step {step}/{total} loss {run:.4f} lr {sched.get_last_lr()[0]:.2e} "
                       f"{time.time() - t0:.0f}s (cpu {time.process_time() - c0:.0f}s)", flush=True)
     return time.time() - t0, time.process_time() - c0
-
-
-def round_fp16(model):
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(p.half().float())
-
-
-def write_safetensors(path, tensors_, metadata):
-    header, blobs, off = {}, [], 0
-    for name in sorted(tensors_):
-        t = tensors_[name].detach().contiguous()
-        dtype = {torch.float16: "F16", torch.float32: "F32", torch.int64: "I64"}[t.dtype]
-        b = t.numpy().tobytes()
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
-
-
-def window_accuracy(model, path, limit=1200):
-    """Share of held-out windows whose argmax start and end are both right
-    (the answer's tokens, or [CLS] where the window lacks it), by the
-    question's first token, with and without the answer."""
-    ws = read_windows(path)
-    pos, neg = [w for w in ws if w[2] > 0], [w for w in ws if w[2] == 0]
-    ws = pos[:: max(1, len(pos) // (limit // 2))] + neg[:: max(1, len(neg) // (limit // 2))]
-    model.eval()
-    right = {}
-    with torch.no_grad():
-        for c in range(0, len(ws), 16):
-            idx = list(range(c, min(c + 16, len(ws))))
-            ids, types, mask, allowed, start, end = tensors(ws, idx)
-            s, e = model(ids, types, mask)
-            s, e = s.masked_fill(~allowed, MASKED), e.masked_fill(~allowed, MASKED)
-            ok = (s.argmax(-1) == start) & (e.argmax(-1) == end)
-            for k, i in enumerate(idx):
-                key = (int(ws[i][0][1]), ws[i][2] > 0)
-                r = right.setdefault(key, [0, 0])
-                r[0] += int(ok[k])
-                r[1] += 1
-    model.train()
-    return " ".join(f"{QWORD.get(q, q)}{'+' if pos else '-'}:{r[0]}/{r[1]}" for (q, pos), r in sorted(right.items()))
-
-
-# The first token of each gencorpus question, to label the accuracy.
-QWORD = {2040: "who", 2073: "where", 2043: "when", 1999: "in", 2054: "what", 2129: "how"}
-
-
-def parity_set(model, path, count):
-    """A padded batch of windows (with and without answers, mixed lengths)
-    and the logits the fp16-rounded model gives them, in the ONNX graph's
-    arithmetic order."""
-    ws = read_windows(path)
-    pos = [w for w in ws if w[2] > 0][:count // 2]
-    neg = [w for w in ws if w[2] == 0][:count - len(pos)]
-    chosen = pos + neg
-    ids, types, mask, _, _, _ = tensors(chosen, list(range(len(chosen))))
-    model.eval()
-    with torch.no_grad():
-        s, e = model(ids, types, mask, exact=True)
-    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types,
-            "start_logits": s.float(), "end_logits": e.float()}
 
 
 def main():
