@@ -96,7 +96,27 @@ bench: ort $(BIN) $(MODELS)/base/model.onnx
 	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
 	$(BIN) bench --model $(MODELS)/base --input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES)
 	$(BIN) bench --scheduling
+	$(BIN) bench --inputs
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+
+# int8 against float32 on the bert-base-sized model, side by side in one
+# run: the raw models on real 384-token windows, one window per batch,
+# interleaved (Go benchmark, with the logits' deviation), then qa-shard end to
+# end on the same corpus, alternating float32 and int8 runs.
+INT8_RUNS ?= 40
+INT8_DOCS ?= 6
+.PHONY: bench-int8
+bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
+	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
+	rm -rf $(MODELS)/base-int8
+	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
+	@for rep in 1 2; do for run in base:cpu base-int8:cpu "base-int8:cpu:$$(nproc) --threads 1"; do \
+		m=$${run%%:*}; devices=$${run#*:}; \
+		echo "== qa-shard end to end, model $$m, --devices $$devices, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+		$(BIN) --devices $$devices --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \
+			--output - --log-format console --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
+	done; done
 
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
 # text (Go's own sources) and on every Unicode code point. Not part of
@@ -120,14 +140,20 @@ FUZZTIME ?= 60s
 fuzz: $(VOCAB_JSON)
 	$(TEST_ENV) $(GO) test ./worker/tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test ./shard -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME)
 
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):
 # srun -N2 -n4 ranks merged byte-identical to one process, the batch scripts
-# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume).
+# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume; an
+# array with a malformed line whose afterany merge still completes).
 # Prints "N passed, M failed"; stops every daemon it started.
 .PHONY: slurm-test
 slurm-test: build demo-model ort
 	SLURM_TEST_SKIP_BUILD=1 bash scripts/slurm/test.sh
 
+# make gpu-kit (an offline bundle to check a GPU machine) and make
+# gpu-check-cpu (its CPU-only steps, run by CI): see mk/gpu-kit.mk.
+include mk/gpu-kit.mk
+# make eval (accuracy table) and make train (the demo model's weights).
 include mk/eval.mk mk/train.mk

@@ -3,6 +3,8 @@ package evaluate
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 )
 
 // Evaluate scores answers against every gold question: a question without
@@ -72,4 +74,27 @@ func WriteTable(w io.Writer, rows []Row) error {
 		}
 	}
 	return nil
+}
+
+// Files scores each answers file against the gold file, one row per file,
+// in order. An argument is LABEL=FILE, or a FILE labelled by its base name
+// without ".jsonl".
+func Files(gold string, answers []string, split int) ([]Row, error) {
+	g, err := ReadGold(gold)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, 0, len(answers))
+	for _, arg := range answers {
+		label, path, ok := strings.Cut(arg, "=")
+		if !ok {
+			label, path = strings.TrimSuffix(filepath.Base(arg), ".jsonl"), arg
+		}
+		a, err := ReadAnswers(path)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Row{Label: label, Report: Evaluate(g, a, split)})
+	}
+	return rows, nil
 }

@@ -26,7 +26,7 @@ func Plan(spec string, found []Device, foundErr error, getenv func(string) (stri
 	auto := spec == "" || spec == "all"
 	switch {
 	case foundErr != nil && !errors.Is(foundErr, ErrNoDriver):
-		return Selection{}, fmt.Errorf("%w: --devices %q: %v (use --devices cpu to run without GPUs)", ErrSelection, spec, foundErr)
+		return Selection{}, fmt.Errorf("%w: --devices %q: %w (use --devices cpu to run without GPUs)", ErrSelection, spec, foundErr)
 	case foundErr != nil && auto:
 		return Selection{Devices: cpus(1), Warnings: []string{
 			"no NVIDIA driver found (NVML could not be loaded): running one replica on the CPU (--devices cpu:N for more)"}}, nil
@@ -126,7 +126,7 @@ func planList(spec string, found []Device, vis Visibility) (Selection, error) {
 		tok = strings.TrimSpace(tok)
 		d, err := resolveSpec(tok, found)
 		if err != nil {
-			return Selection{}, fmt.Errorf("%w: --devices %q: %v", ErrSelection, spec, err)
+			return Selection{}, fmt.Errorf("%w: --devices %q: %w", ErrSelection, spec, err)
 		}
 		bad := func(format string, a ...any) (Selection, error) {
 			return Selection{}, fmt.Errorf("%w: --devices %q: %s", ErrSelection, spec, fmt.Sprintf(format, a...))

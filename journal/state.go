@@ -19,7 +19,7 @@ func encode(s State) ([]byte, error) {
 func decode(path string, b []byte) (State, error) {
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return State{}, fmt.Errorf("%w: %s cannot be read (%v): it was damaged or edited; start over with --overwrite", ErrCorrupt, path, err)
+		return State{}, fmt.Errorf("%w: %s cannot be read (%w): it was damaged or edited; start over with --overwrite", ErrCorrupt, path, err)
 	}
 	if s.Version == 0 {
 		// Valid JSON without a version is not something this package wrote.

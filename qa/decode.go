@@ -6,9 +6,10 @@ import (
 )
 
 // DecodeWindow turns one window's start and end logits into answer
-// candidates, reproducing transformers 4.x select_starts_ends, decode_spans
-// and get_indices for a fast tokenizer with the question first, as of 4.54
-// (see Settings.LegacyTopK for earlier versions).
+// candidates as Hugging Face's question-answering pipeline selects and
+// decodes spans (transformers 4.x select_starts_ends, decode_spans and
+// get_indices, as of 4.54; see Settings.LegacyTopK for earlier versions),
+// for a fast tokenizer with the question first.
 //
 // start and end must hold exactly w.Len() logits (padding stripped); ctx is
 // the full context the window was cut from.

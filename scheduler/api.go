@@ -59,6 +59,13 @@ type Config struct {
 	// MaxBatchRows caps the rows of one batch (0: no cap); TensorRT needs
 	// it to bound its optimisation profile.
 	MaxBatchRows int
+	// SingleWindowBatches makes every batch one window at its own length,
+	// unpadded, whatever the budget; windows go out as they come. A model
+	// that quantizes activations at run time (dynamic int8, one scale per
+	// tensor) needs it: there a window's logits depend on its batch
+	// neighbours and on padding, so batches shaped by timing would change
+	// answers between runs, across --resume and across ranks.
+	SingleWindowBatches bool
 	// TokenizeWorkers is the number of goroutines tokenizing documents.
 	TokenizeWorkers int
 	// MaxInFlightBytes bounds the estimated memory (see docCost) of the
@@ -68,6 +75,10 @@ type Config struct {
 	// PoolTokens is how many window tokens are pooled before sorting by
 	// length and cutting batches; a longer pool pads less.
 	PoolTokens int
+	// MaxWindowsPerDoc bounds what one document may cost: one needing
+	// more windows (all its questions together) gets an error record per
+	// question, without its windows being cut or run (0: no limit).
+	MaxWindowsPerDoc int
 
 	// BatchTimeout terminates a batch running longer (0: ten times the
 	// slowest batch seen, at least a minute).
@@ -94,8 +105,18 @@ type Config struct {
 	CheckpointInterval time.Duration
 
 	// Total is the expected number of documents for progress (0: unknown).
-	Total            int64
+	Total int64
+	// TotalBytes is the work of this run in input bytes (input.Source's
+	// share; Document.Bytes add up to it); percent and ETA count work in
+	// these bytes. 0: unknown, and percent and ETA count documents instead.
+	TotalBytes int64
+	// DoneBytes is the part of TotalBytes done before this run (resume),
+	// when the input does not hand the skipped documents over.
+	DoneBytes        int64
 	ProgressInterval time.Duration
+	// Now is the clock of progress rates and the ETA (nil: time.Now);
+	// tests pass a simulated one.
+	Now func() time.Time
 	// ProgressBar, when set (a terminal), gets a live bar instead of the
 	// periodic log line.
 	ProgressBar io.Writer

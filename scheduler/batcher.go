@@ -28,7 +28,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 	timer := time.NewTimer(idleFlush)
 	defer timer.Stop()
 	flush := func() error {
-		for _, b := range cutBatches(pool, p.cfg.MaxBatchTokens, p.cfg.MaxBatchRows) {
+		for _, b := range p.cutPool(pool) {
 			if err := send(ctx, out, b); err != nil {
 				return err
 			}
@@ -48,7 +48,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			pool = append(pool, r)
 			poolTokens += r.window().Len()
 			p.pooled.Store(int64(len(pool)))
-			if poolTokens >= p.cfg.PoolTokens {
+			if poolTokens >= p.cfg.PoolTokens || p.cfg.SingleWindowBatches {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -61,6 +61,24 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			timer.Reset(idleFlush)
 		}
 	}
+}
+
+// cutPool cuts the pool into the batches the configuration asks for.
+func (p *pipeline) cutPool(pool []windowRef) []*batch {
+	if p.cfg.SingleWindowBatches {
+		return singles(pool)
+	}
+	return cutBatches(pool, p.cfg.MaxBatchTokens, p.cfg.MaxBatchRows)
+}
+
+// singles makes one batch of each window, in pool order, at the window's
+// own length: no neighbour and no padding can change its logits.
+func singles(pool []windowRef) []*batch {
+	out := make([]*batch, len(pool))
+	for i, r := range pool {
+		out[i] = &batch{refs: []windowRef{r}, len: r.window().Len()}
+	}
+	return out
 }
 
 // cutBatches sorts windows by length (stable, so document order breaks

@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	"errors"
-	"strings"
-)
+import "errors"
 
 // ErrAllReplicasFailed means every replica was retired: the run cannot go
 // on here, but what was written is complete and the run can be resumed
@@ -17,6 +14,17 @@ var ErrBatchTimeout = errors.New("batch timed out")
 // ErrUnhealthy marks a replica whose device was reported unhealthy.
 var ErrUnhealthy = errors.New("device reported unhealthy")
 
+// OutOfMemory and Fatal are how a replica's error tells the kind of
+// failure (worker.RunError implements both; errors.As finds them through
+// any wrapping). An error with neither may follow the batch's content.
+type (
+	// OutOfMemory: true when the batch did not fit in the device's memory
+	// now, so smaller batches may run.
+	OutOfMemory interface{ OutOfMemory() bool }
+	// Fatal: true when the session is broken until it is rebuilt.
+	Fatal interface{ Fatal() bool }
+)
+
 type failure int
 
 const (
@@ -29,40 +37,16 @@ func (f failure) String() string {
 	return [...]string{"error", "out of memory", "fatal"}[f]
 }
 
-// oomTexts and fatalTexts are ONNX Runtime's and CUDA's words for these
-// failures (its errors are plain strings).
-var (
-	oomTexts = []string{
-		"Failed to allocate memory for requested buffer",
-		"out of memory",
-		"CUDNN_STATUS_ALLOC_FAILED",
-		"CUBLAS_STATUS_ALLOC_FAILED",
-	}
-	fatalTexts = []string{
-		"illegal memory access",
-		"unspecified launch failure",
-		"CUDA failure 999",
-		"CUDA failure 700",
-		"GPU is lost",
-		"device-side assert",
-		"CUDA error: an illegal instruction",
-	}
-)
-
 func classify(err error) failure {
-	if errors.Is(err, ErrBatchTimeout) || errors.Is(err, ErrUnhealthy) {
+	var fatal Fatal
+	var oom OutOfMemory
+	switch {
+	case errors.Is(err, ErrBatchTimeout), errors.Is(err, ErrUnhealthy):
 		return failFatal
-	}
-	msg := err.Error()
-	for _, t := range fatalTexts {
-		if strings.Contains(msg, t) {
-			return failFatal
-		}
-	}
-	for _, t := range oomTexts {
-		if strings.Contains(msg, t) {
-			return failOOM
-		}
+	case errors.As(err, &fatal) && fatal.Fatal():
+		return failFatal
+	case errors.As(err, &oom) && oom.OutOfMemory():
+		return failOOM
 	}
 	return failOther
 }

@@ -24,19 +24,24 @@ type docState struct {
 	doc       shard.Document
 	ctx       qa.Tokens
 	questions []questionState
+	windows   int64 // of all questions
 	pending   atomic.Int64
 	weight    int64 // in-flight budget held until written
 	mu        sync.Mutex
 }
 
 // finishWindow counts one window done; it returns the document when that
-// was the last one. The atomic decrement orders every window's writes
-// before the writer's reads.
-func (d *docState) finishWindow() *docState {
-	if d.pending.Add(-1) == 0 {
-		return d
+// was the last one, and the window's share of the document's input bytes
+// (the shares of all its windows add up to exactly doc.Bytes). The atomic
+// decrement orders every window's writes before the writer's reads.
+func (d *docState) finishWindow() (*docState, int64) {
+	left := d.pending.Add(-1)
+	k := d.windows - left // windows done, 1..windows
+	share := d.doc.Bytes*k/d.windows - d.doc.Bytes*(k-1)/d.windows
+	if left == 0 {
+		return d, share
 	}
-	return nil
+	return nil, share
 }
 
 // fail marks a question whose window could not be run.
@@ -74,11 +79,13 @@ type pipeline struct {
 
 	inflight *semaphore.Weighted
 	progress *progress
+	first    snapshot // progress when the run started
 	stats    stats
 	byName   map[string]*replica
 
 	stopping atomic.Bool  // Stop was closed: drain, then end
 	readAll  atomic.Bool  // the input was read to its end
+	readErr  error        // the input failed: drained, then returned
 	readSeq  atomic.Int64 // Seq after the last document read
 	next     atomic.Int64 // first Seq not yet written
 	pooled   atomic.Int64 // windows in the batcher's pool
@@ -93,7 +100,7 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 	return &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress: newProgress(cfg.Total, cfg.SkipBelow-cfg.First, replicaNames(replicas)),
+		progress: newProgress(cfg, replicaNames(replicas)),
 		byName:   map[string]*replica{},
 	}
 }
@@ -103,6 +110,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		return Summary{}, errors.New("scheduler: no replicas")
 	}
 	start := time.Now()
+	p.first = p.progress.snap()
 	g, ctx := errgroup.WithContext(ctx)
 	docs := make(chan *docState, 64)
 	windows := make(chan windowRef, 1024)
@@ -156,7 +164,11 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	go p.observe(ctx)
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr := g.Wait()
+	if stageErr == nil {
+		stageErr = p.readErr // set before the reader returned, read after g.Wait
+	}
 	stopProgress()
+	p.observeOnce(p.first) // the final state, for metrics written after the run
 	sum.Wall = time.Since(start)
 	sum.Windows = p.progress.windows.Load()
 	sum.Tokens = p.stats.tokens.Load()
@@ -181,13 +193,19 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			// Corrupt or unreadable input: the documents read before it
+			// are finished and written, then Run returns the error.
+			p.readErr = err
+			return nil
 		}
 		if p.cfg.Bounded && d.Seq >= p.cfg.End {
 			p.readAll.Store(true) // the rest belongs to other ranks
 			return nil
 		}
 		if d.Seq < p.cfg.SkipBelow {
+			if d.Seq >= p.cfg.First { // this run's share, done before a resume
+				p.progress.skipped(d.Bytes)
+			}
 			continue
 		}
 		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
@@ -211,23 +229,6 @@ func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
 
-// observe reports progress and queue depths to the Observer each second.
-func (p *pipeline) observe(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	first := p.progress.snap()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r := p.progress.rates(first, p.progress.snap())
-			inFlight := p.readSeq.Load() - p.next.Load()
-			p.cfg.Observer.Progress(p.progress.done(), p.cfg.Total, r.eta, int(max(inFlight, 0)), int(p.pooled.Load()), int(p.queued.Load()))
-		}
-	}
-}
-
 // watchStop turns a closed Config.Stop into a drain: no more documents
 // are read; those already read are finished and written.
 func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
@@ -239,12 +240,19 @@ func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
 	}
 }
 
-// stopped hides the cancellation a graceful stop causes the reader.
+// stopped hides the cancellation a graceful stop causes the reader
+// (whether watchStop or the Input saw Stop first).
 func (p *pipeline) stopped(err error) error {
-	if p.stopping.Load() && errors.Is(err, context.Canceled) {
-		return nil
+	if !errors.Is(err, context.Canceled) {
+		return err
 	}
-	return err
+	select {
+	case <-p.cfg.Stop:
+		p.stopping.Store(true)
+		return nil
+	default:
+		return err
+	}
 }
 
 // watchHealth marks replicas whose device was reported unhealthy; they

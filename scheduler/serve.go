@@ -113,7 +113,7 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits
 	out, err := r.Run(rctx, in)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(rctx), ErrBatchTimeout) {
-			return out, fmt.Errorf("%w after %s: %v", ErrBatchTimeout, limit, err)
+			return out, fmt.Errorf("%w after %s: %w", ErrBatchTimeout, limit, err)
 		}
 		return out, err
 	}
@@ -178,7 +178,7 @@ func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Log
 	for i, ref := range b.refs {
 		d, err := p.decode(ref, out, i*b.len)
 		if err != nil {
-			return fmt.Errorf("replica %s: doc %d (line %d): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Line, err)
+			return fmt.Errorf("replica %s: doc %d (%s): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Pos, err)
 		}
 		if d != nil {
 			if err := send(ctx, done, d); err != nil {
@@ -208,14 +208,18 @@ func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, err
 	if qs.raw != nil {
 		qs.raw[ref.w] = qa.Logits{Start: append([]float32(nil), start...), End: append([]float32(nil), end...)}
 	}
-	return ref.doc.finishWindow(), nil
+	d, work := ref.doc.finishWindow()
+	p.progress.addWork(work)
+	return d, nil
 }
 
 // failWindow records that one window could not be run: its question gets
 // an error record instead of an answer.
 func (p *pipeline) failWindow(ctx context.Context, ref windowRef, err error, done chan<- *docState) error {
 	ref.doc.fail(ref.q, err)
-	if d := ref.doc.finishWindow(); d != nil {
+	d, work := ref.doc.finishWindow()
+	p.progress.addWork(work)
+	if d != nil {
 		return send(ctx, done, d)
 	}
 	return nil

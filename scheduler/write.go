@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,11 @@ import (
 	"qa-shard/qa"
 	"qa-shard/shard"
 )
+
+// ErrWrite marks a failure to hand a document's records to the sinks: its
+// records may be partly written, so what was written since the last
+// checkpoint must not be checkpointed.
+var ErrWrite = errors.New("writing the records")
 
 // write restores input order: documents finish in any order, and each
 // waits in a reorder buffer, keyed by Seq, until all before it are
@@ -50,7 +56,7 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 			}
 			delete(waiting, next)
 			if err := p.emit(d, &sum); err != nil {
-				return sum, err
+				return sum, fmt.Errorf("%w of document %d: %w", ErrWrite, d.doc.Seq, err)
 			}
 			next++
 			p.next.Store(next)
@@ -80,13 +86,13 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 	if doc.Err != nil {
 		sum.RecordErrors++
 		p.progress.addError()
-		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Error: doc.Err.Error()})
+		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
 	}
 	for qi, q := range d.questions {
 		if q.err != nil {
 			sum.RecordErrors++
 			p.progress.addError()
-			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Question: q.text, Error: q.err.Error()}); err != nil {
+			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
@@ -97,7 +103,7 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 		}
 		if p.logits != nil {
 			if err := p.logits.Write(p.logitRows(d, qi)); err != nil {
-				return fmt.Errorf("writing logits of doc %d: %w", doc.Seq, err)
+				return fmt.Errorf("writing logits of %s: %w", doc.Pos, err)
 			}
 		}
 	}
@@ -106,7 +112,7 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 
 func (p *pipeline) record(doc shard.Document, q questionState) shard.AnswerRecord {
 	answers := qa.Answers(doc.Context, q.results, p.cfg.Settings)
-	rec := shard.AnswerRecord{ID: doc.ID, Question: q.text, Windows: len(q.windows)}
+	rec := shard.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
 	if len(answers) > 0 {
 		a := answers[0]
 		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
@@ -129,7 +135,7 @@ func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 	for wi, w := range q.windows {
 		n, qt := w.Len(), w.QuestionLen
 		row := logits.Row{
-			Seq: d.doc.Seq, ID: string(d.doc.ID), QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
+			ID: d.doc.ID, Keep: d.doc.Keep, Pos: d.doc.Pos, QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
 			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
 			OffsetStart: make([]int32, n), OffsetEnd: make([]int32, n),
 			StartLogits: q.raw[wi].Start, EndLogits: q.raw[wi].End,

@@ -31,6 +31,14 @@ type Model struct {
 	// windows longer than this would index past the position table.
 	MaxPositions int
 	ModelType    string
+
+	// QuantizedActivations is true when the graph quantizes activations at
+	// run time with one scale per tensor (dynamic int8): a window's logits
+	// then depend on its batch neighbours and padding, so it must run as a
+	// batch of one unpadded window for answers to be reproducible.
+	QuantizedActivations bool
+
+	modelOnce // fingerprint and placement, shared by the model's replicas
 }
 
 // OpenModel checks a model directory and reads the graph's signature. Init
@@ -51,12 +59,15 @@ func OpenModel(dir string) (*Model, error) {
 	}
 	ins, outs, err := signature(m.ONNXPath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %v", ErrConfig, m.ONNXPath, err)
+		return nil, fmt.Errorf("%w: %s is not a model ONNX Runtime can load: %w", ErrConfig, m.ONNXPath, err)
 	}
 	if err := m.bindInputs(ins); err != nil {
 		return nil, err
 	}
 	if err := m.bindOutputs(outs); err != nil {
+		return nil, err
+	}
+	if m.QuantizedActivations, err = dynamicQuantization(m.ONNXPath); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -83,14 +94,14 @@ func (m *Model) readConfig() error {
 		return nil // optional: only used to check window lengths early
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s/config.json cannot be read: %v", ErrConfig, m.Dir, err)
+		return fmt.Errorf("%w: %s/config.json cannot be read: %w", ErrConfig, m.Dir, err)
 	}
 	var c struct {
 		MaxPositions int    `json:"max_position_embeddings"`
 		ModelType    string `json:"model_type"`
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return fmt.Errorf("%w: %s/config.json is not valid JSON: %v", ErrConfig, m.Dir, err)
+		return fmt.Errorf("%w: %s/config.json is not valid JSON: %w", ErrConfig, m.Dir, err)
 	}
 	m.MaxPositions, m.ModelType = c.MaxPositions, c.ModelType
 	return nil

@@ -57,7 +57,7 @@ func (r *Replica) run(b qa.Batch) (qa.Logits, error) {
 		values = append(values, v)
 	}
 	if err := r.session.RunWithOptions(inputs, outs, r.runOpts); err != nil {
-		return qa.Logits{}, fmt.Errorf("replica %s: batch %dx%d: %w", r.name, b.Rows, b.Len, err)
+		return qa.Logits{}, Classify(fmt.Errorf("replica %s: batch %dx%d: %w", r.name, b.Rows, b.Len, err))
 	}
 	start, err := floats(outs[0], n)
 	if err != nil {

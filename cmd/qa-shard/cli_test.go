@@ -23,6 +23,7 @@ func TestBadLinesBecomeErrorRecords(t *testing.T) {
 		`{"id": "num", "context": 42}`,
 		`{"id": "ok2", "context": "The firm moved to Lisbon.", "questions": ["Where did it move?"]}`,
 		"{\"id\": \"badutf8\", \"context\": \"caf\xe9\"}",
+		`{"id": "emptyq", "context": "The firm moved to Lisbon.", "questions": ["", "Where did it move?"]}`,
 	)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	code, stderr := runCLI(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who founded it?", "--output", out)
@@ -38,15 +39,19 @@ func TestBadLinesBecomeErrorRecords(t *testing.T) {
 			kinds = append(kinds, "answer:"+jsonText(r["id"]))
 		}
 	}
-	want := []string{"answer:ok1", "error:<nil>", "error:7", "error:nocontext", "error:num", "answer:ok2", "answer:ok2", "error:badutf8"}
+	want := []string{"answer:ok1", "error:<nil>", "error:7", "error:nocontext", "error:num", "answer:ok2", "answer:ok2", "error:badutf8",
+		"answer:emptyq", "error:emptyq", "answer:emptyq"}
 	if strings.Join(kinds, " ") != strings.Join(want, " ") {
 		t.Errorf("records:\n got %v\nwant %v", kinds, want)
 	}
-	if recs[1]["line"].(float64) != 2 {
-		t.Errorf("malformed line reported as line %v, want 2", recs[1]["line"])
+	if first := strings.Index(mustRead(t, in), "\n") + 1; recs[1]["offset"] != float64(first) || recs[1]["file"] != "docs.jsonl" {
+		t.Errorf("malformed line reported at %v %v, want docs.jsonl offset %d", recs[1]["file"], recs[1]["offset"], first)
 	}
-	if !strings.Contains(stderr, `"record_errors":5`) {
-		t.Errorf("summary does not count 5 record errors:\n%s", stderr)
+	if q := recs[9]["error"]; q == nil || !strings.Contains(q.(string), "empty") {
+		t.Errorf("the empty question's record is %v, want an error saying it is empty", recs[9])
+	}
+	if !strings.Contains(stderr, `"record_errors":6`) || !strings.Contains(stderr, "completed with 6 error records") {
+		t.Errorf("summary does not count 6 record errors:\n%s", stderr)
 	}
 }
 
@@ -78,7 +83,22 @@ func TestUsageErrors(t *testing.T) {
 		{"stride too large", []string{"--model", model(t, "tiny"), "--input", in, "--doc-stride", "400"}, "stride"},
 		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--devices", "0,1"}, "--devices"},
 		{"existing output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", existing}, "--overwrite"},
-		{"unknown flag", []string{"--modle", "x"}, "flag provided but not defined"},
+		{"unknown flag", []string{"--modle", "x"}, "unknown flag: --modle"},
+		{"one dash", []string{"-model", "x"}, "long flags take two dashes: --model"},
+		{"input folder without inputs", []string{"--model", model(t, "tiny"), "--input", t.TempDir(), "--question", "q"}, "holds no input files"},
+		{"glob matching nothing", []string{"--model", model(t, "tiny"), "--input", filepath.Join(t.TempDir(), "*.jsonl"), "--question", "q"}, "matches no file"},
+		{"bad id type", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--id-type", "uuid"}, "--id-type"},
+		{"kept field clashes", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--keep-fields", "url,score"}, `have a "score" of their own`},
+		{"empty question", []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--question", " "}, "--question is empty"},
+		{"positional argument", []string{"--model", model(t, "tiny"), "answers.jsonl", "--input", in}, `unexpected argument "answers.jsonl"`},
+		{"resume to standard output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", "-", "--resume"}, "--resume needs"},
+		{"bad config value", []string{"--config", writeConfig(t, "top-k: many\n")}, "top-k"},
+		{"max errors not a number", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-errors", "lots"}, "--max-errors"},
+		{"max errors over 100%", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-errors", "101%"}, "--max-errors"},
+		{"textfile without .prom", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "sim:1",
+			"--output", filepath.Join(t.TempDir(), "a.jsonl"), "--metrics-textfile", filepath.Join(t.TempDir(), "m.txt")}, "ending in .prom"},
+		{"textfile in a missing folder", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "sim:1",
+			"--output", filepath.Join(t.TempDir(), "a.jsonl"), "--metrics-textfile", "/nonexistent/m.prom"}, "--metrics-textfile"},
 		{"seq len over model", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-seq-len", "600"}, "max_position_embeddings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +106,7 @@ func TestUsageErrors(t *testing.T) {
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d:\n%s", code, exitUsage, stderr)
 			}
-			if !strings.Contains(stderr, tc.want) {
+			if !strings.Contains(messages(t, stderr), tc.want) {
 				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
@@ -160,15 +180,35 @@ func TestModelVariants(t *testing.T) {
 	}
 }
 
-// TestHelp documents every flag.
+// TestHelp documents every flag and the exit codes, on standard output.
 func TestHelp(t *testing.T) {
-	code, stderr := runCLI(t, "--help")
-	if code != exitOK {
-		t.Fatalf("exit %d", code)
-	}
-	for _, f := range []string{"-model", "-input", "-question", "-devices", "-max-seq-len", "-doc-stride", "-logits", "-config", "Exit codes"} {
-		if !strings.Contains(stderr, f) {
-			t.Errorf("--help lacks %s", f)
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help"}, {"-h"}} {
+		code, stdout, _ := capture(t, func() int { return run(args) })
+		if code != exitOK {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		for _, f := range []string{"--model", "--input", "--question", "--devices", "--max-seq-len", "--doc-stride", "--logits", "--config", "Exit codes", "75  interrupted"} {
+			if !strings.Contains(stdout, f) {
+				t.Errorf("%q lacks %s", args, f)
+			}
 		}
 	}
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "run.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

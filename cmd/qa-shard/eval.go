@@ -1,65 +1,46 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/spf13/pflag"
 
 	"qa-shard/evaluate"
+	"qa-shard/logs"
 )
 
-// evalCmd scores answer files against gold answers (SQuAD EM and F1),
-// overall and split by how deep in its document each gold answer starts,
-// one row per file, side by side:
-//
-//	qa-shard eval --gold gold.jsonl qa-shard=answers.jsonl naive=naive.jsonl
-func evalCmd(args []string) int { return evalTo(os.Stdout, os.Stderr, args) }
+const evalHelp = `Usage: qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...
 
-func evalTo(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("qa-shard eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	gold := fs.String("gold", "", "gold answers, one JSON line per (document, question) with id, question, answer and token (tools/gencorpus -gold)")
+Scores answers files (JSONL, as qa-shard or tools/naiveqa write them)
+against gold answers (tools/gencorpus --gold): SQuAD exact match and F1 with
+the official normalisation, overall and split by where the gold answer
+starts in its document (within the first --split tokens, or beyond), one
+row per file, side by side on standard output. A question without an answer
+record scores 0 and is counted as missing.
+
+  qa-shard eval --gold gold.jsonl qa-shard=answers.jsonl naive=naive.jsonl`
+
+// evalCmd prints the evaluation table; the scoring is package evaluate's.
+func evalCmd(args []string) error {
+	fs := pflag.NewFlagSet("qa-shard eval", pflag.ContinueOnError)
+	gold := fs.String("gold", "", "gold answers, one JSON line per (document, question) with id, question, answer and token")
 	split := fs.Int("split", 512, "token depth that splits the table: answers starting within it, and beyond")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...\n\nSQuAD exact match and F1 of each answers file, overall and split by where the gold answer starts.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel) // the table goes to standard output; standard error has only the error line
+	if err := parseFlags(fs, args, evalHelp); err != nil {
+		return err
 	}
 	if *gold == "" || fs.NArg() == 0 || *split < 1 {
-		fmt.Fprintln(stderr, "qa-shard eval: need --gold FILE, a --split of at least 1, and one or more answers files (LABEL=FILE or FILE)")
-		return exitUsage
+		return fmt.Errorf("%w: pass --gold FILE, one or more answers files (LABEL=FILE or FILE), and a --split of at least 1 (see qa-shard eval --help)", errUsage)
 	}
-	g, err := evaluate.ReadGold(*gold)
+	if _, err := logs.New(logFormat, logLevel); err != nil {
+		return err
+	}
+	rows, err := evaluate.Files(*gold, fs.Args(), *split)
 	if err != nil {
-		fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
-		return exitUsage
+		return err
 	}
-	var rows []evaluate.Row
-	for _, arg := range fs.Args() {
-		label, path, ok := strings.Cut(arg, "=")
-		if !ok {
-			label, path = strings.TrimSuffix(filepath.Base(arg), ".jsonl"), arg
-		}
-		a, err := evaluate.ReadAnswers(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
-			return exitUsage
-		}
-		rows = append(rows, evaluate.Row{Label: label, Report: evaluate.Evaluate(g, a, *split)})
-	}
-	fmt.Fprintf(stdout, "gold: %s\n", *gold)
-	if err := evaluate.WriteTable(stdout, rows); err != nil {
-		fmt.Fprintf(stderr, "qa-shard eval: %v\n", err)
-		return exitInternal
-	}
-	return exitOK
+	fmt.Printf("gold: %s\n", *gold)
+	return evaluate.WriteTable(os.Stdout, rows)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,37 +36,38 @@ func TestDemoModelAnswers(t *testing.T) {
 	t.Logf("demo model: EM %.1f overall, %.1f within 512 tokens (%d), %.1f beyond (%d)",
 		r.Overall.EM, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N)
 
-	var stdout, errs bytes.Buffer
-	if code := evalTo(&stdout, &errs, []string{"--gold", "testdata/eval-gold.jsonl", "demo=" + out, out}); code != exitOK {
-		t.Fatalf("eval: exit %d: %s", code, errs.String())
+	code, stdout, errs := capture(t, func() int {
+		return run([]string{"eval", "--gold", "testdata/eval-gold.jsonl", "demo=" + out, out})
+	})
+	if code != exitOK {
+		t.Fatalf("eval: exit %d: %s", code, errs)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 6 || !strings.HasPrefix(lines[4], "demo ") || !strings.HasPrefix(lines[5], "answers ") {
-		t.Errorf("eval printed:\n%s\nwant gold, summary, two header lines, a demo row and an answers row", stdout.String())
+		t.Errorf("eval printed:\n%s\nwant gold, summary, two header lines, a demo row and an answers row", stdout)
 	}
 }
 
+// TestEvalUsage: mistakes on eval's command line or in its files are
+// usage errors (exit 2) that name what is wrong.
 func TestEvalUsage(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		code int
 		msg  string
 	}{
-		{[]string{"--help"}, exitOK, "Usage"},
-		{[]string{"testdata/eval-gold.jsonl"}, exitUsage, "need --gold"},
+		{[]string{"--help"}, exitOK, "Usage: qa-shard eval"},
+		{[]string{"testdata/eval-gold.jsonl"}, exitUsage, "pass --gold"},
 		{[]string{"--gold", "testdata/eval-gold.jsonl"}, exitUsage, "answers files"},
 		{[]string{"--gold", "testdata/nothing.jsonl", "a.jsonl"}, exitUsage, "nothing.jsonl"},
 		{[]string{"--gold", "testdata/eval-gold.jsonl", "--split", "0", "a.jsonl"}, exitUsage, "--split"},
 		{[]string{"--gold", "testdata/eval-gold.jsonl", "testdata/missing.jsonl"}, exitUsage, "missing.jsonl"},
+		{[]string{"--gold", "testdata/eval-docs.jsonl", "testdata/eval-gold.jsonl"}, exitUsage, "eval-docs.jsonl line 1"},
+		{[]string{"-gold", "testdata/eval-gold.jsonl", "a.jsonl"}, exitUsage, "two dashes"},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := evalTo(&stdout, &stderr, c.args)
-		if code != c.code || !strings.Contains(stderr.String(), c.msg) {
-			t.Errorf("eval %v: exit %d, %q; want %d and a message with %q", c.args, code, stderr.String(), c.code, c.msg)
+		code, stdout, stderr := capture(t, func() int { return run(append([]string{"eval"}, c.args...)) })
+		if code != c.code || !strings.Contains(stdout+stderr, c.msg) {
+			t.Errorf("eval %v: exit %d, %q; want %d and a message with %q", c.args, code, stdout+stderr, c.code, c.msg)
 		}
-	}
-	// The subcommand is dispatched from main.
-	if code := run([]string{"eval", "--gold", "testdata/nothing.jsonl", "a.jsonl"}); code != exitUsage {
-		t.Errorf("run eval: exit %d, want %d", code, exitUsage)
 	}
 }

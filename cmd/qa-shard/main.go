@@ -3,21 +3,31 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
+	"strings"
 
+	"github.com/spf13/pflag"
+
+	"qa-shard/evaluate"
+	"qa-shard/filelock"
 	"qa-shard/gpu"
+	"qa-shard/input"
+	"qa-shard/journal"
+	"qa-shard/logs"
+	"qa-shard/merge"
+	"qa-shard/metrics"
+	"qa-shard/output"
+	"qa-shard/qa"
+	"qa-shard/quantize"
 	"qa-shard/shard"
 	"qa-shard/worker"
+	"qa-shard/worker/sim"
 )
 
-// Exit codes, documented in the README and --help.
+// Exit codes: the table --help and the README show (a test holds them
+// equal).
 const (
 	exitOK       = 0
 	exitInternal = 1
@@ -28,98 +38,129 @@ const (
 	exitInterrupted = 75
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
+	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
+	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written)"},
+	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
+	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume"},
+}
 
 // errUsage marks errors the user fixes by changing the command line.
 var errUsage = errors.New("usage")
+
+// usageErrors are the packages' sentinels for what the user fixes in
+// flags, files or environment: exit 2.
+var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
+	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
+	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable}
+
+// resumableErrors are the packages' sentinels for failures that leave a
+// consistent journal and pass once their cause is gone: exit 75.
+var resumableErrors = []error{output.ErrStorage}
+
+// exitError carries the exit code of an outcome no package sentinel
+// names: a run that completed with record errors (3) or was interrupted
+// and can be resumed (75).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitCode is the one place errors become exit codes.
+func exitCode(err error) int {
+	var e *exitError
+	switch {
+	case err == nil, errors.Is(err, pflag.ErrHelp):
+		return exitOK
+	case errors.As(err, &e):
+		return e.code
+	}
+	for _, s := range resumableErrors {
+		if errors.Is(err, s) {
+			return exitInterrupted
+		}
+	}
+	for _, s := range usageErrors {
+		if errors.Is(err, s) {
+			return exitUsage
+		}
+	}
+	return exitInternal
+}
 
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
-	cmd := "run"
-	if len(args) > 0 && (args[0] == "run" || args[0] == "version" || args[0] == "help" || args[0] == "bench" || args[0] == "devices" || args[0] == "merge" || args[0] == "eval") {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "bench":
-		return benchCmd(args)
+// command returns the subcommand called name (each in the file named after
+// it), or nil.
+func command(name string) func([]string) error {
+	switch name {
+	case "run":
+		return runCmd
 	case "devices":
-		return devicesCmd(args)
+		return devicesCmd
 	case "merge":
-		return mergeCmd(args)
+		return mergeCmd
+	case "bench":
+		return benchCmd
+	case "quantize":
+		return quantizeCmd
 	case "eval":
-		return evalCmd(args)
+		return evalCmd
 	case "version":
-		fmt.Printf("qa-shard %s\n", version)
-		return exitOK
+		return versionCmd
 	case "help":
-		args = []string{"--help"}
+		return helpCmd
 	}
-	o, err := parseRun(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+	return nil
+}
+
+// run dispatches to a subcommand (run when the first argument names
+// none), reports its error and returns the exit code.
+func run(args []string) int {
+	name := "run"
+	if len(args) > 0 && command(args[0]) != nil {
+		name, args = args[0], args[1:]
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard: %v\n", err)
-		return exitUsage
-	}
-	ctx, stop, release := handleSignals(o.drainTimeout)
-	defer release()
-	code, err := runJob(ctx, stop, o)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "qa-shard: %v\n", err)
-		return exitCode(err)
+	err := command(name)(args)
+	code := exitCode(err)
+	if err != nil && code != exitOK {
+		prefix := "qa-shard"
+		if name != "run" && name != "help" {
+			prefix += " " + name
+		}
+		logs.Final(args, prefix, err, code, code == exitRecords || code == exitInterrupted)
 	}
 	return code
 }
 
-// handleSignals: the first SIGINT, SIGTERM or SIGUSR1 closes stop (drain);
-// after drain the context is canceled (hard stop), as it is at once on a
-// second SIGINT or SIGTERM.
-func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	stop := make(chan struct{})
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
-	go func() {
-		var timer <-chan time.Time
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case s := <-sigs:
-				select {
-				case <-stop:
-					if s != syscall.SIGUSR1 {
-						fmt.Fprintf(os.Stderr, "qa-shard: %v again: stopping now\n", s)
-						cancel()
-						return
-					}
-				default:
-					fmt.Fprintf(os.Stderr, "qa-shard: %v: reading no more documents; finishing those already read (up to %s), then saving; send it again to stop now\n", s, drain)
-					close(stop)
-					timer = time.After(drain)
-				}
-			case <-timer:
-				fmt.Fprintln(os.Stderr, "qa-shard: drain timeout: stopping now")
-				cancel()
-				return
+// parseFlags parses args GNU-style (flags before, between or after the
+// positional arguments) and turns a flag mistake into a usage error;
+// --help prints help and the flags, and returns pflag.ErrHelp (exit 0).
+func parseFlags(fs *pflag.FlagSet, args []string, help string) error {
+	fs.SortFlags = false
+	fs.SetOutput(os.Stdout)
+	fs.Usage = func() { fmt.Fprintf(os.Stdout, "%s\n\nFlags:\n%s", help, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		for _, a := range args {
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+			if len(a) > 2 && a[0] == '-' && a[1] != '-' && fs.Lookup(name) != nil {
+				return fmt.Errorf("%w: %s: long flags take two dashes: --%s (see %s --help)", errUsage, a, name, fs.Name())
 			}
 		}
-	}()
-	return ctx, stop, func() { signal.Stop(sigs); cancel() }
-}
-
-// exitCode maps an error to the documented exit codes: problems the user
-// fixes in flags, files or environment are 2, anything else 1.
-func exitCode(err error) int {
-	for _, e := range []error{errUsage, worker.ErrConfig, gpu.ErrSelection, shard.ErrNoQuestion} {
-		if errors.Is(err, e) {
-			return exitUsage
-		}
+		return fmt.Errorf("%w: %w (see %s --help)", errUsage, err, fs.Name())
 	}
-	return exitInternal
+	return nil
 }

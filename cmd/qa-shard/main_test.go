@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -26,6 +29,7 @@ var (
 func TestMain(m *testing.M) {
 	if os.Getenv(envAsMain) == "1" {
 		// A child started by startChild: be the qa-shard command.
+		installHooks()
 		os.Exit(run(os.Args[1:]))
 	}
 	dir, err := os.MkdirTemp("", "qa-shard-e2e-")
@@ -57,29 +61,65 @@ var stderrMu sync.Mutex
 // it printed on standard error.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	code, _, stderr := capture(t, func() int {
+		return run(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
+	})
+	return code, stderr
+}
+
+// capture runs f with standard output and error redirected, and returns
+// its result and what it printed on each.
+func capture(t *testing.T, f func() int) (int, string, string) {
+	t.Helper()
 	stderrMu.Lock()
 	defer stderrMu.Unlock()
+	savedOut, savedErr := os.Stdout, os.Stderr
+	outW, outC := pipe(t)
+	errW, errC := pipe(t)
+	os.Stdout, os.Stderr = outW, errW
+	code := f()
+	outW.Close()
+	errW.Close()
+	os.Stdout, os.Stderr = savedOut, savedErr
+	return code, string(<-outC), string(<-errC)
+}
+
+// pipe returns the writing end of a pipe and what was written to it,
+// delivered once the writer is closed.
+func pipe(t *testing.T) (*os.File, <-chan []byte) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := os.Stderr
-	os.Stderr = w
-	out := make(chan []byte)
+	out := make(chan []byte, 1)
 	go func() {
-		var buf []byte
-		b := make([]byte, 64<<10)
-		for {
-			n, err := r.Read(b)
-			buf = append(buf, b[:n]...)
-			if err != nil {
-				out <- buf
-				return
-			}
-		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		out <- b
 	}()
-	code := run(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
-	w.Close()
-	os.Stderr = saved
-	return code, string(<-out)
+	return w, out
+}
+
+// messages checks that every line of stderr is one JSON object (the
+// format is json, or auto and not a terminal) and returns their messages,
+// one a line, so a test looks for a sentence as a person reads it.
+func messages(t *testing.T, stderr string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var m struct {
+			Msg string `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Errorf("stderr line %d is not a JSON object: %v: %s", i+1, err, line)
+			b.WriteString(line + "\n")
+			continue
+		}
+		b.WriteString(m.Msg + "\n")
+	}
+	return b.String()
 }

@@ -40,8 +40,15 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			}
 			files := runRanks(t, tc.world, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"), args...)
 			merged := filepath.Join(dir, "merged.jsonl")
-			if code := mergeCmd(append([]string{"--output", merged, "--logits", filepath.Join(dir, "logits")}, files...)); code != exitOK {
-				t.Fatalf("merge exit %d", code)
+			// Flags after the rank files, as an operator types them.
+			margs := append(append([]string{"merge"}, files...), "--output", merged, "--logits", filepath.Join(dir, "logits"))
+			code, _, stderr := capture(t, func() int { return run(margs) })
+			if code != exitOK {
+				t.Fatalf("merge exit %d:\n%s", code, stderr)
+			}
+			// Not a terminal: JSON, one object a line.
+			if l := find(jsonLines(t, stderr), "merged"); l == nil || l["ranks"] != float64(tc.world) || l["documents"] != float64(tc.docs) {
+				t.Errorf("merge's JSON line lacks ranks and documents:\n%s", stderr)
 			}
 			want, _ := os.ReadFile(single)
 			got, _ := os.ReadFile(merged)
@@ -56,54 +63,52 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(a) != len(b) || a[len(a)-1].Seq != b[len(b)-1].Seq {
+			if len(a) != len(b) || a[len(a)-1].Pos != b[len(b)-1].Pos {
 				t.Fatalf("merged logits have %d rows, single %d", len(b), len(a))
 			}
 		})
 	}
 }
 
-// TestMergeRefuses: a missing rank, ranks of different settings and an
-// existing output are refused with what is wrong.
-func TestMergeRefuses(t *testing.T) {
+// TestMergeExitCodes: rank files that do not form a run, an existing
+// output and command-line mistakes exit 2; a failing write exits 1; and
+// nothing is written in either case.
+func TestMergeExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	in := writeCorpus(t, 12, 22)
 	args := []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--devices", "cpu"}
 	files := runRanks(t, 3, filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "la"), args...)
 	other := runRanks(t, 3, filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "lb"), append(args, "--top-k", "2")...)
+	existing := filepath.Join(dir, "existing.jsonl")
+	os.WriteFile(existing, []byte("keep\n"), 0o644)
 	for _, tc := range []struct {
-		name  string
-		files []string
-		want  string
+		name string
+		args []string
+		code int
+		want string
 	}{
-		{"missing rank", []string{files[0], files[2]}, "rank 1 of 3 is missing"},
-		{"different settings", []string{files[0], other[1], files[2]}, "different settings"},
-		{"duplicate rank", []string{files[0], files[1], files[1], files[2]}, "rank 1 given twice"},
+		{"missing rank", []string{files[0], files[2]}, exitUsage, "rank 1 of 3 is missing"},
+		{"different settings", []string{files[0], other[1], files[2]}, exitUsage, "different settings"},
+		{"duplicate rank", []string{files[0], files[1], files[1], files[2]}, exitUsage, "rank 1 given twice"},
+		{"not a rank file", []string{in}, exitUsage, "merge needs the journal"},
+		{"no rank files", nil, exitUsage, "at least one rank file"},
+		{"unknown flag", append([]string{"--outptu", "x"}, files...), exitUsage, "unknown flag: --outptu"},
+		{"existing output", append([]string{"--output", existing}, files...), exitUsage, "--overwrite"},
+		{"unwritable output", append([]string{"--output", filepath.Join(existing, "m.jsonl")}, files...), exitUsage, "not a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "m.jsonl")
-			code, stderr := captureStderr(t, func() int { return mergeCmd(append([]string{"--output", out}, tc.files...)) })
-			if code != exitUsage || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, tc.want)
+			a := append([]string{"merge", "--output", out}, tc.args...)
+			code, _, stderr := capture(t, func() int { return run(a) })
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.code, tc.want)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Error("a refused merge wrote its output")
 			}
 		})
 	}
-}
-
-func captureStderr(t *testing.T, f func() int) (int, string) {
-	t.Helper()
-	stderrMu.Lock()
-	defer stderrMu.Unlock()
-	r, w, _ := os.Pipe()
-	saved := os.Stderr
-	os.Stderr = w
-	code := f()
-	w.Close()
-	os.Stderr = saved
-	var b bytes.Buffer
-	b.ReadFrom(r)
-	return code, b.String()
+	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
+		t.Errorf("an existing output was replaced: %q", b)
+	}
 }

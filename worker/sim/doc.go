@@ -13,8 +13,9 @@
 // benchmarks comparable.
 //
 // Faults carry the text ONNX Runtime really produces (as the onnxruntime_go
-// binding wraps it), so the scheduler's error classifier is tested on the
-// real strings rather than on a sentinel only this package knows.
+// binding wraps it), classified by worker.Classify into the same
+// *worker.RunError a real session returns, so the classifier is tested on
+// the real strings and the scheduler sees the same typed errors.
 //
 // # Spec grammar
 //

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"qa-shard/worker"
 )
 
 func TestDelayScalesWithTokensAndSpeed(t *testing.T) {
@@ -111,6 +113,9 @@ func TestOOMAboveTokenCount(t *testing.T) {
 	if !strings.Contains(err.Error(), "sim:0") {
 		t.Errorf("error %q does not name the replica", err)
 	}
+	if re := (*worker.RunError)(nil); !errors.As(err, &re) || !re.OutOfMemory() {
+		t.Errorf("error %v is not a worker.RunError saying out of memory", err)
+	}
 	// Not sticky: a smaller batch runs again.
 	if _, err := r.Run(ctx, uniform(5, 10, 1000)); err != nil {
 		t.Fatalf("after an OOM, a small batch: %v", err)
@@ -137,6 +142,9 @@ func TestFatalAfterIsSticky(t *testing.T) {
 		_, err := r.Run(ctx, uniform(1, 8, 1000))
 		if err == nil || !strings.Contains(err.Error(), fatalText) {
 			t.Fatalf("call %d after 3 batches: err %v, want the sticky CUDA error", i, err)
+		}
+		if re := (*worker.RunError)(nil); !errors.As(err, &re) || !re.Fatal() {
+			t.Fatalf("error %v is not a worker.RunError saying fatal", err)
 		}
 	}
 	if st := r.Stats(); st.Batches != 3 || st.Failures != 4 {
@@ -208,7 +216,7 @@ func TestHangAfterBlocksUntilCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("hung call returned %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("hung call did not return after cancel")
 	}
 	// The hang fires once: the next call runs.
@@ -235,6 +243,9 @@ func TestFailToken(t *testing.T) {
 	_, err := r.Run(ctx, batchOf([]int64{101, 5, 6, 102}, []int64{101, 901, 102}))
 	if err == nil || !strings.Contains(err.Error(), "idx=901") {
 		t.Fatalf("batch holding 901: err %v, want the out-of-bounds index error", err)
+	}
+	if re := (*worker.RunError)(nil); !errors.As(err, &re) || re.Fault != worker.FaultInput {
+		t.Fatalf("error %v is not a worker.RunError caused by the input", err)
 	}
 	// Not sticky, and only attended positions count.
 	if _, err := r.Run(ctx, batchOf([]int64{101, 8, 102})); err != nil {
@@ -264,7 +275,7 @@ func TestSleepRespectsCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("canceled sleep returned %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("Run kept sleeping after cancel")
 	}
 	if st := r.Stats(); st.Batches != 0 || st.Failures != 1 {

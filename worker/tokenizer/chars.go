@@ -2,8 +2,8 @@ package tokenizer
 
 import "unicode"
 
-// Character classes exactly as Hugging Face tokenizers defines them for BERT
-// (normalizers/bert.rs and pre_tokenizers/bert.rs). Three of them come from
+// Character classes exactly as Hugging Face tokenizers defines them for
+// BERT's normalizer and pre-tokenizer. Three of them come from
 // the Rust crate unicode_categories, whose Unicode tables are older than Go's
 // (HF keeps chars assigned since, such as U+0890, and does not treat newer
 // punctuation such as U+061D as punctuation), so they are generated tables

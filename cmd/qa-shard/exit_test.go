@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"qa-shard/filelock"
+	"qa-shard/output"
+)
+
+// TestExitCodeTable: the README's table is the code's (and --help prints
+// the code's, TestHelp).
+func TestExitCodeTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "### Exit codes")
+	if !ok {
+		t.Fatal("README has no exit code table")
+	}
+	rows := regexp.MustCompile("(?m)^\\| (\\d+) \\| (.+) \\|$").FindAllStringSubmatch(table, -1)
+	if len(rows) < len(exitCodes) {
+		t.Fatalf("README table has %d rows, the code %d", len(rows), len(exitCodes))
+	}
+	for i, c := range exitCodes {
+		code, _ := strconv.Atoi(rows[i][1])
+		if meaning := strings.ReplaceAll(rows[i][2], "`", ""); code != c.code || meaning != c.meaning {
+			t.Errorf("README row %d: %d %q\n  code: %d %q", i+1, code, meaning, c.code, c.meaning)
+		}
+	}
+}
+
+// TestExitCodeThroughWraps: the code is found however deep the error is
+// wrapped, and a cause wrapped with %w keeps its own chain.
+func TestExitCodeThroughWraps(t *testing.T) {
+	interrupted := &exitError{exitInterrupted, errors.New("interrupted")}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", interrupted)), exitInterrupted},
+		{fmt.Errorf("x: %w", fmt.Errorf("%w: --metrics-addr: %w", errUsage, errors.New("bind"))), exitUsage},
+		{errors.New("disk full"), exitInternal},
+		{fmt.Errorf("x: %w", output.Fault(&os.PathError{Op: "write", Path: "a", Err: syscall.ENOSPC})), exitInterrupted},
+		{fmt.Errorf("x: %w", &filelock.HeldError{Target: "a", Path: "a.lock"}), exitUsage},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestRunIOFailuresExit1: an input that cannot be read is an I/O failure
+// (1), not a usage error. (An output folder that cannot be written is a
+// usage error found before the model loads: TestUnwritableOutputBeforeModel.)
+func TestRunIOFailuresExit1(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"input that fails to read", []string{"--input", "/proc/self/mem", "--output", filepath.Join(t.TempDir(), "a.jsonl")}, "input/output error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := runCLI(t, append([]string{"--model", model(t, "tiny"), "--question", "Who?", "--devices", "sim:1"}, tc.args...)...)
+			if code != exitInternal || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, exitInternal, tc.want, stderr)
+			}
+		})
+	}
+}
+
+// TestSubcommandExitCodes: version, help and bench (merge and devices
+// have their own tests).
+func TestSubcommandExitCodes(t *testing.T) {
+	in := writeCorpus(t, 6, 9)
+	bench := []string{"bench", "--model", model(t, "tiny"), "--input", in, "--ort-lib", ortLib, "--naive-docs", "2"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // on standard output for 0, standard error otherwise
+	}{
+		{"version", []string{"version"}, exitOK, "qa-shard dev"},
+		{"version with an argument", []string{"version", "1"}, exitUsage, `unexpected argument "1"`},
+		{"version with a flag", []string{"version", "--bogus"}, exitUsage, "unknown flag"},
+		{"help merge", []string{"help", "merge"}, exitOK, "Usage: qa-shard merge"},
+		{"merge --help after files", []string{"merge", "a.jsonl", "--help"}, exitOK, "--overwrite"},
+		{"help for nothing", []string{"help", "frobnicate"}, exitUsage, `no subcommand "frobnicate"`},
+		{"bench", append(bench, "--devices", "cpu"), exitOK, "| end-to-end documents/s |"},
+		{"bench, every replica failing", append(bench, "--devices", "sim:1:fatal-after=0:recur"), exitInternal, "every replica failed"},
+		{"bench without input", []string{"bench", "--model", model(t, "tiny")}, exitUsage, "--input FILE"},
+		{"bench on a folder", []string{"bench", "--model", model(t, "tiny"), "--input", t.TempDir()}, exitUsage, "is a folder"},
+		{"bench with a bad flag", []string{"bench", "--scheduling=maybe"}, exitUsage, "invalid argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := capture(t, func() int { return run(tc.args) })
+			text := messages(t, stderr)
+			if tc.code == exitOK {
+				text = stdout
+			}
+			if code != tc.code || !strings.Contains(text, tc.want) {
+				t.Errorf("exit %d, want %d with %q in:\n%s%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"go.uber.org/zap"
+
+	"qa-shard/fleet"
+	"qa-shard/logs"
+	"qa-shard/output"
+	"qa-shard/scheduler"
+)
+
+// The end of a run: what is saved, what the operator reads, and the exit
+// code the outcome means. Every line a run prints after the pipeline
+// stops is written here.
+
+// finish makes what was written durable whatever happened, and says what
+// the outcome means: nil (complete), an *exitError for record errors (3) or
+// an interruption (75), an output.ErrStorage failure (75: free space, then
+// resume), or the error that stopped the run.
+func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
+	var saveErr error
+	switch {
+	case runErr == nil && !sum.Interrupted:
+		saveErr = out.Finish(sum.Next)
+	case !errors.Is(runErr, scheduler.ErrWrite):
+		// Every document handed to the output is whole: keep them. After
+		// a failed write the last one may be partial, and the journal
+		// keeps its last checkpoint.
+		saveErr = out.Checkpoint(sum.Next)
+	}
+	saved := sum.Next
+	if out.Journal() != "" {
+		saved = out.Saved()
+	}
+	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved)
+	if fault := storageFault(runErr, saveErr); fault != nil {
+		report(log, o, sum, fl)
+		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
+	}
+	if saveErr != nil {
+		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
+	}
+	report(log, o, sum, fl)
+	switch {
+	case runErr == nil && sum.Interrupted:
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", saved, resume)}
+	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
+		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
+	case runErr != nil:
+		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
+	case sum.RecordErrors > 0:
+		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)
+		if limit, _ := scheduler.ParseErrorLimit(o.maxErrors); limit.Allows(sum) {
+			log.Warn(msg+"; within --max-errors "+o.maxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
+			return nil
+		}
+		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.maxErrors)}
+	}
+	return nil
+}
+
+// storageFault is the failure of the outputs' storage (marked
+// output.ErrStorage) that stopped the run or its last save, or nil. An
+// input that cannot be read is not one: only the outputs' own errors
+// (marked by package output, or a failed write of the records) count.
+func storageFault(runErr, saveErr error) error {
+	switch {
+	case errors.Is(runErr, output.ErrStorage):
+		return runErr
+	case errors.Is(runErr, scheduler.ErrWrite) && errors.Is(output.Fault(runErr), output.ErrStorage):
+		return output.Fault(runErr)
+	case errors.Is(output.Fault(saveErr), output.ErrStorage):
+		return output.Fault(saveErr)
+	}
+	return nil
+}
+
+// report says what the run did: one "summary" object in JSON, a table for
+// a person on a console.
+func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
+	var gpus []string
+	if fl.Summary != nil {
+		for _, x := range fl.Summary() {
+			gpus = append(gpus, x.String())
+		}
+	}
+	if logs.Resolve(o.logFormat) == "json" {
+		log.Info("summary", append(s.Fields(), zap.String("output", o.output), zap.String("logits", o.logits), zap.Strings("gpus", gpus))...)
+		return
+	}
+	files := []string{"answers file   " + o.output}
+	if o.logits != "" {
+		files = append(files, "logits file    "+o.logits)
+	}
+	s.WriteTable(os.Stderr, append(files, gpus...)...)
+}

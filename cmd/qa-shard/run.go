@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"qa-shard/filelock"
+	"qa-shard/fleet"
+	"qa-shard/input"
+	"qa-shard/journal"
+	"qa-shard/logs"
+	"qa-shard/metrics"
+	"qa-shard/output"
+	"qa-shard/qa"
+	"qa-shard/scheduler"
+	"qa-shard/shard"
+	"qa-shard/worker"
+	"qa-shard/worker/tokenizer"
+)
+
+// runCmd answers the questions of a corpus: the default subcommand.
+func runCmd(args []string) error {
+	o, err := parseRun(args)
+	if err != nil {
+		return err
+	}
+	log, err := logs.New(o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
+	ctx, stop, release := handleSignals(o.drainTimeout, log)
+	defer release()
+	return runJob(ctx, stop, o, log)
+}
+
+// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logger) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	questions := o.questions
+	if o.questionsFile != "" {
+		qs, err := shard.ReadQuestionsFile(o.questionsFile)
+		if err != nil {
+			return fmt.Errorf("%w: --questions-file: %w", errUsage, err)
+		}
+		questions = append(questions, qs...)
+	}
+	in, err := openInputs(o, questions, log)
+	if err != nil {
+		return err
+	}
+	// Before anything expensive: the outputs must be writable and this
+	// run their only writer.
+	locks, err := claim(o)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
+
+	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
+		return err
+	}
+	if logs.Resolve(o.logFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
+	}
+	model, err := worker.OpenModel(o.model)
+	if err != nil {
+		return err
+	}
+	tok, err := tokenizer.Load(model.TokenizerPath)
+	if err != nil {
+		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
+	}
+	if model.MaxPositions > 0 && o.settings.MaxSeqLen > model.MaxPositions {
+		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
+	}
+	cls, sep, pad := tok.SpecialIDs()
+	fl, err := fleet.Start(ctx, o.fleetOptions(log), model)
+	if err != nil {
+		return err
+	}
+	defer fl.Close()
+
+	// What the answers depend on, so --resume refuses another run's outputs.
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.model, o.output, struct {
+		Settings         qa.Settings
+		MaxLineBytes     int
+		Logits           bool
+		Fields           shard.Fields
+		Schema           shard.Schema
+		MaxWindowsPerDoc int
+	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema, o.maxWindowsPerDoc}, questions)
+	if err != nil {
+		return err
+	}
+	rank := in.plan.Rank
+	if rank.World > 1 {
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
+	}
+	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp,
+		Keep: o.fields.Keep, Schema: in.record.Schema, TopK: o.settings.TopK})
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if out.Complete {
+		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
+		return nil
+	}
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	out.SetInput(src.At)
+
+	cfg := scheduler.Config{
+		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
+		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
+		SingleWindowBatches: model.QuantizedActivations,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20, MaxWindowsPerDoc: o.maxWindowsPerDoc,
+		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
+		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
+	}
+	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
+		zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+	}
+	var stopMetrics func()
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
+		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
+		return err
+	}
+	defer stopMetrics()
+	var lg scheduler.LogitsSink
+	if out.Logits != nil {
+		lg = out.Logits
+	}
+	var docs scheduler.Input = src
+	var answers scheduler.AnswerSink = out.Answers
+	if testHook != nil {
+		docs, answers = testHook(ctx, stop, out, docs, answers)
+	}
+	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
+	return finish(o, out, fl, log, sum, runErr)
+}
+
+// testHook, set only by the tests (hooks_test.go, from environment
+// variables a test gives the child process it starts), wraps the input and
+// the answers to stop, pause or kill the process at a chosen document, so
+// that those tests depend on progress, never on timing. Nil in the program.
+var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink)
+
+// claim checks that the outputs can be written and locks them for the
+// life of the run (see output.Claim), so a second run on the same files
+// stops here, before any model is loaded.
+func claim(o *options) (filelock.Set, error) {
+	locks, err := output.Claim(o.output, o.logits, strings.Join(os.Args, " "), !o.noLock)
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)
+	}
+	return locks, err
+}
+
+func (o *options) check() error {
+	if o.model == "" {
+		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
+	}
+	if len(o.inputs) == 0 {
+		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", errUsage)
+	}
+	for _, q := range o.questions {
+		if strings.TrimSpace(q) == "" {
+			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", errUsage)
+		}
+	}
+	if o.resume && (o.output == "-" || slices.Contains(o.inputs, "-")) {
+		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", errUsage)
+	}
+	if err := o.settings.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if o.maxBatchTokens < 8 {
+		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", errUsage)
+	}
+	if o.maxInflightMB < 1 {
+		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
+	}
+	if o.idType != "auto" && o.idType != "string" && o.idType != "integer" {
+		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", errUsage, o.idType)
+	}
+	if err := checkKeep(o.fields.Keep); err != nil {
+		return err
+	}
+	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", errUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.metricsTextfile); err != nil {
+		return err
+	}
+	if o.maxLineBytes < 1024 {
+		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)
+	}
+	if o.maxWindowsPerDoc < 0 {
+		return fmt.Errorf("%w: --max-windows-per-doc must be 0 (no limit) or more", errUsage)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package output
+
+import (
+	"fmt"
+
+	"qa-shard/journal"
+)
+
+// Fingerprint identifies what the answers depend on (the input files, the
+// model folder, the answer-relevant settings and the global questions), so
+// --resume refuses to mix outputs of different runs. input is the input's
+// own fingerprint (input.Fingerprint); standard input or output has none:
+// such a run cannot be resumed.
+func Fingerprint(input, model, output string, settings any, questions []string) (journal.Fingerprint, error) {
+	if output == "-" || input == "" {
+		return journal.Fingerprint{}, nil
+	}
+	m, err := journal.FingerprintModel(model)
+	if err != nil {
+		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
+	}
+	s, err := journal.FingerprintValue(settings)
+	if err != nil {
+		return journal.Fingerprint{}, err
+	}
+	qs, err := journal.FingerprintValue(questions)
+	if err != nil {
+		return journal.Fingerprint{}, err
+	}
+	return journal.Fingerprint{Input: input, Model: m, Settings: s, Questions: qs}, nil
+}

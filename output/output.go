@@ -1,0 +1,245 @@
+// Package output owns a run's output files: the answers (JSONL, gzip or
+// zstd JSONL, or a folder of Parquet parts, by the extension of --output),
+// the logits folder and the journal that makes them resumable.
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"qa-shard/journal"
+	"qa-shard/logits"
+	"qa-shard/shard"
+)
+
+// Options name the outputs of a run and how to treat existing ones.
+type Options struct {
+	Answers   string // the answers file (or folder, .parquet); "-" for standard output
+	Logits    string // the logits folder; "" for none
+	Resume    bool   // continue from the journal beside Answers
+	Overwrite bool   // replace existing outputs
+	// Fingerprint identifies what the answers depend on; a resumed run
+	// must have the journal's.
+	Fingerprint journal.Fingerprint
+	// Keep names the kept fields; Schema gives ids and kept fields their
+	// types; TopK > 1 adds the answers list column to Parquet answers.
+	Keep   []string
+	Schema shard.Schema
+	TopK   int
+
+	// openFile opens a JSONL answers file; tests inject faults through it.
+	openFile func(name string, flag int) (file, error)
+}
+
+// file is what a JSONL answers stream needs of its file; *os.File is one.
+type file interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+func (o *Options) open(name string, flag int) (file, error) {
+	if o.openFile != nil {
+		return o.openFile(name, flag)
+	}
+	return os.OpenFile(name, flag, 0o644)
+}
+
+// Records receives answer and error records in input order.
+type Records interface {
+	WriteAnswer(shard.AnswerRecord) error
+	WriteError(shard.ErrorRecord) error
+}
+
+// Outputs are the answers, the logits directory and the journal that
+// makes them resumable. Records go to the final path directly; the journal
+// says how much of it is complete, so a killed run is resumed, not
+// restarted, and an unfinished file is never mistaken for a finished one.
+type Outputs struct {
+	Answers  Records
+	Logits   *logits.Parts // nil without a logits folder
+	Skip     int64         // documents already in the output (resume)
+	Complete bool          // a resumed run that had already finished
+	// Input is where the input continues (resume); nil for a fresh start.
+	Input   *journal.InputState
+	path    string
+	sink    sink
+	journal *journal.Journal
+	at      func(next int64) journal.InputState
+	// failed is the first failure to write or save: after it no
+	// checkpoint is made, so the journal keeps describing the output as
+	// it was before (a failed write may have left part of a record, a
+	// failed seal may have dropped logits rows).
+	failed error
+}
+
+// sink is one answers format.
+type sink interface {
+	Records
+	// seal makes what was written one complete unit: flushed, a gzip
+	// member or zstd frame ended, a Parquet part sealed.
+	seal() error
+	// size is the length of the answers file and the sealed parts.
+	size() (bytes int64, parts int)
+	// syncer is what must reach the disk before the journal says so.
+	syncer() journal.Syncer
+	close()
+}
+
+// Open starts fresh outputs, or with Resume continues them.
+func Open(o Options) (*Outputs, error) {
+	if o.Answers == "-" {
+		if o.Resume {
+			return nil, fmt.Errorf("%w: --resume needs --output FILE: standard output cannot be continued", journal.ErrInvalid)
+		}
+		out := &Outputs{path: "-", sink: newStream(os.Stdout, JSONL, 0, o.Keep)}
+		out.Answers = out.sink
+		return out, out.openLogits(o, 0)
+	}
+	if o.Resume {
+		j, st, err := journal.Open(o.Answers, o.Fingerprint)
+		switch {
+		case errors.Is(err, journal.ErrNoJournal):
+			if _, statErr := os.Stat(o.Answers); statErr == nil {
+				return nil, fmt.Errorf("%w: %s has no journal, so it cannot be resumed: add --overwrite to start over", journal.ErrExists, o.Answers)
+			}
+			return fresh(o) // nothing to resume: a requeued job's first start
+		case err != nil:
+			return nil, fmt.Errorf("cannot resume: %w", err)
+		case st.Complete:
+			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done}, nil
+		}
+		s, err := openSink(o, st.Bytes, st.AnswerParts)
+		if err != nil {
+			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
+		}
+		out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j, Skip: st.Done, Input: &st.Input}
+		return out, out.openLogits(o, st.LogitsParts)
+	}
+	return fresh(o)
+}
+
+func fresh(o Options) (*Outputs, error) {
+	if o.Overwrite {
+		if err := remove(o.Answers); err != nil {
+			return nil, fmt.Errorf("--overwrite: %w", err)
+		}
+	} else if err := journal.CheckFresh(o.Answers, journal.Path(o.Answers), o.Logits); err != nil {
+		return nil, err
+	}
+	j, err := journal.Create(o.Answers, o.Fingerprint)
+	if err != nil {
+		return nil, Fault(err)
+	}
+	s, err := openSink(o, -1, 0)
+	if err != nil {
+		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
+	}
+	out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j}
+	return out, out.openLogits(o, 0)
+}
+
+func (o *Outputs) openLogits(opt Options, keep int) error {
+	if opt.Logits == "" {
+		return nil
+	}
+	p, err := logits.OpenParts(opt.Logits, keep, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep})
+	if err != nil {
+		return Fault(fmt.Errorf("--logits: %w", err))
+	}
+	o.Logits = p
+	return nil
+}
+
+// SetInput tells checkpoints where the input continues once the documents
+// before next are written (input.Source.At).
+func (o *Outputs) SetInput(at func(next int64) journal.InputState) { o.at = at }
+
+// Checkpoint makes the first next documents durable and records that.
+// It runs on the scheduler's writer goroutine, or after Run returned.
+// After any failure to write or save, it returns that failure and
+// records nothing more.
+func (o *Outputs) Checkpoint(next int64) error {
+	return o.sync(next, false)
+}
+
+// Finish is the last checkpoint of a complete run.
+func (o *Outputs) Finish(next int64) error {
+	return o.sync(next, true)
+}
+
+// Flush hands the buffered records to the answers (a compressed member
+// ended, a Parquet part sealed) without making them durable or
+// journaling them.
+func (o *Outputs) Flush() error {
+	if o.failed != nil {
+		return o.failed
+	}
+	if err := o.sink.seal(); err != nil {
+		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
+	}
+	return o.failed
+}
+
+// Saved is how many documents the journal vouches for: those a --resume
+// will not redo.
+func (o *Outputs) Saved() int64 {
+	if o.journal == nil {
+		return o.Skip
+	}
+	return o.journal.State().Done
+}
+
+// Journal is the journal's path ("" for standard output).
+func (o *Outputs) Journal() string {
+	if o.journal == nil {
+		return ""
+	}
+	return journal.Path(o.path)
+}
+
+func (o *Outputs) sync(next int64, done bool) error {
+	if err := o.Flush(); err != nil {
+		return err
+	}
+	if err := o.save(next, done); err != nil {
+		o.failed = Fault(err)
+	}
+	return o.failed
+}
+
+func (o *Outputs) save(next int64, done bool) error {
+	p := journal.Progress{Done: next}
+	if o.Logits != nil {
+		n, err := o.Logits.Seal()
+		if err != nil {
+			return err
+		}
+		p.LogitsParts = n
+	}
+	if o.journal == nil {
+		return nil
+	}
+	p.Bytes, p.AnswerParts = o.sink.size()
+	if o.at != nil {
+		p.Input = o.at(next)
+	} else {
+		p.Input = o.journal.State().Input
+	}
+	if done {
+		return o.journal.Complete(o.sink.syncer(), p)
+	}
+	return o.journal.Save(o.sink.syncer(), p)
+}
+
+// Close releases the files; what was not checkpointed is redone on resume.
+func (o *Outputs) Close() {
+	if o.Logits != nil {
+		o.Logits.Abort()
+	}
+	if o.sink != nil {
+		o.sink.close()
+	}
+}
