@@ -64,7 +64,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		width = max(width, len(r.Label))
 	}
-	fmt.Fprintf(w, "%-*s  %-13s  %-13s  %-13s\n", width, "", "overall", fmt.Sprintf("within %d", r0.Split), fmt.Sprintf("beyond %d", r0.Split))
+	fmt.Fprintf(w, "%-*s  %-13s  %-13s  %s\n", width, "", "overall", fmt.Sprintf("within %d", r0.Split), fmt.Sprintf("beyond %d", r0.Split))
 	fmt.Fprintf(w, "%-*s  %6s %6s  %6s %6s  %6s %6s  %s\n", width, "reader", "EM", "F1", "EM", "F1", "EM", "F1", "missing")
 	for _, r := range rows {
 		o, in, out := r.Report.Overall, r.Report.Within, r.Report.Beyond

@@ -71,3 +71,39 @@ func TestEvalUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoModelInt8: the int8 copy of the demo model (qa-shard quantize)
+// answers the held-out corpus as well as float32: its exact match is
+// within one question of float32's (the README's target is one point on
+// make eval's 900 questions; this corpus has 72).
+func TestDemoModelInt8(t *testing.T) {
+	dir := t.TempDir()
+	int8Dir := filepath.Join(dir, "demo-int8")
+	if code, _, stderr := capture(t, func() int {
+		return run([]string{"quantize", "--model", model(t, "demo"), "--out", int8Dir, "--ort-lib", ortLib, "--log-format", "json"})
+	}); code != exitOK {
+		t.Fatalf("quantize: exit %d:\n%s", code, stderr)
+	}
+	gold, err := evaluate.ReadGold("testdata/eval-gold.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := map[string]float64{}
+	for name, m := range map[string]string{"float32": model(t, "demo"), "int8": int8Dir} {
+		out := filepath.Join(dir, name+".jsonl")
+		code, stderr := runCLI(t, "--devices", "cpu:2", "--model", m, "--input", "testdata/eval-docs.jsonl",
+			"--questions-file", "testdata/eval-questions.txt", "--output", out)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d:\n%s", name, code, stderr)
+		}
+		answers, err := evaluate.ReadAnswers(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		em[name] = evaluate.Evaluate(gold, answers, 512).Overall.EM
+	}
+	if one := 100.0 / float64(len(gold)); em["int8"] < 90 || em["int8"] < em["float32"]-one-1e-9 {
+		t.Errorf("int8 EM %.1f, float32 %.1f: want int8 at least 90 and within one question (%.1f points)", em["int8"], em["float32"], one)
+	}
+	t.Logf("EM on %d questions: float32 %.1f, int8 %.1f", len(gold), em["float32"], em["int8"])
+}
