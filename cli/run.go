@@ -53,7 +53,7 @@ func ParseRun(args []string, help string) (*Run, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, devices, bench, quantize, version and help, and every setting of a run is a flag (see --help)", ErrUsage, fs.Arg(0))
+		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, devices, bench, quantize, eval, version and help, and every setting of a run is a flag (see --help)", ErrUsage, fs.Arg(0))
 	}
 	if o.Config != "" {
 		if err := ApplyConfig(fs, o.Config); err != nil {
@@ -98,6 +98,7 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.IntVar(&o.Settings.TopK, "top-k", d.TopK, "answers per (document, question); above 1 they are listed under \"answers\"")
 	fs.BoolVar(&o.Settings.HandleImpossible, "handle-impossible-answer", d.HandleImpossible, "allow the empty answer (SQuAD 2.0 style)")
 	fs.BoolVar(&o.Settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
+	fs.BoolVar(&o.Settings.LegacyTopK, "legacy-top-k", d.LegacyTopK, "decode as transformers 4.53 and earlier: each window proposes only --top-k spans, so fewer answers may come back (default: 4.54 and later, which ask each window for 2k+10 when aligning to words)")
 	fs.IntVar(&o.MaxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
 	fs.IntVar(&o.MaxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.MaxWindowsPerDoc, "max-windows-per-doc", 2048, "a document needing more windows (all its questions together) gets error records instead of answers, saying how many it needs; 0: no limit")

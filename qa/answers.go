@@ -21,7 +21,7 @@ const nullStart = 1e6
 func Answers(context string, results []WindowResult, s Settings) []Answer {
 	idx := newRuneIndex(context, results)
 	var out []Answer
-	var lowered []string
+	index := map[string]int{} // lowered text -> position in out
 	null := float64(nullStart)
 	for _, r := range results {
 		// Python's min(min_null_score, x) only replaces on a strictly
@@ -32,12 +32,12 @@ func Answers(context string, results []WindowResult, s Settings) []Answer {
 		for _, c := range r.Candidates {
 			text := idx.slice(int(c.Start), int(c.End))
 			low := pyLower(text)
-			if k := slices.Index(lowered, low); k >= 0 {
+			if k, ok := index[low]; ok {
 				out[k].Score += float64(c.Score)
 				continue
 			}
+			index[low] = len(out)
 			out = append(out, Answer{Text: text, Score: float64(c.Score), Start: int(c.Start), End: int(c.End)})
-			lowered = append(lowered, low)
 		}
 	}
 	if s.HandleImpossible {

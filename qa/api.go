@@ -39,6 +39,13 @@ type Settings struct {
 	HandleImpossible bool
 	// AlignToWords widens spans to whole pre-tokenizer words.
 	AlignToWords bool
+	// LegacyTopK decodes as transformers 4.53 and earlier: each window
+	// proposes only TopK spans, so after spans outside the context are
+	// dropped and equal answers merged fewer than TopK may remain. The
+	// default is transformers 4.54 and later (pull request #39193): with
+	// AlignToWords each window proposes 2*TopK+10 spans, and the merged
+	// answers are cut to TopK only at the end.
+	LegacyTopK bool
 }
 
 // Special holds the ids of the special tokens framing a window.

@@ -29,9 +29,13 @@ func benchWindow(b *testing.B, s Settings) (Window, Tokens, []float32, []float32
 }
 
 func BenchmarkDecodeWindow(b *testing.B) {
-	for _, k := range []int{1, 5} {
-		b.Run(map[int]string{1: "top1", 5: "top5"}[k], func(b *testing.B) {
-			s := settings(func(s *Settings) { s.TopK = k })
+	for _, c := range []struct {
+		name   string
+		k      int
+		legacy bool
+	}{{"top1", 1, false}, {"top5", 5, false}, {"top1-legacy", 1, true}, {"top5-legacy", 5, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := settings(func(s *Settings) { s.TopK, s.LegacyTopK = c.k, c.legacy })
 			w, ctx, start, end := benchWindow(b, s)
 			b.ReportAllocs()
 			for b.Loop() {

@@ -6,9 +6,10 @@ import (
 )
 
 // DecodeWindow turns one window's start and end logits into answer
-// candidates as Hugging Face's question-answering pipeline (transformers
-// 4.x) selects and decodes spans, for a fast tokenizer with the question
-// first.
+// candidates as Hugging Face's question-answering pipeline selects and
+// decodes spans (transformers 4.x select_starts_ends, decode_spans and
+// get_indices, as of 4.54; see Settings.LegacyTopK for earlier versions),
+// for a fast tokenizer with the question first.
 //
 // start and end must hold exactly w.Len() logits (padding stripped); ctx is
 // the full context the window was cut from.
@@ -43,10 +44,10 @@ func DecodeWindow(w Window, ctx Tokens, sp Special, start, end []float32, s Sett
 	ps[0], pe[0] = 0, 0
 
 	var spans []span
-	if s.TopK == 1 {
+	if k := s.spansPerWindow(); k == 1 {
 		spans = []span{argmaxSpan(ps, pe, s.MaxAnswerLen)}
 	} else {
-		spans = topSpans(ps, pe, s.MaxAnswerLen, s.TopK)
+		spans = topSpans(ps, pe, s.MaxAnswerLen, k)
 	}
 
 	// HF filters with np.isin(starts, undesired_tokens.nonzero()): the

@@ -113,29 +113,46 @@ func TestDecodeWindow(t *testing.T) {
 			if tt.clsAt >= 0 && len(tt.start) == 0 {
 				start[1+tt.clsAt] = 10
 			}
-			res, err := DecodeWindow(w, ctx, testSpecial, start, end, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Candidates) != len(tt.want) {
-				t.Fatalf("got %d candidates %+v, want %d %+v", len(res.Candidates), res.Candidates, len(tt.want), tt.want)
-			}
-			for i, c := range res.Candidates {
-				wc := tt.want[i]
-				if c.Start != wc.start || c.End != wc.end {
-					t.Errorf("candidate %d: span [%d,%d), want [%d,%d)", i, c.Start, c.End, wc.start, wc.end)
+			// transformers 4.53 proposes exactly the listed spans; 4.54
+			// (the default) asks for more spans per window, so the listed
+			// ones come first and others may follow.
+			for _, legacy := range []bool{true, false} {
+				s.LegacyTopK = legacy
+				res, err := DecodeWindow(w, ctx, testSpecial, start, end, s)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if wc.score >= 0 && math.Abs(float64(c.Score)-wc.score) > 1e-6 {
-					t.Errorf("candidate %d: score %v, want %v", i, c.Score, wc.score)
+				n := len(res.Candidates)
+				if (legacy && n != len(tt.want)) || n < len(tt.want) || n > s.spansPerWindow() {
+					t.Fatalf("legacy %v: got %d candidates %+v, want %d %+v", legacy, n, res.Candidates, len(tt.want), tt.want)
 				}
-				if i > 0 && c.Score > res.Candidates[i-1].Score {
-					t.Errorf("candidate %d scores above candidate %d", i, i-1)
+				checkCandidates(t, res, tt.want)
+				if tt.wantNull != 0 && math.Abs(float64(res.NullScore)-tt.wantNull) > 1e-6 {
+					t.Errorf("null score %v, want %v", res.NullScore, tt.wantNull)
 				}
-			}
-			if tt.wantNull != 0 && math.Abs(float64(res.NullScore)-tt.wantNull) > 1e-6 {
-				t.Errorf("null score %v, want %v", res.NullScore, tt.wantNull)
 			}
 		})
+	}
+}
+
+// checkCandidates compares the first len(want) candidates with want and
+// checks that all are in score order.
+func checkCandidates(t *testing.T, res WindowResult, want []wantCand) {
+	t.Helper()
+	for i, c := range res.Candidates {
+		if i > 0 && c.Score > res.Candidates[i-1].Score {
+			t.Errorf("candidate %d scores above candidate %d", i, i-1)
+		}
+		if i >= len(want) {
+			continue
+		}
+		wc := want[i]
+		if c.Start != wc.start || c.End != wc.end {
+			t.Errorf("candidate %d: span [%d,%d), want [%d,%d)", i, c.Start, c.End, wc.start, wc.end)
+		}
+		if wc.score >= 0 && math.Abs(float64(c.Score)-wc.score) > 1e-6 {
+			t.Errorf("candidate %d: score %v, want %v", i, c.Score, wc.score)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -100,8 +101,19 @@ func FuzzDecodeWindow(f *testing.F) {
 			if err != nil {
 				t.Fatalf("window %d: %v", w.Index, err)
 			}
-			if len(res.Candidates) > s.TopK {
+			if len(res.Candidates) > s.spansPerWindow() {
 				t.Fatalf("window %d: %d candidates for top k %d", w.Index, len(res.Candidates), s.TopK)
+			}
+			// transformers 4.53's candidates are the first of 4.54's.
+			old := s
+			old.LegacyTopK = true
+			prev, err := DecodeWindow(w, ctx, testSpecial, start, end, old)
+			if err != nil {
+				t.Fatalf("window %d, legacy top k: %v", w.Index, err)
+			}
+			if len(prev.Candidates) > s.TopK || len(prev.Candidates) > len(res.Candidates) ||
+				!slices.EqualFunc(prev.Candidates, res.Candidates[:len(prev.Candidates)], sameCandidate) {
+				t.Fatalf("window %d: legacy candidates %v are not the first of %v", w.Index, prev.Candidates, res.Candidates)
 			}
 			for _, c := range res.Candidates {
 				if c.Start < 0 || c.End < 0 || c.Start > bound || c.End > bound {
@@ -116,6 +128,11 @@ func FuzzDecodeWindow(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameCandidate is equality with NaN scores equal to each other.
+func sameCandidate(a, b Candidate) bool {
+	return a.Start == b.Start && a.End == b.End && (a.Score == b.Score || (a.Score != a.Score && b.Score != b.Score))
 }
 
 func checkWindows(t *testing.T, ws []Window, n int, s Settings) {

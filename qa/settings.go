@@ -51,3 +51,13 @@ func (s Settings) Validate() error {
 	}
 	return nil
 }
+
+// spansPerWindow is how many spans HF's postprocess asks decode_spans for
+// per window: pre_topk = top_k * 2 + 10 when aligning to words (some spans
+// then collapse into one answer), top_k otherwise; top_k before 4.54.
+func (s Settings) spansPerWindow() int {
+	if s.AlignToWords && !s.LegacyTopK {
+		return 2*s.TopK + 10
+	}
+	return s.TopK
+}

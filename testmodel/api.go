@@ -66,6 +66,7 @@ type Option func(*options)
 type options struct {
 	noTokenTypes bool
 	fp16Logits   bool
+	weights      *Weights
 }
 
 // WithoutTokenTypeIDs drops the token_type_ids input, as DistilBERT-style
@@ -76,6 +77,10 @@ func WithoutTokenTypeIDs() Option { return func(o *options) { o.noTokenTypes = t
 // Float16Logits makes start_logits and end_logits float16, as in exports
 // optimized for GPUs with --fp16; the weights and arithmetic stay float32.
 func Float16Logits() Option { return func(o *options) { o.fp16Logits = true } }
+
+// WithWeights builds the model around trained weights instead of seeded
+// random ones; the preset must be the weights' own (Weights.Preset).
+func WithWeights(w *Weights) Option { return func(o *options) { o.weights = w } }
 
 // Producer identifies generated files in the ModelProto's producer fields.
 const (
@@ -95,7 +100,11 @@ func WriteModel(w io.Writer, p Preset, opts ...Option) (int64, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	n, err := writeModel(w, buildBERT(p, o), defaultOpset, Producer, ProducerVersion)
+	g, err := buildBERT(p, o)
+	if err != nil {
+		return 0, fmt.Errorf("preset %s: %w", p.Name, err)
+	}
+	n, err := writeModel(w, g, defaultOpset, Producer, ProducerVersion)
 	if err != nil {
 		return n, fmt.Errorf("preset %s: %w", p.Name, err)
 	}

@@ -16,8 +16,11 @@ const (
 
 // buildBERT lays out BertForQuestionAnswering as optimum exports it. Dynamic
 // axes are named batch_size and sequence_length, as in optimum's exports.
-func buildBERT(p Preset, o options) *graph {
+func buildBERT(p Preset, o options) (*graph, error) {
 	b := newBuilder("main_graph", p.Seed)
+	if o.weights != nil {
+		b.trained, b.used = o.weights, map[string]bool{}
+	}
 	batchSeq := []dim{{param: "batch_size"}, {param: "sequence_length"}}
 	inputs := []string{"input_ids", "attention_mask"}
 	if !o.noTokenTypes {
@@ -54,7 +57,17 @@ func buildBERT(p Preset, o options) *graph {
 		b.rename(name)
 		b.g.outputs = append(b.g.outputs, valueInfo{name: name, dtype: outType, dims: batchSeq})
 	}
-	return &b.g
+	if b.err != nil {
+		return nil, b.err
+	}
+	if o.weights != nil {
+		for _, n := range o.weights.names() {
+			if !b.used[n] {
+				return nil, fmt.Errorf("%w: the graph has no place for %s (is the preset the file's?)", ErrWeights, n)
+			}
+		}
+	}
+	return &b.g, nil
 }
 
 // embeddings sums word, position and token-type embeddings, then LayerNorm.

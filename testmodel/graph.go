@@ -12,6 +12,10 @@ type builder struct {
 	g      graph
 	seed   uint64
 	consts map[string]string // constant initializers, shared by value
+
+	trained *Weights        // when set, parameters come from it
+	used    map[string]bool // trained tensors the graph took
+	err     error           // the first trained tensor that did not fit
 }
 
 func newBuilder(name string, seed uint64) *builder {
@@ -73,6 +77,9 @@ func (b *builder) constI64(vector bool, vals ...int64) string {
 
 // weight adds a seeded normal initializer; zeroRows leading rows stay zero.
 func (b *builder) weight(name string, std float32, zeroRows int, dims ...int64) string {
+	if b.trained != nil {
+		return b.fromTrained(name, false, dims)
+	}
 	t := &tensor{name: name, dtype: dtFloat, dims: dims}
 	n := t.byteLen() / 4
 	row := 1
@@ -84,6 +91,9 @@ func (b *builder) weight(name string, std float32, zeroRows int, dims ...int64) 
 }
 
 func (b *builder) filled(name string, v float32, dims ...int64) string {
+	if b.trained != nil {
+		return b.fromTrained(name, false, dims)
+	}
 	t := &tensor{name: name, dtype: dtFloat, dims: dims}
 	t.fill = fillConst(t.byteLen()/4, v)
 	return b.addInit(t)
@@ -92,10 +102,37 @@ func (b *builder) filled(name string, v float32, dims ...int64) string {
 // linear is torch.nn.Linear as the exporter emits it: MatMul against the
 // transposed weight ([in, out]) followed by Add of the bias.
 func (b *builder) linear(scope, module, x string, in, out int, std float32) string {
-	w := b.weight(module+".weight", std, 0, int64(in), int64(out))
+	var w string
+	if b.trained != nil {
+		w = b.fromTrained(module+".weight", true, []int64{int64(in), int64(out)})
+	} else {
+		w = b.weight(module+".weight", std, 0, int64(in), int64(out))
+	}
 	bias := b.filled(module+".bias", 0, int64(out))
 	y := b.op("MatMul", scope+"/MatMul", []string{x, w})
 	return b.op("Add", scope+"/Add", []string{bias, y})
+}
+
+// fromTrained adds the trained tensor of that name; a Linear weight is
+// stored [out, in] and transposed to the [in, out] the MatMul takes.
+func (b *builder) fromTrained(name string, transpose bool, dims []int64) string {
+	vals, err := b.trained.take(name, transpose, dims...)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	if vals == nil {
+		vals = make([]float32, tensorElems(dims))
+	}
+	b.used[name] = true
+	return b.addInit(&tensor{name: name, dtype: dtFloat, dims: dims, raw: float32Bytes(vals...)})
+}
+
+func tensorElems(dims []int64) int {
+	n := 1
+	for _, d := range dims {
+		n *= int(d)
+	}
+	return n
 }
 
 // layerNorm is LayerNorm decomposed the way torch.onnx exports it below

@@ -32,6 +32,7 @@ Usage:
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
   qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)
+  qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...   (SQuAD exact match and F1, within and beyond token 512)
   qa-shard version
   qa-shard help [SUBCOMMAND]                   (or SUBCOMMAND --help)
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/cli"
+	"qa-shard/evaluate"
 	"qa-shard/filelock"
 	"qa-shard/gpu"
 	"qa-shard/input"
@@ -53,7 +54,7 @@ var errUsage = cli.ErrUsage
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
 	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable}
 
@@ -112,6 +113,8 @@ func command(name string) func([]string) error {
 		return benchCmd
 	case "quantize":
 		return quantizeCmd
+	case "eval":
+		return evalCmd
 	case "version":
 		return versionCmd
 	case "help":

@@ -1,5 +1,6 @@
 // Package testmodels generates, for tests, the tiny model directory and
-// its signature variants from the offline vocabulary.
+// its signature variants from the offline vocabulary, and the trained demo
+// model ("demo").
 package testmodels
 
 import (
@@ -19,7 +20,7 @@ var Variants = map[string][]testmodel.Option{
 	"tiny-fp16":   {testmodel.Float16Logits()},
 }
 
-// Generate writes every variant under dir.
+// Generate writes every variant, and the demo model, under dir.
 func Generate(dir string) error {
 	vocabPath, err := testenv.VocabJSON()
 	if err != nil {
@@ -39,5 +40,49 @@ func Generate(dir string) error {
 			return fmt.Errorf("generating %s: %w", name, err)
 		}
 	}
+	return demo(filepath.Join(dir, "demo"), vocab)
+}
+
+// demo generates the trained demo model (testmodel/demo) as "demo".
+func demo(dir string, vocab []string) error {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return err
+	}
+	w, err := testmodel.ReadWeights(filepath.Join(root, "testmodel", "demo", "model.safetensors"))
+	if err != nil {
+		return err
+	}
+	p, err := w.Preset("demo")
+	if err != nil {
+		return err
+	}
+	if err := testmodel.Generate(dir, p, vocab, testmodel.WithWeights(w)); err != nil {
+		return fmt.Errorf("generating the demo model: %w", err)
+	}
 	return nil
+}
+
+// TokenizerJSON writes the bert-base-uncased tokenizer.json every
+// generated model carries into dir and returns its path.
+func TokenizerJSON(dir string) (string, error) {
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	vocab, err := testmodel.ConvertVocab(f)
+	if err != nil {
+		return "", err
+	}
+	b, err := testmodel.TokenizerJSON(vocab)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "tokenizer.json")
+	return path, os.WriteFile(path, b, 0o644)
 }

@@ -1,118 +1,138 @@
 // Command gencorpus writes a deterministic synthetic JSONL corpus: company
-// profiles of mixed length with a few facts a question can ask about, in
-// filler prose. It feeds the demo and the benchmark; the facts make answers
-// checkable by eye once a real model is used.
+// profiles of mixed length with a few facts (founder, founding year and
+// city, products, head count, headquarters) in filler prose that mentions
+// other cities as distractors. It feeds the demo, the benchmark, the
+// evaluation and the training of the demo model.
+//
+// With -gold it also writes the gold answers, one JSON line per (document,
+// question): the answer text, its code-point offsets in the context (as
+// Hugging Face reports them) and the index of its first token in the
+// tokenized context, which tells whether a truncating reader could see it.
+//
+//	go run ./tools/gencorpus -n 200 -seed 11 -out docs.jsonl \
+//	    -gold gold.jsonl -tokenizer build/models/demo/tokenizer.json -questions-out questions.txt
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strings"
 )
 
-var (
-	firstNames = []string{"Ada", "Grace", "Alan", "Marie", "Nikola", "Rosalind", "Emmy", "Srinivasa", "Hedy", "Katherine", "José", "Zoë", "Łukasz", "Søren", "Mei", "Aarav", "Chiamaka", "Björn", "Renée", "Hiroshi"}
-	lastNames  = []string{"Lovelace", "Hopper", "Turing", "Curie", "Tesla", "Franklin", "Noether", "Ramanujan", "Lamarr", "Johnson", "Müller", "García", "Nowak", "Kierkegaard", "Wang", "Sharma", "Okafor", "Andersson", "Dubois", "Tanaka"}
-	cities     = []string{"Lisbon", "Kraków", "São Paulo", "Reykjavík", "Nairobi", "Osaka", "Montréal", "Zürich", "Austin", "Chennai", "Tallinn", "Valparaíso", "Dublin", "Seoul", "Aarhus"}
-	products   = []string{"solar inverters", "bicycle frames", "weather balloons", "tea blends", "medical sensors", "open-source compilers", "ceramic tiles", "satellite radios", "bookbinding tools", "water filters"}
-	nouns      = []string{"market", "factory", "team", "customer", "report", "river", "harbor", "engine", "design", "season", "budget", "network", "village", "museum", "archive", "festival", "railway", "bridge", "garden", "laboratory"}
-	verbs      = []string{"expanded", "reviewed", "described", "improved", "delayed", "financed", "celebrated", "documented", "measured", "replaced", "visited", "praised", "questioned", "supported", "rebuilt"}
-	adjs       = []string{"small", "northern", "careful", "ambitious", "quiet", "early", "remarkable", "local", "modest", "international", "new", "old", "steady", "unusual", "public"}
-	extras     = []string{"café", "naïve", "東京", "😀", "Ångström", "İstanbul", "ΟΔΟΣ", "straße", "ﬁnance", "https://example.org/a?b=1", "3.14159", "1,000,000"}
-)
+type options struct {
+	n, minWords, maxWords      int
+	seed                       uint64
+	lengths                    string
+	out, gold, tokenizer, qout string
+	questions                  []question
+}
 
 func main() {
-	n := flag.Int("n", 300, "documents")
-	minWords := flag.Int("min-words", 20, "shortest document in words")
-	maxWords := flag.Int("max-words", 1500, "longest document in words")
-	seed := flag.Uint64("seed", 1, "random seed")
-	out := flag.String("out", "-", "output file (- for standard output)")
+	var o options
+	var qspec string
+	flag.IntVar(&o.n, "n", 300, "documents")
+	flag.IntVar(&o.minWords, "min-words", 20, "shortest document in words")
+	flag.IntVar(&o.maxWords, "max-words", 1500, "longest document in words")
+	flag.StringVar(&o.lengths, "lengths", "skewed", "length distribution: skewed (many short documents, a long tail) or uniform")
+	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
+	flag.StringVar(&o.out, "out", "-", "output file (- for standard output)")
+	flag.StringVar(&o.gold, "gold", "", "also write the gold answers to this JSONL file (needs -tokenizer)")
+	flag.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json that gives the gold answers' token positions")
+	flag.StringVar(&qspec, "questions", "all", "questions of the gold answers: all, or some of "+kinds())
+	flag.StringVar(&o.qout, "questions-out", "", "also write the questions, one per line (for qa-shard --questions-file)")
 	flag.Parse()
-	if err := write(*out, *n, *minWords, *maxWords, *seed); err != nil {
+	err := check(&o, qspec)
+	if err == nil {
+		err = write(o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gencorpus:", err)
 		os.Exit(1)
 	}
 }
 
-func write(path string, n, minWords, maxWords int, seed uint64) error {
+func check(o *options, qspec string) error {
+	var err error
+	if o.questions, err = selectQuestions(qspec); err != nil {
+		return err
+	}
+	switch {
+	case flag.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", flag.Arg(0))
+	case o.minWords < 1 || o.maxWords < o.minWords:
+		return errors.New("need 1 <= -min-words <= -max-words")
+	case o.lengths != "skewed" && o.lengths != "uniform":
+		return fmt.Errorf("-lengths %q: want skewed or uniform", o.lengths)
+	case o.gold != "" && o.tokenizer == "":
+		return errors.New("-gold needs -tokenizer (a model directory's tokenizer.json) for the answers' token positions")
+	}
+	return nil
+}
+
+func write(o options) error {
 	f := os.Stdout
-	if path != "-" {
+	if o.out != "-" {
 		var err error
-		if f, err = os.Create(path); err != nil {
+		if f, err = os.Create(o.out); err != nil {
 			return err
 		}
 		defer f.Close()
 	}
+	var gold *goldWriter
+	if o.gold != "" {
+		var err error
+		if gold, err = newGoldWriter(o.gold, o.tokenizer, o.questions); err != nil {
+			return err
+		}
+		defer gold.close()
+	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for i := range n {
-		words := minWords + int(float64(maxWords-minWords)*skewed(r))
+	r := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	for i := range o.n {
+		x := skewed(r)
+		if o.lengths == "uniform" {
+			x = r.Float64()
+		}
+		words := o.minWords + int(float64(o.maxWords-o.minWords)*x)
+		id := fmt.Sprintf("doc-%05d", i)
+		text, facts := document(r, words)
 		doc := struct {
 			ID      string `json:"id"`
 			Context string `json:"context"`
-		}{fmt.Sprintf("doc-%05d", i), document(r, words)}
+		}{id, text}
 		if err := enc.Encode(doc); err != nil {
 			return err
 		}
-	}
-	return w.Flush()
-}
-
-// skewed draws in [0,1) with many short documents and a long tail, like
-// real corpora.
-func skewed(r *rand.Rand) float64 { x := r.Float64(); return x * x }
-
-func pick(r *rand.Rand, s []string) string { return s[r.IntN(len(s))] }
-
-func document(r *rand.Rand, words int) string {
-	company := pick(r, lastNames) + " " + pick(r, []string{"Industries", "Labs", "& Sons", "Cooperative", "GmbH", "Works"})
-	founder := pick(r, firstNames) + " " + pick(r, lastNames)
-	facts := []string{
-		fmt.Sprintf("%s was founded in %d by %s in %s.", company, 1850+r.IntN(170), founder, pick(r, cities)),
-		fmt.Sprintf("The company makes %s and employs %d people.", pick(r, products), 5+r.IntN(20000)),
-		fmt.Sprintf("Its headquarters moved to %s in %d.", pick(r, cities), 1900+r.IntN(120)),
-	}
-	var b strings.Builder
-	count := 0
-	// Facts go at distinct sentence positions spread over the document, so
-	// some answers lie far beyond the first window.
-	factAt := map[int]string{}
-	sentences := max(len(facts), words/10)
-	for _, f := range facts {
-		for {
-			at := r.IntN(sentences)
-			if _, taken := factAt[at]; !taken {
-				factAt[at] = f
-				break
+		if gold != nil {
+			if err := gold.add(id, text, facts); err != nil {
+				return err
 			}
 		}
 	}
-	for s := 0; count < words; s++ {
-		if f, ok := factAt[s]; ok {
-			b.WriteString(f + " ")
-			count += len(strings.Fields(f))
-			continue
-		}
-		sent := filler(r)
-		b.WriteString(sent + " ")
-		count += len(strings.Fields(sent))
+	if err := w.Flush(); err != nil {
+		return err
 	}
-	return strings.TrimSpace(b.String())
+	if gold != nil {
+		if err := gold.close(); err != nil {
+			return err
+		}
+	}
+	if o.qout != "" {
+		return writeQuestions(o.qout, o.questions)
+	}
+	return nil
 }
 
-func filler(r *rand.Rand) string {
-	s := fmt.Sprintf("The %s %s %s the %s %s", pick(r, adjs), pick(r, nouns), pick(r, verbs), pick(r, adjs), pick(r, nouns))
-	if r.IntN(4) == 0 {
-		s += " near " + pick(r, cities)
+func writeQuestions(path string, qs []question) error {
+	var b []byte
+	for _, q := range qs {
+		b = append(b, q.text+"\n"...)
 	}
-	if r.IntN(10) == 0 {
-		s += " (" + pick(r, extras) + ")"
-	}
-	return s + "."
+	return os.WriteFile(path, b, 0o644)
 }

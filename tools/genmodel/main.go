@@ -5,6 +5,10 @@
 //
 // -no-token-type-ids and -fp16-logits select the DistilBERT-like and the
 // float16-output signatures. The base preset writes about 440 MB.
+//
+// -weights builds the same graph around trained weights (a safetensors
+// file of a BertForQuestionAnswering, such as models/demo/model.safetensors)
+// instead of seeded random ones; the architecture is the file's.
 package main
 
 import (
@@ -30,6 +34,7 @@ func run() error {
 	out := flag.String("out", "", "output directory (created if missing)")
 	noTypes := flag.Bool("no-token-type-ids", false, "omit the token_type_ids input, like DistilBERT exports")
 	fp16 := flag.Bool("fp16-logits", false, "emit float16 start_logits and end_logits")
+	weights := flag.String("weights", "", "trained weights (safetensors, Hugging Face names) instead of random ones; replaces -preset")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()
@@ -39,6 +44,17 @@ func run() error {
 	p, err := testmodel.PresetByName(*preset)
 	if err != nil {
 		return err
+	}
+	var opts []testmodel.Option
+	if *weights != "" {
+		w, err := testmodel.ReadWeights(*weights)
+		if err != nil {
+			return err
+		}
+		if p, err = w.Preset("trained"); err != nil {
+			return fmt.Errorf("%s: %w", *weights, err)
+		}
+		opts = append(opts, testmodel.WithWeights(w))
 	}
 	f, err := os.Open(*vocabPath)
 	if err != nil {
@@ -50,7 +66,6 @@ func run() error {
 		return fmt.Errorf("vocabulary %s: %w", *vocabPath, err)
 	}
 
-	var opts []testmodel.Option
 	if *noTypes {
 		opts = append(opts, testmodel.WithoutTokenTypeIDs())
 	}

@@ -1,0 +1,93 @@
+package evaluate
+
+import (
+	"strings"
+	"unicode"
+)
+
+// asciiPunct is Python's string.punctuation, which the official SQuAD
+// script removes; other punctuation stays.
+const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+// Normalize is the official SQuAD normalize_answer: lower case, remove
+// punctuation, remove the articles a/an/the as whole words, collapse
+// whitespace.
+func Normalize(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r < 128 && strings.ContainsRune(asciiPunct, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(withoutArticles(s), " ")
+}
+
+// withoutArticles is re.sub(r'\b(a|an|the)\b', ' ', s) followed by
+// str.split(): words are runs of Python's \w (letters, numbers, '_') and
+// the article must be a whole such run between word boundaries.
+func withoutArticles(s string) []string {
+	var out []string
+	for _, field := range strings.FieldsFunc(s, unicode.IsSpace) {
+		var b strings.Builder
+		start := 0
+		rs := []rune(field)
+		for i := 0; i <= len(rs); i++ {
+			if i < len(rs) && isWord(rs[i]) {
+				continue
+			}
+			// rs[start:i] is a run of word characters.
+			if w := string(rs[start:i]); w == "a" || w == "an" || w == "the" {
+				b.WriteString(" ")
+			} else {
+				b.WriteString(w)
+			}
+			if i < len(rs) {
+				b.WriteRune(rs[i])
+			}
+			start = i + 1
+		}
+		out = append(out, strings.Fields(b.String())...)
+	}
+	return out
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// ExactMatch is 1 when the normalised texts are equal.
+func ExactMatch(pred, gold string) float64 {
+	if Normalize(pred) == Normalize(gold) {
+		return 1
+	}
+	return 0
+}
+
+// F1 is the harmonic mean of token precision and recall between the
+// normalised texts; when either is empty it is 1 if both are, else 0 (as
+// the SQuAD 2.0 script scores no-answer).
+func F1(pred, gold string) float64 {
+	p, g := strings.Fields(Normalize(pred)), strings.Fields(Normalize(gold))
+	if len(p) == 0 || len(g) == 0 {
+		if len(p) == len(g) {
+			return 1
+		}
+		return 0
+	}
+	counts := map[string]int{}
+	for _, t := range g {
+		counts[t]++
+	}
+	same := 0
+	for _, t := range p {
+		if counts[t] > 0 {
+			counts[t]--
+			same++
+		}
+	}
+	if same == 0 {
+		return 0
+	}
+	precision := float64(same) / float64(len(p))
+	recall := float64(same) / float64(len(g))
+	return 2 * precision * recall / (precision + recall)
+}

@@ -1,0 +1,29 @@
+# Accuracy, side by side in one table: SQuAD exact match and F1 of qa-shard
+# (sliding windows), of its int8 copy (qa-shard quantize: one unpadded window
+# per batch) and of the naive truncating loop (batch of one, first 512
+# tokens) on a held-out corpus of long documents, split by whether the gold
+# answer starts within the first 512 tokens of its document or beyond.
+EVAL := $(BUILD)/eval
+EVAL_DOCS ?= 150
+EVAL_SEED ?= 11
+EVAL_MIN_WORDS ?= 100
+EVAL_MAX_WORDS ?= 6000
+EVAL_RUN = $(BIN) --devices cpu:2 --input $(EVAL)/docs.jsonl --questions-file $(EVAL)/questions.txt \
+	--overwrite --log-format console
+
+.PHONY: eval
+eval: ort $(BIN) $(MODELS)/demo/model.onnx
+	@mkdir -p $(EVAL)
+	$(GO) run ./tools/gencorpus -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED) \
+		-out $(EVAL)/docs.jsonl -gold $(EVAL)/gold.jsonl -tokenizer $(MODELS)/demo/tokenizer.json \
+		-questions-out $(EVAL)/questions.txt
+	rm -rf $(EVAL)/demo-int8
+	$(BIN) quantize --model $(MODELS)/demo --out $(EVAL)/demo-int8 --ort-lib $(ORT_LIB) --log-format console
+	$(EVAL_RUN) --model $(MODELS)/demo --output $(EVAL)/qa-shard.jsonl
+	$(EVAL_RUN) --model $(EVAL)/demo-int8 --output $(EVAL)/qa-shard-int8.jsonl
+	$(GO) run ./tools/naiveqa -model $(MODELS)/demo -input $(EVAL)/docs.jsonl \
+		-questions-file $(EVAL)/questions.txt -output $(EVAL)/naive.jsonl -threads 2
+	@echo
+	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model testmodel/demo"
+	@$(BIN) eval --gold $(EVAL)/gold.jsonl "qa-shard=$(EVAL)/qa-shard.jsonl" \
+		"qa-shard int8=$(EVAL)/qa-shard-int8.jsonl" "naive 512=$(EVAL)/naive.jsonl"

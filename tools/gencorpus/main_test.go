@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"qa-shard/internal/testmodels"
+	"qa-shard/worker/tokenizer"
+)
+
+// TestCorpusUnchanged pins the corpus of a seed: gold answers were added
+// without changing a single random draw, so the demo, benchmark and Slurm
+// corpora are those of the first version of this generator.
+func TestCorpusUnchanged(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "docs.jsonl")
+	if err := write(options{n: 40, minWords: 20, maxWords: 3000, seed: 3, lengths: "skewed", out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "494416b7e53be8a962ef0a4c8d8174cc4ec15969b2e20afca5d06d7ac1384c2e"
+	if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != want {
+		t.Fatalf("corpus sha256 %s, want %s", got, want)
+	}
+}
+
+// TestGoldAnswers checks every gold answer against its document: the text
+// at its code-point offsets, and the token that starts there.
+func TestGoldAnswers(t *testing.T) {
+	dir := t.TempDir()
+	tokPath, err := testmodels.TokenizerJSON(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options{n: 30, minWords: 20, maxWords: 2500, seed: 9, lengths: "uniform", out: filepath.Join(dir, "docs.jsonl"),
+		gold: filepath.Join(dir, "gold.jsonl"), tokenizer: tokPath, qout: filepath.Join(dir, "q.txt"), questions: allQuestions}
+	if err := write(o); err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	for _, line := range lines(t, o.out) {
+		var d struct{ ID, Context string }
+		if err := json.Unmarshal(line, &d); err != nil {
+			t.Fatal(err)
+		}
+		docs[d.ID] = d.Context
+	}
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDoc := map[string]int{}
+	deep := 0
+	for _, line := range lines(t, o.gold) {
+		var g goldRecord
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		runes := []rune(docs[g.ID])
+		if g.End > len(runes) || string(runes[g.Start:g.End]) != g.Answer {
+			t.Fatalf("%s %s: %q is not at [%d,%d)", g.ID, g.Kind, g.Answer, g.Start, g.End)
+		}
+		toks := tok.Encode(docs[g.ID])
+		if int(toks.Offsets[g.Token].Start) != g.Start {
+			t.Fatalf("%s %s: token %d starts at %d, the answer at %d", g.ID, g.Kind, g.Token, toks.Offsets[g.Token].Start, g.Start)
+		}
+		perDoc[g.ID]++
+		if g.Token >= 512 {
+			deep++
+		}
+	}
+	if len(perDoc) < 25 || deep == 0 {
+		t.Fatalf("gold answers for %d of 30 documents, %d beyond token 512", len(perDoc), deep)
+	}
+	for id, n := range perDoc {
+		if n != len(allQuestions) && len([]rune(docs[id])) > 400 {
+			t.Errorf("%s: %d gold answers, want %d", id, n, len(allQuestions))
+		}
+	}
+	q, err := os.ReadFile(o.qout)
+	if err != nil || len(q) == 0 {
+		t.Fatalf("questions file: %v", err)
+	}
+}
+
+func TestSelectQuestions(t *testing.T) {
+	qs, err := selectQuestions("hq,founder")
+	if err != nil || len(qs) != 2 || qs[0].kind != "hq" || qs[1].kind != "founder" {
+		t.Fatalf("got %v, %v", qs, err)
+	}
+	if _, err := selectQuestions("founder,ceo"); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+}
+
+func lines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		out = append(out, append([]byte(nil), sc.Bytes()...))
+	}
+	return out
+}
