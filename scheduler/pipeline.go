@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,10 +73,13 @@ type pipeline struct {
 	answers  AnswerSink
 	logits   LogitsSink
 
-	inflight *semaphore.Weighted
-	progress *progress
-	stats    stats
-	byName   map[string]*replica
+	inflight   *semaphore.Weighted
+	progress   *progress
+	stats      stats
+	reps       []*replica
+	byName     map[string]*replica
+	done       chan<- *docState // documents whose windows are all decoded
+	dispatched chan struct{}    // closed when the dispatcher ends
 
 	stopping atomic.Bool  // Stop was closed: drain, then end
 	readAll  atomic.Bool  // the input was read to its end
@@ -90,12 +94,20 @@ type stats struct {
 }
 
 func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
-	return &pipeline{
+	p := &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
-		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress: newProgress(cfg.Total, cfg.SkipBelow-cfg.First, replicaNames(replicas)),
-		byName:   map[string]*replica{},
+		inflight:   semaphore.NewWeighted(cfg.MaxInFlightBytes),
+		progress:   newProgress(cfg.Total, cfg.SkipBelow-cfg.First, replicaNames(replicas)),
+		byName:     map[string]*replica{},
+		dispatched: make(chan struct{}),
 	}
+	for _, r := range replicas {
+		rs := &replica{Replica: r, reply: make(chan grant, 1), ready: make(chan prepared)}
+		rs.maxTokens.Store(math.MaxInt64)
+		p.reps = append(p.reps, rs)
+		p.byName[r.Name()] = rs
+	}
+	return p
 }
 
 func (p *pipeline) run(ctx context.Context) (Summary, error) {
@@ -108,6 +120,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	windows := make(chan windowRef, 1024)
 	batches := make(chan *batch, 2*len(p.replicas))
 	done := make(chan *docState, 256)
+	p.done = done
 
 	// The reader runs under its own context: a graceful stop cancels it,
 	// and every document already read is finished and written, as if the
@@ -122,21 +135,12 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
 	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
-	work := make(chan *batch)
-	outcomes := make(chan outcome)
-	workers, wctx := errgroup.WithContext(ctx)
-	// The dispatcher belongs to the workers' group: if it fails (every
-	// replica retired), done must not be closed as if all were written.
-	workers.Go(func() error { return p.dispatch(wctx, batches, work, outcomes) })
-	for _, r := range p.replicas {
-		rs := &replica{Replica: r, maxTokens: p.cfg.MaxBatchTokens}
-		p.byName[r.Name()] = rs
-		workers.Go(func() error { return p.serve(wctx, rs, work, outcomes, done) })
-	}
+	workers := p.startReplicas(ctx, batches, done)
 	g.Go(func() error {
-		// done has two kinds of senders: the replicas and the tokenizing
-		// workers (documents without windows). Close it only once all of
-		// them returned without error; on an error the writer stops on ctx.
+		// done has two kinds of senders: the decoders (and replicas, for
+		// windows that failed) and the tokenizing workers (documents
+		// without windows). Close it only once all of them returned
+		// without error; on an error the writer stops on ctx.
 		if err := workers.Wait(); err != nil {
 			return err
 		}
