@@ -141,10 +141,10 @@ func (p *pipeline) handBack(ctx context.Context, r *replica, outcomes chan<- out
 // the replicas' goroutines.
 func (p *pipeline) decodeLoop(ctx context.Context, jobs <-chan decodeJob, done chan<- *docState) error {
 	for j := range jobs {
+		p.cfg.hooks.decode(j.r.Name(), len(j.b.refs))
 		if err := p.deliver(ctx, j.r, j.b, j.out, done); err != nil {
 			return err
 		}
-		p.cfg.hooks.decoded(j.r.Name(), len(j.b.refs))
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (p *pipeline) decodeLoop(ctx context.Context, jobs <-chan decodeJob, done c
 // hooks let tests observe the order of events; nil fields cost nothing.
 type hooks struct {
 	onPrepared func(replica string, b qa.Batch) // a batch's tensors are built
-	onDecoded  func(replica string, rows int)   // a batch's windows are decoded
+	onDecode   func(replica string, rows int)   // a batch is about to be decoded
 }
 
 func (h hooks) prepared(replica string, b qa.Batch) {
@@ -161,8 +161,8 @@ func (h hooks) prepared(replica string, b qa.Batch) {
 	}
 }
 
-func (h hooks) decoded(replica string, rows int) {
-	if h.onDecoded != nil {
-		h.onDecoded(replica, rows)
+func (h hooks) decode(replica string, rows int) {
+	if h.onDecode != nil {
+		h.onDecode(replica, rows)
 	}
 }
