@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -10,8 +11,11 @@ import (
 // Curve is a simulated device's speed as a function of the batch shape,
 // beyond the plain padded tokens over Rate: a fixed cost per batch (a
 // kernel launch, the host side of a call), a cost per row, and a cliff
-// above which every token costs more (the attention scores no longer fit
-// in the cache), so the best batch shape is known and can be tuned for.
+// above which tokens cost more (the attention scores no longer fit in
+// the cache): CliffFactor times more per doubling of the batch beyond
+// Cliff, so a batch of 4*Cliff tokens pays CliffFactor squared per token.
+// The overhead favours large batches, the cliff small ones: the best
+// shape lies between, is known, and can be tuned for.
 // After DriftAfter successful batches of the replica's life (Reset does
 // not restart the count) the device drifts: DriftSpeed replaces the speed
 // and DriftCliff the cliff, where set. The zero Curve is the plain model.
@@ -19,7 +23,7 @@ type Curve struct {
 	Overhead    time.Duration // per batch
 	RowCost     time.Duration // per row
 	Cliff       int           // padded tokens; 0: none
-	CliffFactor float64       // cost of every token above the cliff, relative (> 1 slower)
+	CliffFactor float64       // cost per token per doubling beyond the cliff (> 1 slower)
 	DriftAfter  int           // successful batches; 0: no drift
 	DriftSpeed  float64       // 0: speed unchanged
 	DriftCliff  int           // 0: cliff unchanged
@@ -39,7 +43,7 @@ func (c Curve) seconds(rows, tokens int, rate, speed float64, done int) float64 
 	}
 	perToken := 1 / rate
 	if cliff > 0 && tokens > cliff && c.CliffFactor > 0 {
-		perToken *= c.CliffFactor
+		perToken *= math.Pow(c.CliffFactor, math.Log2(float64(tokens)/float64(cliff)))
 	}
 	secs := c.Overhead.Seconds() + float64(rows)*c.RowCost.Seconds() + float64(tokens)*perToken
 	return secs / speed

@@ -17,7 +17,8 @@ func TestCurveCosts(t *testing.T) {
 	}{
 		{1, 8, (5 + 2 + 8) * time.Millisecond},
 		{10, 10, (5 + 20 + 100) * time.Millisecond},   // at the cliff: plain cost
-		{11, 10, (5 + 22 + 3*110) * time.Millisecond}, // above: every token 3x
+		{20, 10, (5 + 40 + 3*200) * time.Millisecond}, // one doubling above: every token 3x
+		{40, 10, (5 + 80 + 9*400) * time.Millisecond}, // two: 9x
 	} {
 		if _, err := r.Run(context.Background(), uniform(tc.rows, tc.l, 1000)); err != nil {
 			t.Fatal(err)
@@ -35,6 +36,7 @@ func TestCurveDriftsAfterBatches(t *testing.T) {
 	// After 3 successful batches the speed halves and the cliff drops to 50
 	// tokens; a failed batch does not count, and Reset does not restart it.
 	c := Curve{Cliff: 1000, CliffFactor: 2, DriftAfter: 3, DriftSpeed: 0.5, DriftCliff: 50}
+	// 100 tokens: under the first cliff; one doubling over the drifted one.
 	r, rec := newRecorded(Options{Rate: 1000, Curve: c, Faults: Faults{OOMAbove: 500}})
 	ctx := context.Background()
 	b := uniform(10, 10, 1000) // 100 tokens: under the first cliff, above the drifted one
@@ -51,7 +53,7 @@ func TestCurveDriftsAfterBatches(t *testing.T) {
 		}
 		delays = append(delays, rec.last())
 	}
-	want := []time.Duration{100, 100, 100, 400, 400} // ms: 100 tokens; drifted: /0.5 and x2 over the cliff
+	want := []time.Duration{100, 100, 100, 400, 400} // ms: 100 tokens; drifted: /0.5, and x2 for one doubling
 	for i := range want {
 		if delays[i] != want[i]*time.Millisecond {
 			t.Fatalf("batch %d: delay %v, want %v (all %v)", i, delays[i], want[i]*time.Millisecond, delays)

@@ -46,8 +46,8 @@
 //	                             (see Replica.Reset)
 //	overhead=D, row-cost=D       a fixed cost per batch and per row (Go
 //	                             durations: 2ms, 150us)
-//	cliff=T, cliff-factor=F      a batch of more than T padded tokens costs
-//	                             F times as much per token (see Curve)
+//	cliff=T, cliff-factor=F      above T padded tokens, every token costs F
+//	                             times more per doubling of the batch (Curve)
 //	drift-after=N                after N successful batches the device
 //	drift-speed=F, drift-cliff=T drifts to speed F and cliff T
 //	virtual                      no sleeping: simulated time only
