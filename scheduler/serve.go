@@ -23,6 +23,8 @@ type Rebuilder interface {
 // the session once and retry; after that, retire and hand the rest back.
 func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, decoded chan<- decodeJob) (outcome, error) {
 	todo := r.fit(next.b)
+	t := tally{whole: len(todo) == 1}
+	defer p.ran(r, next.b, &t)
 	for len(todo) > 0 {
 		part := todo[0]
 		if r.unhealthy.Load() {
@@ -33,7 +35,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 		if part != next.b {
 			in = part.tensors(p.cfg.PadID)
 		}
-		out, err := p.runOnce(ctx, r, part, in)
+		out, err := p.runOnce(ctx, r, part, in, &t)
 		if err == nil {
 			todo = todo[1:]
 			if err := send(ctx, decoded, decodeJob{r: r, b: part, out: out}); err != nil {
@@ -45,6 +47,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 			return outcome{}, ctx.Err()
 		}
 		kind := classify(err)
+		t.whole = false
 		p.progress.addFailure(kind)
 		p.cfg.Observer.Failure(r.Name(), kind.String())
 		p.log().Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
@@ -73,8 +76,8 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 	return outcome{}, nil
 }
 
-// runOnce runs one batch under the batch timeout.
-func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batch) (qa.Logits, error) {
+// runOnce runs one batch under the batch timeout and adds it to t.
+func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batch, t *tally) (qa.Logits, error) {
 	limit := p.batchTimeout(r)
 	rctx, cancel := context.WithTimeoutCause(ctx, limit, ErrBatchTimeout)
 	defer cancel()
@@ -94,7 +97,7 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batc
 		r.slowest.Store(int64(d))
 	}
 	tokens := realTokens(b)
-	p.ran(r, b, tokens, d)
+	t.add(r, tokens, in.Rows*in.Len, d)
 	p.cfg.Observer.BatchDone(r.Name(), in.Rows, tokens, in.Rows*in.Len, d)
 	return out, nil
 }

@@ -13,9 +13,10 @@ type Shaper interface {
 	// 0 the replica waits (its layout is not the one in use); < 0 it takes
 	// no more work in this run (its layout was set aside).
 	Plan(replica string) int
-	// Ran reports a batch that ran: the budget it was cut at (0: a part of
-	// a split batch), its real tokens and padded positions, and how long
-	// the device took.
+	// Ran reports, once per batch Plan gave a budget for, that the replica
+	// is done with it: the budget it was cut at (0 when it did not run
+	// whole: split after a failure, so it measures nothing), the real
+	// tokens and padded positions that ran, and how long the device took.
 	Ran(replica string, budget, tokens, padded int, d time.Duration)
 	// OutOfMemory reports a batch of padded positions that did not fit the
 	// replica's device.
@@ -48,16 +49,33 @@ func (p *pipeline) plan(r *replica) int {
 	return budget
 }
 
-// ran tells the Shaper how a batch went, in device time when the replica
-// knows it.
-func (p *pipeline) ran(r *replica, b *batch, tokens int, d time.Duration) {
-	if p.cfg.Shaper == nil {
-		return
-	}
+// tally sums the runs of one granted batch (several when it was split).
+type tally struct {
+	whole          bool
+	tokens, padded int
+	d              time.Duration
+}
+
+// add counts a run, in device time when the replica knows it.
+func (t *tally) add(r *replica, tokens, padded int, d time.Duration) {
 	if dt, ok := r.Replica.(DeviceTimer); ok {
 		d = dt.DeviceTime()
 	}
-	p.cfg.Shaper.Ran(r.Name(), b.budget, tokens, len(b.refs)*b.len, d)
+	t.tokens += tokens
+	t.padded += padded
+	t.d += d
+}
+
+// ran tells the Shaper the replica is done with batch b.
+func (p *pipeline) ran(r *replica, b *batch, t *tally) {
+	if p.cfg.Shaper == nil {
+		return
+	}
+	budget := b.budget
+	if !t.whole {
+		budget = 0
+	}
+	p.cfg.Shaper.Ran(r.Name(), budget, t.tokens, t.padded, t.d)
 }
 
 // idle gives back r's session while the Shaper does not use it.

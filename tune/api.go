@@ -81,8 +81,8 @@ type Options struct {
 	MinTime    time.Duration // device time per side of a comparison (100ms)
 	Margin     float64       // how much faster a challenger must be (0.03)
 	EarlyGap   float64       // a gap that decides after two batches a side (0.15)
-	Window     int           // batches per drift check while holding (16)
-	Drift      float64       // relative change of throughput that re-opens the search (0.25)
+	Window     int           // batches (and 10 MinTime) per drift check while holding (16)
+	Drift      float64       // relative change of throughput, twice in a row, that re-opens the search (0.25)
 }
 
 func (o *Options) defaults() {
@@ -175,7 +175,7 @@ func (t *Tuner) Plan(replica string) int {
 	if !ok {
 		return t.opt.Fallback
 	}
-	return m.c.plan(m.layout)
+	return m.c.plan(replica, m.layout)
 }
 
 // Ran learns from a batch that ran: the budget it was cut at, its real
@@ -204,7 +204,7 @@ func (t *Tuner) Retired(replica string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if m, ok := t.members[replica]; ok {
-		m.c.retired(m.layout)
+		m.c.retired(replica, m.layout)
 	}
 }
 

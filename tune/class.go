@@ -10,8 +10,9 @@ import (
 type phase int
 
 const (
-	searching phase = iota
-	holding
+	searching phase = iota // climbing budgets on the active layout
+	dueling                // the two fastest layouts alternate, to pick one
+	holding                // a choice is in use; drift is watched
 )
 
 // result is a layout's best budget (index) and its rate per replica.
@@ -27,6 +28,7 @@ type hold struct {
 	budget    int
 	ref, last float64
 	win       acc
+	strikes   int // consecutive windows off the reference
 }
 
 // class is the tuner's state for one class of devices.
@@ -44,9 +46,13 @@ type class struct {
 	cmp     comparison
 	hold    hold
 	warm    map[string]bool // replicas whose first batch in the layout was seen
-	source  string          // pinned, cache or measured
-	probing bool            // the search measures every layout in turn
-	settled bool            // a choice was made (held) at least once
+	out     map[string]int  // batches planned and not yet reported, per replica
+	dead    map[string]bool // replicas retired after failures
+	drain   int             // layout whose batches must finish before the active one starts; -1 none
+	duel    duel
+	source  string // pinned, cache or measured
+	probing bool   // the search measures every layout in turn
+	settled bool   // a choice was made (held) at least once
 	cost    searchCost
 	retunes int
 }
@@ -55,7 +61,7 @@ func newClass(spec Class, opt *Options) *class {
 	n := len(spec.Layouts)
 	c := &class{spec: spec, opt: opt, log: opt.Logger.With(zap.String("class", spec.Name)),
 		budgets: slices.Clone(spec.Budgets), aside: make([]bool, n), alive: make([]int, n),
-		results: make([]result, n), warm: map[string]bool{}}
+		results: make([]result, n), warm: map[string]bool{}, out: map[string]int{}, dead: map[string]bool{}, drain: -1}
 	for i, l := range spec.Layouts {
 		c.alive[i] = len(l.Replicas)
 	}
@@ -109,33 +115,47 @@ func (c *class) fromCache() bool {
 	return true
 }
 
-func (c *class) plan(layout int) int {
+func (c *class) plan(replica string, layout int) int {
+	var b int
 	switch {
 	case c.aside[layout]:
 		return -1
-	case layout != c.active:
+	case layout != c.active || c.drain >= 0:
 		return 0
 	case c.phase == holding:
-		return c.budgets[c.hold.budget]
+		b = c.budgets[c.hold.budget]
+	case c.phase == dueling:
+		b = c.budgets[c.results[c.active].budget]
+	default:
+		b = c.cmp.next(c.budgets)
 	}
-	return c.cmp.next(c.budgets)
+	c.out[replica]++
+	return b
 }
 
 func (c *class) ran(replica string, layout, budget, tokens int, d time.Duration) {
-	if c.phase == searching {
+	c.out[replica] = max(0, c.out[replica]-1)
+	if c.drain >= 0 && c.drained(c.drain) {
+		c.drain = -1
+	}
+	if c.phase != holding {
 		c.cost.batches++
 		c.cost.wall += d / time.Duration(max(1, c.alive[layout]))
 		c.cost.tokens += int64(tokens)
 	}
-	if layout != c.active {
+	if layout != c.active || budget == 0 {
 		return
 	}
 	if !c.warm[replica] {
 		c.warm[replica] = true // a first batch pays for warming up: not a measure
 		return
 	}
-	if c.phase == holding {
+	switch c.phase {
+	case holding:
 		c.holdRan(tokens, d)
+		return
+	case dueling:
+		c.duelRan(tokens, d)
 		return
 	}
 	side := c.cmp.side(c.budgets, budget)
@@ -222,4 +242,31 @@ func (c *class) startSearch(i int) {
 func (c *class) holdAt(i int) {
 	c.phase = holding
 	c.hold = hold{budget: i}
+}
+
+// drained: no batch of layout l's live replicas is still running.
+func (c *class) drained(l int) bool {
+	for _, name := range c.spec.Layouts[l].Replicas {
+		if c.out[name] > 0 && !c.dead[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// switchTo makes layout i the one in use, once the batches of the layout
+// in use before have finished (so the two never share the device while
+// measured); its replicas' next batch is a warm-up again (a session may
+// be new).
+func (c *class) switchTo(i int) {
+	if i == c.active {
+		return
+	}
+	if !c.drained(c.active) {
+		c.drain = c.active
+	}
+	c.active = i
+	for _, name := range c.spec.Layouts[i].Replicas {
+		delete(c.warm, name)
+	}
 }

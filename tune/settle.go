@@ -24,14 +24,24 @@ func (c *class) finish(rate float64) {
 			}
 		}
 		c.probing = false
-		best := c.fastest(-1)
-		for i := range c.aside {
-			c.aside[i] = c.aside[i] || i != best
+		if c.startDuel() {
+			return
 		}
-		if best != c.active {
-			c.switchTo(best)
-		}
+		c.keep(c.fastest(-1))
 	}
+	c.settle()
+}
+
+// keep sets every layout but l aside for good and makes l the one in use.
+func (c *class) keep(l int) {
+	for i := range c.aside {
+		c.aside[i] = c.aside[i] || i != l
+	}
+	c.switchTo(l)
+}
+
+// settle holds the active layout's best budget.
+func (c *class) settle() {
 	c.settled = true
 	c.holdAt(c.results[c.active].budget)
 	c.log.Info("tuned", zap.String("layout", c.spec.Layouts[c.active].String()),
@@ -58,22 +68,13 @@ func (c *class) fastest(skip int) int {
 // the replicas running at once.
 func (c *class) throughput(i int) float64 { return c.results[i].rate * float64(c.alive[i]) }
 
-// switchTo makes layout i the one in use; its replicas' next batch is a
-// warm-up again (a session may be new).
-func (c *class) switchTo(i int) {
-	c.active = i
-	for _, name := range c.spec.Layouts[i].Replicas {
-		delete(c.warm, name)
-	}
-}
-
 // holdRan watches the held choice: the first window of batches sets the
 // reference rate; a later window off by more than Drift searches again
 // around the held budget (the layout stays).
 func (c *class) holdRan(tokens int, d time.Duration) {
 	h := &c.hold
 	h.win.add(tokens, d)
-	if h.win.n < c.opt.Window || h.win.d < c.opt.MinTime {
+	if h.win.n < c.opt.Window || h.win.d < 10*c.opt.MinTime {
 		return
 	}
 	r := h.win.rate()
@@ -82,7 +83,12 @@ func (c *class) holdRan(tokens int, d time.Duration) {
 		h.ref = r
 		return
 	}
-	if r < h.ref*(1-c.opt.Drift) || r > h.ref*(1+c.opt.Drift) {
+	if r >= h.ref*(1-c.opt.Drift) && r <= h.ref*(1+c.opt.Drift) {
+		h.strikes = 0
+		return
+	}
+	// Two windows in a row: one slow window is often another process.
+	if h.strikes++; h.strikes >= 2 {
 		c.retunes++
 		c.log.Info("throughput drifted: searching the budget again", zap.Float64("tokens_per_s", r*float64(c.alive[c.active])),
 			zap.Float64("was", h.ref*float64(c.alive[c.active])), zap.Int("max_batch_tokens", c.budgets[h.budget]))
@@ -118,7 +124,11 @@ func (c *class) outOfMemory(padded int) {
 
 // retired: a layout left without replicas gives way to the fastest other
 // one that can run.
-func (c *class) retired(layout int) {
+func (c *class) retired(replica string, layout int) {
+	c.dead[replica] = true
+	if c.drain >= 0 && c.drained(c.drain) {
+		c.drain = -1
+	}
 	c.alive[layout]--
 	if layout != c.active || c.alive[layout] > 0 {
 		return
@@ -134,7 +144,8 @@ func (c *class) retired(layout int) {
 	}
 	c.log.Warn("every replica of the layout failed: using another", zap.String("layout", c.spec.Layouts[alt].String()))
 	c.switchTo(alt)
-	if c.phase == searching || !c.results[alt].searched {
+	if c.phase != holding || !c.results[alt].searched {
+		c.probing = false
 		c.startSearch(c.cmp.cur)
 		return
 	}
@@ -160,9 +171,13 @@ type Choice struct {
 func (c *class) choice() Choice {
 	ch := Choice{Class: c.spec.Name, Layout: c.spec.Layouts[c.active].String(), Source: c.source,
 		Batches: c.cost.batches, Searched: c.cost.wall, Retunes: c.retunes, Bound: c.bound}
-	ch.Budget = c.budgets[c.cmp.cur]
-	if c.phase == holding {
+	switch c.phase {
+	case holding:
 		ch.Budget = c.budgets[c.hold.budget]
+	case dueling:
+		ch.Budget = c.budgets[c.results[c.active].budget]
+	default:
+		ch.Budget = c.budgets[c.cmp.cur]
 	}
 	if !c.settled {
 		ch.Source = "unfinished"

@@ -34,6 +34,7 @@ type options struct {
 
 	settings        qa.Settings
 	maxBatchTokens  int
+	tuneCache       string
 	maxLineBytes    int
 	maxInflightMB   int
 	tokenizeWorkers int
@@ -61,20 +62,21 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.rank, "rank", -1, "this process's rank when several share the corpus (default: from Slurm SLURM_PROCID, torchrun RANK or Kubernetes JOB_COMPLETION_INDEX)")
 	fs.IntVar(&o.worldSize, "world-size", 0, "number of ranks (default: from the same sources); each rank answers a contiguous block and writes <output>.rank-RRRRR-of-WWWWW, combined by qa-shard merge")
 	fs.StringVar(&o.provider, "provider", "", "execution provider on GPUs: cuda (default) or tensorrt; cpu on the CPU")
-	fs.IntVar(&o.replicasPerDevice, "replicas-per-device", 0, "sessions per GPU (0: 2, so one batch is prepared and copied while the other computes)")
+	fs.IntVar(&o.replicasPerDevice, "replicas-per-device", 0, "sessions per device (0: measured; GPUs try 2 and 1, the CPU one per core down to one of all cores)")
 	fs.BoolVar(&o.fp16, "fp16", false, "TensorRT: build float16 engines")
 	fs.Float64Var(&o.gpuMemFraction, "gpu-mem-fraction", 0, "CUDA arena limit as a fraction of each GPU's memory, shared by its sessions (0: no limit)")
 	fs.StringVar(&o.trtCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
 	fs.DurationVar(&o.gpuSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
 	fs.StringVar(&o.ortLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
-	fs.IntVar(&o.threads, "threads", 0, "intra-op threads per replica (0: the machine's cores divided among the replicas)")
+	fs.IntVar(&o.threads, "threads", 0, "intra-op threads per session (0: the machine's cores divided among the sessions; on the CPU, setting it pins the layout to cores/threads sessions)")
 	fs.IntVar(&o.settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")
 	fs.IntVar(&o.settings.DocStride, "doc-stride", d.DocStride, "tokens of context shared by consecutive windows (overlap, as Hugging Face's stride)")
 	fs.IntVar(&o.settings.MaxAnswerLen, "max-answer-len", d.MaxAnswerLen, "longest answer in tokens")
 	fs.IntVar(&o.settings.TopK, "top-k", d.TopK, "answers per (document, question); above 1 they are listed under \"answers\"")
 	fs.BoolVar(&o.settings.HandleImpossible, "handle-impossible-answer", d.HandleImpossible, "allow the empty answer (SQuAD 2.0 style)")
 	fs.BoolVar(&o.settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
-	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
+	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 0, "token budget of one batch, rows times padded length (0: measured during the run per device class, and cached)")
+	fs.StringVar(&o.tuneCache, "tune-cache", "", "file of the batch shapes and session layouts measured per device, runtime, model and precision (default: qa-shard/tuning.json in the user's cache directory; none: off)")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.maxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")
 	fs.IntVar(&o.tokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
@@ -169,5 +171,13 @@ second SIGINT or SIGTERM stops at once; the journal stays consistent.`
 func (o *options) fleetOptions(log *zap.Logger) fleet.Options {
 	return fleet.Options{Devices: o.devices, Provider: o.provider, ReplicasPerDevice: o.replicasPerDevice, Threads: o.threads,
 		FP16: o.fp16, GPUMemFraction: o.gpuMemFraction, TRTCacheDir: o.trtCacheDir, MaxSeqLen: o.settings.MaxSeqLen,
-		MaxBatchTokens: o.maxBatchTokens, SampleInterval: o.gpuSampleInterval, Log: log}
+		MaxBatchTokens: o.maxBatchTokens, Precision: o.precision(), SampleInterval: o.gpuSampleInterval, Log: log}
+}
+
+// precision is the arithmetic the sessions use, for the tuning cache key.
+func (o *options) precision() string {
+	if o.fp16 {
+		return "fp16"
+	}
+	return "fp32"
 }

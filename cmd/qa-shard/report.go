@@ -70,6 +70,10 @@ func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
 	if o.logits != "" {
 		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
 	}
+	for _, ch := range fl.Choices() {
+		log.Info("batch shape", zap.String("class", ch.Class), zap.String("choice", ch.String()))
+		fmt.Fprintf(w, "  batch shape    %s\n", ch)
+	}
 	if fl.Summary != nil {
 		for _, x := range fl.Summary() {
 			log.Info("gpu summary", zap.String("gpu", x.String()))

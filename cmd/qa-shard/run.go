@@ -93,6 +93,10 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
 	}
+	tn, err := startTuner(o, fl, fp.Model, log)
+	if err != nil {
+		return err
+	}
 	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
 	if err != nil {
 		return err
@@ -105,7 +109,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: o.maxBatchTokens, MaxBatchRows: fleet.BatchRows(o.provider, o.maxBatchTokens), TokenizeWorkers: o.tokenizeWorkers,
+		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.tokenizeWorkers,
 		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
 		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
@@ -130,6 +134,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		lg = out.Logits
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.Replicas, out.Answers, lg)
+	saveTuning(tn, log)
 	return finish(o, out, fl, log, sum, runErr)
 }
 
@@ -176,8 +181,8 @@ func (o *options) check() error {
 	if err := o.settings.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if o.maxBatchTokens < 8 {
-		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", errUsage)
+	if o.maxBatchTokens != 0 && o.maxBatchTokens < 8 {
+		return fmt.Errorf("%w: --max-batch-tokens must be at least 8 (or 0: measured)", errUsage)
 	}
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
