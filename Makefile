@@ -77,16 +77,7 @@ test: ort $(VOCAB_JSON)
 clean:
 	rm -rf $(BUILD)
 
-# Benchmark: a bert-base-sized model (generated, ~440 MB, never committed) on
-# a mixed-length corpus (20 to 6,000 words); one run prints the whole table.
-BENCH_DOCS ?= 10
-BENCH_DEVICES ?= cpu
-.PHONY: bench
-bench: ort $(BIN) $(MODELS)/base/model.onnx
-	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
-	$(BIN) bench --model $(MODELS)/base --input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES)
-	$(BIN) bench --scheduling
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+include mk/bench.mk
 
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
 # text (Go's own sources) and on every Unicode code point. Not part of
