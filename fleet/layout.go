@@ -42,7 +42,7 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
 		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", cpuModel(), runtime.NumCPU()),
-			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices))}
+			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), runtime.NumCPU())}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)
 		return []class{c}, nil
 	}
@@ -71,8 +71,7 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 // --replicas-per-device S gives S sessions. Otherwise one session per core
 // (at most maxCPUSessions) first, then halving down to one session of all
 // cores.
-func cpuLayouts(o Options, devices int) []layout {
-	cores := runtime.NumCPU()
+func cpuLayouts(o Options, devices, cores int) []layout {
 	threads := func(sessions int) int {
 		if o.Threads > 0 {
 			return o.Threads
