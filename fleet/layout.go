@@ -28,6 +28,7 @@ type class struct {
 	provider string
 	devices  []gpu.Device
 	layouts  []layout
+	pinned   bool // the flags chose the layout
 	budgets  []int
 	start    int
 }
@@ -42,7 +43,8 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
 		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", cpuModel(), runtime.NumCPU()),
-			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), runtime.NumCPU())}
+			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), runtime.NumCPU()),
+			pinned: o.Threads > 0 || o.ReplicasPerDevice > 0 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:")}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)
 		return []class{c}, nil
 	}
@@ -58,7 +60,7 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 			i = len(out)
 			byModel[d.Model] = i
 			c := class{name: fmt.Sprintf("%s (%s)", d.Model, provider), device: d.Model + " " + provider, provider: provider,
-				layouts: gpuLayouts(o, provider)}
+				layouts: gpuLayouts(o, provider), pinned: o.ReplicasPerDevice > 0}
 			c.budgets, c.start = budgets(o, tune.GPUBudgets)
 			out = append(out, c)
 		}

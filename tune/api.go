@@ -60,13 +60,15 @@ func plural(n int) string {
 }
 
 // Class is a set of identical devices and what may be chosen for them.
-// One layout means the layout is pinned; one budget, the budget.
+// One budget means the budget is pinned. A run whose layout or budget the
+// user pinned does not write the cache: it did not measure everything.
 type Class struct {
-	Name    string // for logs and the summary, e.g. "cpu"
-	Key     Key
-	Layouts []Layout // candidates, in the order they are measured
-	Budgets []int    // candidate token budgets, ascending
-	Start   int      // index in Budgets where the search begins
+	Name         string // for logs and the summary, e.g. "cpu"
+	Key          Key
+	Layouts      []Layout // candidates, in the order they are measured
+	PinnedLayout bool     // the user chose the layout (the only candidate)
+	Budgets      []int    // candidate token budgets, ascending
+	Start        int      // index in Budgets where the search begins
 }
 
 // Options configure a Tuner; zero search settings take the defaults.

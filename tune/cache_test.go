@@ -148,3 +148,21 @@ func errorField(m map[string]any) string {
 	}
 	return ""
 }
+
+func TestPinnedLayoutDoesNotWriteTheCacheButASingleCandidateDoes(t *testing.T) {
+	for _, pinned := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "tuning.json")
+		c := Class{Name: "gpu", Key: testKey(), Layouts: oneLayout("2", "g0", "g1"), PinnedLayout: pinned, Budgets: ladder, Start: 1}
+		o := quick(c)
+		o.Cache = OpenCache(path, nil)
+		tn := New(o)
+		drive(tn, []string{"g0", "g1"}, &device{rates: peakAt4}, 200)
+		if err := tn.Save(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(path)
+		if written := err == nil; written == pinned {
+			t.Errorf("layout pinned %v: cache written %v", pinned, written)
+		}
+	}
+}
