@@ -79,6 +79,25 @@ clean:
 
 include mk/bench.mk
 
+# int8 against float32 on the bert-base-sized model, side by side in one
+# run: the raw models on real 384-token windows, one window per batch,
+# interleaved (Go benchmark, with the logits' deviation), then qa-shard end to
+# end on the same corpus, alternating float32 and int8 runs.
+INT8_RUNS ?= 40
+INT8_DOCS ?= 6
+.PHONY: bench-int8
+bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
+	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
+	rm -rf $(MODELS)/base-int8
+	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
+	@for rep in 1 2; do for run in base:cpu base-int8:cpu "base-int8:cpu:$$(nproc) --threads 1"; do \
+		m=$${run%%:*}; devices=$${run#*:}; \
+		echo "== qa-shard end to end, model $$m, --devices $$devices, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+		$(BIN) --devices $$devices --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \
+			--output - --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
+	done; done
+
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
 # text (Go's own sources) and on every Unicode code point. Not part of
 # `make test`: it installs tokenizers@0.23.2 from npm and takes minutes.

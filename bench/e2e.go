@@ -86,9 +86,13 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	if c.fresh {
 		os.Remove(c.cache)
 	}
+	precision := "fp32"
+	if mi.m.QuantizedActivations {
+		precision = "int8"
+	}
 	fl, err := fleet.Start(ctx, fleet.Options{Devices: ms.o.Devices, Provider: ms.o.Provider, ReplicasPerDevice: c.sessions,
-		Threads: c.threads, MaxBatchTokens: c.budget, MaxSeqLen: qa.DefaultSettings().MaxSeqLen, Precision: "fp32",
-		TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
+		Threads: c.threads, MaxBatchTokens: c.budget, SingleWindow: mi.m.QuantizedActivations, MaxSeqLen: qa.DefaultSettings().MaxSeqLen,
+		Precision: precision, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
 	if err != nil {
 		return e2eResult{}, err
 	}
@@ -104,7 +108,8 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	}
 	cls, sep, pad := mi.tok.SpecialIDs()
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn}
+		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn,
+		SingleWindowBatches: mi.m.QuantizedActivations}
 	in := shard.NewReader(strings.NewReader(corpus), shard.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, in, mi.tok, fl.Replicas, shard.NewWriter(io.Discard), nil)
 	wall := time.Since(start)

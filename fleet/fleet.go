@@ -47,6 +47,7 @@ type Options struct {
 	TRTCacheDir       string  // TensorRT engine cache; one subfolder per GPU model
 	MaxSeqLen         int     // longest window, for TensorRT's profile
 	MaxBatchTokens    int     // the token budget per batch; 0: measured (tune)
+	SingleWindow      bool    // every batch is one window (int8 models): no budget to measure
 	Precision         string  // fp32, fp16 or int8: part of the tuning cache key
 	SampleInterval    time.Duration
 	Log               *zap.Logger // nil: no logging
@@ -138,7 +139,8 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 			f.Replicas = append(f.Replicas, r)
 			l.Replicas = append(l.Replicas, r.Name())
 		}
-		c := tune.Class{Name: "sim", Key: tune.Key{Device: "sim " + o.Devices, Precision: o.Precision}, Layouts: []tune.Layout{l}}
+		c := tune.Class{Name: "sim", Key: tune.Key{Device: "sim " + o.Devices, Precision: o.Precision}, Layouts: []tune.Layout{l},
+			PinnedBudget: o.MaxBatchTokens > 0 && !o.SingleWindow}
 		c.Budgets, c.Start = budgets(o, tune.CPUBudgets)
 		f.Classes = []tune.Class{c}
 		log.Warn("simulated replicas: no model runs", zap.Int("replicas", len(reps)))

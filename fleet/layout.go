@@ -108,9 +108,13 @@ func gpuLayouts(o Options, provider string) []layout {
 	return []layout{{2, o.Threads}, {1, o.Threads}}
 }
 
-// budgets: the pinned --max-batch-tokens, or the class's ladder.
+// budgets: the pinned --max-batch-tokens, or the class's ladder; one
+// window's worth when batches are single windows anyway.
 func budgets(o Options, ladder func(int) ([]int, int)) ([]int, int) {
-	if o.MaxBatchTokens > 0 {
+	switch {
+	case o.SingleWindow:
+		return []int{max(8, o.MaxSeqLen)}, 0
+	case o.MaxBatchTokens > 0:
 		return []int{o.MaxBatchTokens}, 0
 	}
 	return ladder(max(8, o.MaxSeqLen))

@@ -63,6 +63,13 @@ type Config struct {
 	// MaxBatchRows caps the rows of one batch (0: no cap); TensorRT needs
 	// it to bound its optimisation profile.
 	MaxBatchRows int
+	// SingleWindowBatches makes every batch one window at its own length,
+	// unpadded, whatever the budget; windows go out as they come. A model
+	// that quantizes activations at run time (dynamic int8, one scale per
+	// tensor) needs it: there a window's logits depend on its batch
+	// neighbours and on padding, so batches shaped by timing would change
+	// answers between runs, across --resume and across ranks.
+	SingleWindowBatches bool
 	// TokenizeWorkers is the number of goroutines tokenizing documents.
 	TokenizeWorkers int
 	// MaxInFlightBytes bounds the estimated memory (see docCost) of the

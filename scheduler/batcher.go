@@ -52,7 +52,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			pool = append(pool, r)
 			poolTokens += r.window().Len()
 			p.pooled.Store(int64(len(pool)))
-			if poolTokens >= p.cfg.PoolTokens {
+			if poolTokens >= p.cfg.PoolTokens || p.cfg.SingleWindowBatches {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -90,6 +90,21 @@ func cut(run *batch, maxTokens, maxRows int) (head, rest *batch) {
 	head = &batch{refs: run.refs[:n:n], len: padTo8(run.refs[n-1].window().Len()), budget: maxTokens}
 	if n < len(run.refs) {
 		rest = &batch{refs: run.refs[n:], len: run.len}
+	}
+	return head, rest
+}
+
+// cutNext takes the next batch from the head of a run at budget: with
+// SingleWindowBatches one window at its own length, unpadded, whatever the
+// budget (a model that quantizes activations at run time gives a window
+// other logits beside other rows or padding), else cut.
+func (p *pipeline) cutNext(run *batch, budget int) (head, rest *batch) {
+	if !p.cfg.SingleWindowBatches {
+		return cut(run, budget, p.cfg.MaxBatchRows)
+	}
+	head = &batch{refs: run.refs[:1:1], len: run.refs[0].window().Len(), budget: budget}
+	if len(run.refs) > 1 {
+		rest = &batch{refs: run.refs[1:], len: run.len}
 	}
 	return head, rest
 }

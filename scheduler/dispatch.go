@@ -104,7 +104,7 @@ func (d *dispatcher) grant() int {
 			r.reply <- grant{wait: true}
 		default:
 			r.parked = false
-			head, rest := cut(d.queue[0], budget, d.p.cfg.MaxBatchRows)
+			head, rest := d.p.cutNext(d.queue[0], budget)
 			if rest == nil {
 				d.queue = d.queue[1:]
 			} else {

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"qa-shard/onnxpb"
 )
 
 // tensorHeader encodes every TensorProto field except raw_data, whose tag and
@@ -13,10 +15,10 @@ import (
 func tensorHeader(t *tensor) []byte {
 	var b []byte
 	for _, d := range t.dims {
-		b = appendVarint(b, tensorDims, uint64(d))
+		b = onnxpb.AppendVarint(b, tensorDims, uint64(d))
 	}
-	b = appendVarint(b, tensorDataType, uint64(t.dtype))
-	b = appendString(b, tensorName, t.name)
+	b = onnxpb.AppendVarint(b, tensorDataType, uint64(t.dtype))
+	b = onnxpb.AppendString(b, tensorName, t.name)
 	b = protowire.AppendTag(b, tensorRawData, protowire.BytesType)
 	return protowire.AppendVarint(b, uint64(t.byteLen()))
 }
@@ -41,15 +43,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (int64, error) {
 	var head []byte // graph fields that precede the initializers
 	for _, n := range g.nodes {
-		head = appendMessage(head, graphNode, encodeNode(n))
+		head = onnxpb.AppendMessage(head, graphNode, encodeNode(n))
 	}
-	head = appendString(head, graphName, g.name)
+	head = onnxpb.AppendString(head, graphName, g.name)
 	var tail []byte // graph fields that follow the initializers
 	for _, v := range g.inputs {
-		tail = appendMessage(tail, graphInput, encodeValueInfo(v))
+		tail = onnxpb.AppendMessage(tail, graphInput, encodeValueInfo(v))
 	}
 	for _, v := range g.outputs {
-		tail = appendMessage(tail, graphOutput, encodeValueInfo(v))
+		tail = onnxpb.AppendMessage(tail, graphOutput, encodeValueInfo(v))
 	}
 	headers := make([][]byte, len(g.inits))
 	graphLen := len(head) + len(tail)
@@ -58,12 +60,12 @@ func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (i
 		graphLen += protowire.SizeTag(graphInitializer) + protowire.SizeBytes(len(headers[i])+t.byteLen())
 	}
 
-	m := appendVarint(nil, modelIRVersion, 8)
-	m = appendString(m, modelProducerName, producer)
-	m = appendString(m, modelProducerVersion, version)
-	op := appendString(nil, opsetDomain, "")
-	op = appendVarint(op, opsetVersion, uint64(opset))
-	m = appendMessage(m, modelOpsetImport, op)
+	m := onnxpb.AppendVarint(nil, modelIRVersion, 8)
+	m = onnxpb.AppendString(m, modelProducerName, producer)
+	m = onnxpb.AppendString(m, modelProducerVersion, version)
+	op := onnxpb.AppendString(nil, opsetDomain, "")
+	op = onnxpb.AppendVarint(op, opsetVersion, uint64(opset))
+	m = onnxpb.AppendMessage(m, modelOpsetImport, op)
 	m = protowire.AppendTag(m, modelGraph, protowire.BytesType)
 	m = protowire.AppendVarint(m, uint64(graphLen))
 	want := int64(len(m) + graphLen)

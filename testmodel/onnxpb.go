@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"qa-shard/onnxpb"
 )
 
 // Field numbers of onnx/onnx.proto (IR version 8). Only the fields this
@@ -139,33 +141,18 @@ type graph struct {
 	inputs, outputs []valueInfo
 }
 
-func appendString(b []byte, num protowire.Number, s string) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
-}
-
-func appendMessage(b []byte, num protowire.Number, msg []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, msg)
-}
-
-func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
-}
-
 func encodeAttr(a attr) []byte {
-	b := appendString(nil, attrName, a.name)
-	b = appendVarint(b, attrType, uint64(a.kind))
+	b := onnxpb.AppendString(nil, attrName, a.name)
+	b = onnxpb.AppendVarint(b, attrType, uint64(a.kind))
 	switch a.kind {
 	case attrTypeInt:
-		b = appendVarint(b, attrI, uint64(a.i))
+		b = onnxpb.AppendVarint(b, attrI, uint64(a.i))
 	case attrTypeFloat:
 		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, math.Float32bits(a.f))
 	case attrTypeInts:
 		for _, v := range a.ints {
-			b = appendVarint(b, attrInts, uint64(v))
+			b = onnxpb.AppendVarint(b, attrInts, uint64(v))
 		}
 	}
 	return b
@@ -174,15 +161,15 @@ func encodeAttr(a attr) []byte {
 func encodeNode(n node) []byte {
 	var b []byte
 	for _, s := range n.in {
-		b = appendString(b, nodeInput, s)
+		b = onnxpb.AppendString(b, nodeInput, s)
 	}
 	for _, s := range n.out {
-		b = appendString(b, nodeOutput, s)
+		b = onnxpb.AppendString(b, nodeOutput, s)
 	}
-	b = appendString(b, nodeName, n.name)
-	b = appendString(b, nodeOpType, n.op)
+	b = onnxpb.AppendString(b, nodeName, n.name)
+	b = onnxpb.AppendString(b, nodeOpType, n.op)
 	for _, a := range n.attrs {
-		b = appendMessage(b, nodeAttribute, encodeAttr(a))
+		b = onnxpb.AppendMessage(b, nodeAttribute, encodeAttr(a))
 	}
 	return b
 }
@@ -192,16 +179,16 @@ func encodeValueInfo(v valueInfo) []byte {
 	for _, d := range v.dims {
 		var db []byte
 		if d.param != "" {
-			db = appendString(nil, dimParam, d.param)
+			db = onnxpb.AppendString(nil, dimParam, d.param)
 		} else {
-			db = appendVarint(nil, dimValue, uint64(d.value))
+			db = onnxpb.AppendVarint(nil, dimValue, uint64(d.value))
 		}
-		shape = appendMessage(shape, shapeDim, db)
+		shape = onnxpb.AppendMessage(shape, shapeDim, db)
 	}
-	tt := appendVarint(nil, tensorTypeElem, uint64(v.dtype))
-	tt = appendMessage(tt, tensorTypeShape, shape)
-	b := appendString(nil, valueInfoName, v.name)
-	return appendMessage(b, valueInfoType, appendMessage(nil, typeProtoTensor, tt))
+	tt := onnxpb.AppendVarint(nil, tensorTypeElem, uint64(v.dtype))
+	tt = onnxpb.AppendMessage(tt, tensorTypeShape, shape)
+	b := onnxpb.AppendString(nil, valueInfoName, v.name)
+	return onnxpb.AppendMessage(b, valueInfoType, onnxpb.AppendMessage(nil, typeProtoTensor, tt))
 }
 
 func float32Bytes(vals ...float32) []byte {

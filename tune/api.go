@@ -59,14 +59,15 @@ func plural(n int) string {
 	return "s"
 }
 
-// Class is a set of identical devices and what may be chosen for them.
-// One budget means the budget is pinned. A run whose layout or budget the
-// user pinned does not write the cache: it did not measure everything.
+// Class is a set of identical devices and what may be chosen for them. A
+// run whose layout or budget the user pinned does not write the cache: it
+// did not measure everything.
 type Class struct {
 	Name         string // for logs and the summary, e.g. "cpu"
 	Key          Key
 	Layouts      []Layout // candidates, in the order they are measured
 	PinnedLayout bool     // the user chose the layout (the only candidate)
+	PinnedBudget bool     // the user chose the budget (the only candidate)
 	Budgets      []int    // candidate token budgets, ascending
 	Start        int      // index in Budgets where the search begins
 }

@@ -129,7 +129,7 @@ func TestCacheKeepsOtherEntries(t *testing.T) {
 func TestPinnedRunsDoNotWriteTheCache(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tuning.json")
 	c := twoLayouts()
-	c.Budgets = []int{768}
+	c.Budgets, c.PinnedBudget = []int{768}, true
 	o := quick(c)
 	o.Cache = OpenCache(path, nil)
 	tn := New(o)

@@ -216,7 +216,7 @@ func (ch Choice) String() string {
 // entry is the class's choice for the cache: only what this run measured
 // with nothing pinned by the user.
 func (c *class) entry() (Entry, bool) {
-	if !c.settled || c.spec.PinnedLayout || len(c.spec.Budgets) == 1 || (c.source == "cache" && c.retunes == 0) {
+	if !c.settled || c.spec.PinnedLayout || c.spec.PinnedBudget || (c.source == "cache" && c.retunes == 0) {
 		return Entry{}, false
 	}
 	l := c.spec.Layouts[c.active]

@@ -31,6 +31,12 @@ type Model struct {
 	// windows longer than this would index past the position table.
 	MaxPositions int
 	ModelType    string
+
+	// QuantizedActivations is true when the graph quantizes activations at
+	// run time with one scale per tensor (dynamic int8): a window's logits
+	// then depend on its batch neighbours and padding, so it must run as a
+	// batch of one unpadded window for answers to be reproducible.
+	QuantizedActivations bool
 }
 
 // OpenModel checks a model directory and reads the graph's signature. Init
@@ -57,6 +63,9 @@ func OpenModel(dir string) (*Model, error) {
 		return nil, err
 	}
 	if err := m.bindOutputs(outs); err != nil {
+		return nil, err
+	}
+	if m.QuantizedActivations, err = dynamicQuantization(m.ONNXPath); err != nil {
 		return nil, err
 	}
 	return m, nil

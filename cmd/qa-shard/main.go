@@ -14,6 +14,7 @@ import (
 	"qa-shard/journal"
 	"qa-shard/merge"
 	"qa-shard/qa"
+	"qa-shard/quantize"
 	"qa-shard/shard"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
@@ -48,7 +49,7 @@ var errUsage = errors.New("usage")
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks, quantize.ErrUnsupported,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
 
 // exitError carries the exit code of an outcome no package sentinel
@@ -95,6 +96,8 @@ func command(name string) func([]string) error {
 		return mergeCmd
 	case "bench":
 		return benchCmd
+	case "quantize":
+		return quantizeCmd
 	case "version":
 		return versionCmd
 	case "help":

@@ -75,7 +75,12 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.settings.MaxSeqLen, model.MaxPositions)
 	}
 	cls, sep, pad := tok.SpecialIDs()
-	fl, err := fleet.Start(ctx, o.fleetOptions(log), model)
+	fo := o.fleetOptions(log)
+	if model.QuantizedActivations {
+		// One unpadded window per batch: the layout is measured, not the budget.
+		fo.Precision, fo.SingleWindow = "int8", true
+	}
+	fl, err := fleet.Start(ctx, fo, model)
 	if err != nil {
 		return err
 	}
@@ -110,14 +115,18 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.tokenizeWorkers,
-		MaxInFlightBytes: int64(o.maxInflightMB) << 20,
-		BatchTimeout:     o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		SingleWindowBatches: model.QuantizedActivations,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
+		BatchTimeout:        o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
 		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+	if model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+	}
 	if o.metricsAddr != "" {
 		reg := metrics.New()
 		reg.SetGPUSource(fl.Samples)

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"qa-shard/logits"
+	"qa-shard/quantize"
+)
+
+var int8Once struct {
+	sync.Once
+	dir string
+	err error
+}
+
+// int8Model is the tiny model quantized, once per test binary.
+func int8Model(t *testing.T) string {
+	t.Helper()
+	src := model(t, "tiny")
+	int8Once.Do(func() {
+		int8Once.dir = filepath.Join(modelsDir, "tiny-int8")
+		_, int8Once.err = quantize.Dir(src, int8Once.dir)
+	})
+	if int8Once.err != nil {
+		t.Fatal(int8Once.err)
+	}
+	return int8Once.dir
+}
+
+// runQuantize runs `qa-shard quantize` in-process, capturing standard error.
+func runQuantize(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	stderrMu.Lock()
+	defer stderrMu.Unlock()
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = f
+	code := run(append([]string{"quantize"}, args...))
+	os.Stderr = saved
+	f.Close()
+	b, _ := os.ReadFile(f.Name())
+	return code, string(b)
+}
+
+func TestQuantizeCommand(t *testing.T) {
+	src := model(t, "tiny")
+	out := filepath.Join(t.TempDir(), "tiny-int8")
+	code, stderr := runQuantize(t, "--model", src, "--out", out, "--ort-lib", ortLib)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{"13 (13 with the bias folded in; 4 left float32", "checked", "tokenizer.json"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, stderr)
+		}
+	}
+	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json", "vocab.txt"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s missing from the output: %v", f, err)
+		}
+	}
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"output exists":     {[]string{"--model", src, "--out", out}, "not empty"},
+		"quantized already": {[]string{"--model", out, "--out", out + "-again"}, "quantized already"},
+		"no output":         {[]string{"--model", src}, "--out DIR"},
+		"stray argument":    {[]string{"--model", src, "--out", out + "-x", "extra"}, "nothing else"},
+		"not a model":       {[]string{"--model", t.TempDir(), "--out", out + "-y"}, "has no model.onnx"},
+	} {
+		code, stderr := runQuantize(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, want %d saying %q:\n%s", name, code, exitUsage, c.want, stderr)
+		}
+	}
+}
+
+// int8Run runs the int8 model over a corpus with the given layout and
+// returns the answers and the logits rows.
+func int8Run(t *testing.T, corpus string, layout ...string) ([]byte, []logits.Row) {
+	t.Helper()
+	dir := t.TempDir()
+	out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
+	args := append([]string{"--model", int8Model(t), "--input", corpus, "--question", "Who founded the company?",
+		"--output", out, "--logits", lg}, layout...)
+	code, stderr := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d:\n%s", layout, code, stderr)
+	}
+	if !strings.Contains(stderr, `"padding_percent":0`) {
+		t.Errorf("%v: the int8 run padded windows:\n%s", layout, stderr)
+	}
+	answers, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := logits.ReadDir(lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answers, rows
+}
+
+// TestInt8Deterministic: the int8 model's answers and logits are byte for
+// byte the same whatever the replicas, threads, batch budget and
+// tokenizing workers, hence whatever the timing; every window's logits
+// are bit for bit those of the window run alone; and ranks merged equal
+// one process.
+func TestInt8Deterministic(t *testing.T) {
+	corpus := writeCorpus(t, 60, 5)
+	a, rowsA := int8Run(t, corpus, "--devices", "cpu:1", "--threads", "2", "--max-batch-tokens", "8192", "--tokenize-workers", "1")
+	b, rowsB := int8Run(t, corpus, "--devices", "cpu:3", "--threads", "1", "--max-batch-tokens", "512", "--tokenize-workers", "4")
+	if !bytes.Equal(a, b) {
+		t.Fatalf("answers differ between layouts (%d vs %d bytes)", len(a), len(b))
+	}
+	if len(rowsA) != len(rowsB) {
+		t.Fatalf("%d vs %d logits rows", len(rowsA), len(rowsB))
+	}
+	rep := singleReplica(t, int8Model(t))
+	for i := range rowsA {
+		alone := runAlone(t, rep, rowsA[i])
+		for _, p := range [][2][]float32{{rowsA[i].StartLogits, rowsB[i].StartLogits}, {rowsA[i].EndLogits, rowsB[i].EndLogits},
+			{rowsA[i].StartLogits, alone.Start}, {rowsA[i].EndLogits, alone.End}} {
+			if !sameBits(p[0], p[1]) {
+				t.Fatalf("window %d of document %d: logits differ between runs, or from the window run alone", rowsA[i].Window, rowsA[i].Seq)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	files := runRanks(t, 3, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"),
+		"--model", int8Model(t), "--input", corpus, "--question", "Who founded the company?", "--devices", "cpu:2", "--threads", "1")
+	merged := filepath.Join(dir, "merged.jsonl")
+	if err := mergeCmd(append([]string{"--output", merged}, files...)); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if got, _ := os.ReadFile(merged); !bytes.Equal(got, a) {
+		t.Fatalf("3 ranks merged (%d bytes) differ from one process (%d bytes)", len(got), len(a))
+	}
+}
+
+// TestInt8KillAndResume: runs of the int8 model SIGKILLed at points of
+// progress and resumed, with another layout than an uninterrupted run,
+// end with the same bytes as that run.
+func TestInt8KillAndResume(t *testing.T) {
+	const docs = 400
+	dir := t.TempDir()
+	in := writeCorpus(t, docs, 13)
+	want, _ := int8Run(t, in, "--devices", "cpu:1", "--threads", "2")
+	r := resumeRun{t: t, output: filepath.Join(dir, "answers.jsonl"), logits: filepath.Join(dir, "logits"),
+		args: []string{"--model", int8Model(t), "--input", in, "--question", "Who founded the company?",
+			"--devices", "cpu:2", "--threads", "1", "--max-batch-tokens", "1024", "--checkpoint-interval", "50ms"}}
+	killed := 0
+	for _, target := range []int64{docs / 4, docs / 2, 3 * docs / 4} {
+		cmd, stderr := startChild(t, r.with("--resume")...)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		waitFor(t, func() bool {
+			select {
+			case err := <-exited:
+				t.Fatalf("run exited (%d) before document %d was saved:\n%s", exitCodeOf(err), target, stderr)
+			default:
+			}
+			return journalDone(r.output) >= target
+		})
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := <-exited; exitCodeOf(err) != 0 {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatal("every run finished before its SIGKILL: nothing was resumed")
+	}
+	if code, out := runCLI(t, r.with("--resume")...); code != exitOK {
+		t.Fatalf("final resume exit %d:\n%s", code, out)
+	}
+	if got, _ := os.ReadFile(r.output); !bytes.Equal(got, want) {
+		t.Fatalf("after %d kills the output (%d bytes) differs from an uninterrupted run with another layout (%d bytes)", killed, len(got), len(want))
+	}
+	checkLogitsOnce(t, r.logits, docs)
+	t.Logf("%d of 3 runs killed and resumed; output identical (%d bytes)", killed, len(want))
+}
+
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,147 @@
+package onnxpb
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Tensor is a TensorProto as an initializer: its header, and where its
+// values are.
+type Tensor struct {
+	Field    int
+	Name     string
+	Dims     []int64
+	DataType int32
+	// External is true when the values live in a separate file
+	// (data_location EXTERNAL), as in models over protobuf's 2 GB limit.
+	External bool
+
+	raw    []byte
+	hasRaw bool
+	floats []Field // float_data occurrences
+}
+
+func parseTensor(b []byte) (*Tensor, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tensor{}
+	for _, f := range fs {
+		switch f.Num {
+		case TensorDims:
+			d, err := int64s(f)
+			if err != nil {
+				return nil, err
+			}
+			t.Dims = append(t.Dims, d...)
+		case TensorDataType:
+			t.DataType = int32(f.Varint)
+		case TensorName:
+			if t.Name, err = str(f); err != nil {
+				return nil, err
+			}
+		case TensorRawData:
+			t.raw, t.hasRaw = f.Data, true
+		case TensorFloatData:
+			t.floats = append(t.floats, f)
+		case TensorDataLocation:
+			t.External = f.Type == protowire.VarintType && f.Varint == 1
+		}
+	}
+	return t, nil
+}
+
+// Elements is the product of the dimensions (1 for a scalar).
+func (t *Tensor) Elements() int64 {
+	n := int64(1)
+	for _, d := range t.Dims {
+		n *= d
+	}
+	return n
+}
+
+// Float32s returns the values of a float32 tensor stored in the file, from
+// raw_data (little-endian, as ONNX specifies) or float_data.
+func (t *Tensor) Float32s() ([]float32, error) {
+	if t.DataType != Float {
+		return nil, fmt.Errorf("tensor %q has data type %d, not float32", t.Name, t.DataType)
+	}
+	if t.External {
+		return nil, fmt.Errorf("tensor %q keeps its values in an external file", t.Name)
+	}
+	want := t.Elements()
+	for _, d := range t.Dims {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: tensor %q has a negative dimension", ErrMalformed, t.Name)
+		}
+	}
+	var out []float32
+	if t.hasRaw {
+		if int64(len(t.raw)) != 4*want {
+			return nil, fmt.Errorf("%w: tensor %q holds %d bytes, its shape %v needs %d", ErrMalformed, t.Name, len(t.raw), t.Dims, 4*want)
+		}
+		out = make([]float32, want)
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.raw[4*i:]))
+		}
+		return out, nil
+	}
+	for _, f := range t.floats {
+		v, err := float32s(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	if int64(len(out)) != want {
+		return nil, fmt.Errorf("%w: tensor %q holds %d floats, its shape %v needs %d", ErrMalformed, t.Name, len(out), t.Dims, want)
+	}
+	return out, nil
+}
+
+// EncodeTensor encodes a TensorProto with its values in raw_data.
+func EncodeTensor(name string, dtype int32, dims []int64, raw []byte) []byte {
+	var b []byte
+	for _, d := range dims {
+		b = AppendVarint(b, TensorDims, uint64(d))
+	}
+	b = AppendVarint(b, TensorDataType, uint64(dtype))
+	b = AppendString(b, TensorName, name)
+	b = protowire.AppendTag(b, TensorRawData, protowire.BytesType)
+	return protowire.AppendBytes(b, raw)
+}
+
+// EncodeNode encodes a NodeProto without attributes.
+func EncodeNode(n Node) []byte {
+	var b []byte
+	for _, s := range n.Inputs {
+		b = AppendString(b, NodeInput, s)
+	}
+	for _, s := range n.Outputs {
+		b = AppendString(b, NodeOutput, s)
+	}
+	if n.Name != "" {
+		b = AppendString(b, NodeName, n.Name)
+	}
+	b = AppendString(b, NodeOpType, n.OpType)
+	if n.Domain != "" {
+		b = AppendString(b, NodeDomain, n.Domain)
+	}
+	return b
+}
+
+// EncodeOpset encodes an OperatorSetIdProto.
+func EncodeOpset(o Opset) []byte {
+	b := AppendString(nil, OpsetDomain, o.Domain)
+	return AppendVarint(b, OpsetVersion, uint64(o.Version))
+}
+
+// EncodeEntry encodes a StringStringEntryProto (metadata_props).
+func EncodeEntry(key, value string) []byte {
+	b := AppendString(nil, EntryKey, key)
+	return AppendString(b, EntryValue, value)
+}

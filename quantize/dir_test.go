@@ -1,0 +1,88 @@
+package quantize
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// modelFolder writes a folder like an optimum export: model.onnx, two
+// other files and a subfolder.
+func modelFolder(t *testing.T, model []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"model.onnx": string(model), "config.json": `{"model_type": "bert"}`, "tokenizer.json": `{"version": "1.0"}`}
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "onnx-extra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestDir(t *testing.T) {
+	model := tinyBERT(t)
+	src := modelFolder(t, model)
+	parent := t.TempDir()
+	dst := filepath.Join(parent, "int8")
+	rep, err := Dir(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Copied, []string{"config.json", "tokenizer.json"}) || !slices.Equal(rep.Ignored, []string{"onnx-extra"}) {
+		t.Errorf("copied %v, ignored %v", rep.Copied, rep.Ignored)
+	}
+	for _, name := range rep.Copied {
+		a, _ := os.ReadFile(filepath.Join(src, name))
+		b, err := os.ReadFile(filepath.Join(dst, name))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s not copied unchanged: %v", name, err)
+		}
+	}
+	want, _ := mustQuantize(t, model)
+	got, err := os.ReadFile(filepath.Join(dst, "model.onnx"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("model.onnx is not the quantized model (%d bytes, %v)", len(got), err)
+	}
+	if st, err := os.Stat(dst); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("output folder mode: %v, %v", st.Mode(), err)
+	}
+
+	// The output may be an empty folder; anything else is refused.
+	empty := filepath.Join(parent, "empty")
+	os.Mkdir(empty, 0o755)
+	if _, err := Dir(src, empty); err != nil {
+		t.Errorf("empty output folder: %v", err)
+	}
+	for name, c := range map[string]struct{ src, dst, want string }{
+		"output not empty":  {src, dst, "not empty"},
+		"output is a file":  {src, filepath.Join(src, "config.json"), "not a folder"},
+		"no model folder":   {filepath.Join(parent, "nothing"), filepath.Join(parent, "x1"), "not a folder"},
+		"no model.onnx":     {dst + "-missing", filepath.Join(parent, "x2"), "not a folder"},
+		"folder of no onnx": {filepath.Join(src, "onnx-extra"), filepath.Join(parent, "x3"), "has no model.onnx"},
+	} {
+		if _, err := Dir(c.src, c.dst); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want ErrUnsupported saying %q", name, err, c.want)
+		}
+	}
+}
+
+// TestDirRefusedLeavesNothing: a refused model leaves neither the output
+// folder nor a temporary one behind.
+func TestDirRefusedLeavesNothing(t *testing.T) {
+	src := modelFolder(t, []byte("not a model"))
+	parent := t.TempDir()
+	if _, err := Dir(src, filepath.Join(parent, "out")); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("garbage model: %v", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
