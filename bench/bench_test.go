@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/testenv"
 	"qa-shard/internal/testmodels"
 	"qa-shard/worker"
 )
@@ -19,15 +18,8 @@ import (
 // and checks that every row of the picture is there and the runs did the
 // same work. It asserts no speed: that is what the benchmark reports.
 func TestWholePicture(t *testing.T) {
-	lib, err := testenv.ORTLib()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, lib := testmodels.Setup(t)
 	if err := worker.Init(lib); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := testmodels.Generate(dir); err != nil {
 		t.Fatal(err)
 	}
 	input := filepath.Join(dir, "docs.jsonl")

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testenv"
 	"qa-shard/internal/testmodels"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
@@ -18,15 +17,8 @@ import (
 // aside, and opens again if used after all; a session that cannot open
 // is a fatal error for its replica.
 func TestLazySessions(t *testing.T) {
-	lib, err := testenv.ORTLib()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, lib := testmodels.Setup(t)
 	if err := worker.Init(lib); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := testmodels.Generate(dir); err != nil {
 		t.Fatal(err)
 	}
 	m, err := worker.OpenModel(filepath.Join(dir, "tiny"))

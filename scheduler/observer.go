@@ -17,7 +17,8 @@ type Observer interface {
 	// Progress, about once a second: documents done (resumed ones
 	// included) of total (0: unknown), the ETA (-1: unknown), and the
 	// depths of the queues: documents in flight, windows waiting to be
-	// batched, batches waiting for a replica.
+	// batched, sorted runs of windows waiting for replicas (each replica's
+	// batch is cut from them when it asks).
 	Progress(done, total int64, eta time.Duration, docsInFlight, windowsPooled, batchesQueued int)
 }
 

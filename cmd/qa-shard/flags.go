@@ -154,7 +154,7 @@ Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
-  qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
+  qa-shard bench --model DIR --input docs.jsonl   (raw model, end to end tuned and by hand, int8, naive loop)
   qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)
   qa-shard version
   qa-shard help [SUBCOMMAND]                   (or SUBCOMMAND --help)
