@@ -68,8 +68,13 @@ type Class struct {
 	Layouts      []Layout // candidates, in the order they are measured
 	PinnedLayout bool     // the user chose the layout (the only candidate)
 	PinnedBudget bool     // the user chose the budget (the only candidate)
-	Budgets      []int    // candidate token budgets, ascending
-	Start        int      // index in Budgets where the search begins
+	// Alternate: a waiting layout keeps its sessions open (the CPU), so the
+	// two fastest layouts alternate in turns before one is kept; otherwise
+	// (GPUs, whose memory the waiting sessions would hold) the fastest of
+	// the searches is kept.
+	Alternate bool
+	Budgets   []int // candidate token budgets, ascending
+	Start     int   // index in Budgets where the search begins
 }
 
 // Options configure a Tuner; zero search settings take the defaults.
@@ -197,7 +202,7 @@ func (t *Tuner) OutOfMemory(replica string, padded int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if m, ok := t.members[replica]; ok {
-		m.c.outOfMemory(padded)
+		m.c.outOfMemory(m.layout, padded)
 	}
 }
 

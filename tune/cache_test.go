@@ -12,7 +12,7 @@ import (
 func twoLayouts() Class {
 	a := Layout{Sessions: 1, Threads: 2, Replicas: []string{"a"}}
 	b := Layout{Sessions: 2, Threads: 1, Replicas: []string{"b0", "b1"}}
-	return Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1}
+	return Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1, Alternate: true}
 }
 
 // measure runs a full search on twoLayouts (layout b at 768 tokens wins)

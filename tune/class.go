@@ -42,7 +42,7 @@ type class struct {
 	aside   []bool // layouts set aside for good
 	alive   []int  // replicas not retired, per layout
 	results []result
-	bound   int // budgets from here up did not fit (0: none)
+	bound   []int // per layout: budgets from here up did not fit (0: none)
 	cmp     comparison
 	hold    hold
 	warm    map[string]bool // replicas whose first batch in the layout was seen
@@ -60,7 +60,7 @@ type class struct {
 func newClass(spec Class, opt *Options) *class {
 	n := len(spec.Layouts)
 	c := &class{spec: spec, opt: opt, log: opt.Logger.With(zap.String("class", spec.Name)),
-		budgets: slices.Clone(spec.Budgets), aside: make([]bool, n), alive: make([]int, n),
+		budgets: slices.Clone(spec.Budgets), aside: make([]bool, n), alive: make([]int, n), bound: make([]int, n),
 		results: make([]result, n), warm: map[string]bool{}, out: map[string]int{}, dead: map[string]bool{}, drain: -1}
 	for i, l := range spec.Layouts {
 		c.alive[i] = len(l.Replicas)
@@ -211,7 +211,8 @@ func (c *class) challenge(i int) {
 }
 
 func (c *class) valid(i int) bool {
-	return i >= 0 && i < len(c.budgets) && (c.bound == 0 || c.budgets[i] < c.bound)
+	b := c.bound[c.active]
+	return i >= 0 && i < len(c.budgets) && (b == 0 || c.budgets[i] < b)
 }
 
 // largestValid is the largest budget under the out-of-memory bound.

@@ -10,8 +10,21 @@ import (
 // the one running. Whenever a replica gets a batch, no replica of another
 // layout may still have one running: layouts are measured alone.
 func TestLayoutsNeverOverlap(t *testing.T) {
-	c := twoLayouts()
-	tn := New(quick(c))
+	for _, alternate := range []bool{true, false} {
+		c := twoLayouts()
+		c.Alternate = alternate
+		switches := overlapFree(t, New(quick(c)))
+		// Searched one after the other, then (alternating) two turns each.
+		if alternate && switches < 4 || !alternate && (switches < 2 || switches > 3) {
+			t.Errorf("alternate %v: %d switches between layouts", alternate, switches)
+		}
+	}
+}
+
+// overlapFree drives tn one batch ahead and fails t if two layouts ever
+// run at once; it returns how often the layout in use changed.
+func overlapFree(t *testing.T, tn *Tuner) int {
+	t.Helper()
 	layoutOf := map[string]int{"a": 0, "b0": 1, "b1": 1}
 	pending := map[string]int{}
 	rates := map[int]float64{1: 40000, 2: 44000, 4: 46000, 8: 48000, 16: 41000, 32: 30000}
@@ -36,14 +49,10 @@ func TestLayoutsNeverOverlap(t *testing.T) {
 			pending[r] = max(0, next)
 		}
 	}
-	ch := only(t, tn)
-	if ch.Source != "measured" {
+	if ch := only(t, tn); ch.Source != "measured" {
 		t.Fatalf("never settled: %+v", ch)
 	}
-	// a searched, b searched, then the duel: a, b, a, b at least.
-	if switches < 4 {
-		t.Fatalf("%d switches between layouts, want the search of each and two turns each in the duel", switches)
-	}
+	return switches
 }
 
 // TestOneSlowWindowIsNotDrift: a single slow window (another process)

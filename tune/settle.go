@@ -24,7 +24,7 @@ func (c *class) finish(rate float64) {
 			}
 		}
 		c.probing = false
-		if c.startDuel() {
+		if c.spec.Alternate && c.startDuel() {
 			return
 		}
 		c.keep(c.fastest(-1))
@@ -96,14 +96,19 @@ func (c *class) holdRan(tokens int, d time.Duration) {
 	}
 }
 
-// outOfMemory lowers the bound; a budget at or over it is never planned
-// again (the batch itself is split by the scheduler).
-func (c *class) outOfMemory(padded int) {
-	if c.bound != 0 && padded >= c.bound {
+// outOfMemory lowers the layout's bound (two sessions share a device's
+// memory, one has it all); a budget at or over it is never planned again
+// for that layout (the batch itself is split by the scheduler).
+func (c *class) outOfMemory(layout, padded int) {
+	if b := c.bound[layout]; b != 0 && padded >= b {
 		return
 	}
-	c.bound = padded
-	c.log.Warn("out of memory: budgets from here up are not tried again", zap.Int("padded_tokens", padded))
+	c.bound[layout] = padded
+	c.log.Warn("out of memory: budgets from here up are not tried again with this layout",
+		zap.String("layout", c.spec.Layouts[layout].String()), zap.Int("padded_tokens", padded))
+	if layout != c.active {
+		return
+	}
 	if c.phase == holding {
 		if !c.valid(c.hold.budget) {
 			c.holdAt(c.largestValid())
@@ -170,7 +175,7 @@ type Choice struct {
 
 func (c *class) choice() Choice {
 	ch := Choice{Class: c.spec.Name, Layout: c.spec.Layouts[c.active].String(), Source: c.source,
-		Batches: c.cost.batches, Searched: c.cost.wall, Retunes: c.retunes, Bound: c.bound}
+		Batches: c.cost.batches, Searched: c.cost.wall, Retunes: c.retunes, Bound: c.bound[c.active]}
 	switch c.phase {
 	case holding:
 		ch.Budget = c.budgets[c.hold.budget]

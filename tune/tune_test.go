@@ -90,7 +90,7 @@ func TestLayoutProbe(t *testing.T) {
 	b := Layout{Sessions: 2, Threads: 1, Replicas: []string{"b0", "b1"}}
 	perRows := map[int]float64{1: 40000, 2: 44000, 4: 46000, 8: 48000, 16: 41000, 32: 30000}
 	small := map[int]float64{1: 42000, 2: 50000, 4: 45000, 8: 40000, 16: 30000, 32: 20000}
-	c := Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1}
+	c := Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1, Alternate: true}
 	tn := New(quick(c))
 	if got := tn.Initial(); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("starts with %v, want the first layout [a]", got)
