@@ -72,8 +72,8 @@ func (p *pipeline) ran(r *replica, b *batch, t *tally) {
 		return
 	}
 	budget := b.budget
-	if !t.whole {
-		budget = 0
+	if !t.whole || t.padded == 0 {
+		budget = 0 // split, or handed back before it ran: no measure
 	}
 	p.cfg.Shaper.Ran(r.Name(), budget, t.tokens, t.padded, t.d)
 }
