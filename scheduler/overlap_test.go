@@ -123,9 +123,16 @@ func TestReplicaLocksOSThread(t *testing.T) {
 	fakes, rs := newReplicas(3, 0)
 	var mu sync.Mutex
 	tids := map[string]map[int]bool{}
+	ctx := guard(t)
+	least := func() int64 { return min(fakes[0].calls.Load(), fakes[1].calls.Load(), fakes[2].calls.Load()) }
 	for _, f := range fakes {
 		tids[f.name] = map[int]bool{}
 		f.before = func(context.Context, qa.Batch) error {
+			// Order, not timing: the first five batches go round in step,
+			// so every replica runs at least five.
+			if k := f.calls.Load(); k <= 5 && !waitUntil(ctx, func() bool { return least() >= k }) {
+				t.Errorf("%s waited for ever for the others' batch %d", f.name, k)
+			}
 			before := syscall.Gettid()
 			time.Sleep(100 * time.Microsecond)
 			mu.Lock()
@@ -138,7 +145,7 @@ func TestReplicaLocksOSThread(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxBatchTokens = 128
 	var sink memSink
-	if _, err := runGuarded(t, guard(t), cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	owner := map[int]string{}

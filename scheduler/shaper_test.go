@@ -149,23 +149,25 @@ func TestShaperSwitchesLayout(t *testing.T) {
 func TestShaperHearsOutOfMemoryAndRetirement(t *testing.T) {
 	lines := corpus(60, 150, 13)
 	fakes, rs := newReplicas(2, 0)
+	ctx := guard(t)
 	fakes[0].before = func(_ context.Context, b qa.Batch) error {
+		// Order, not timing: the broken replica gets a batch first.
+		if !waitUntil(ctx, func() bool { return fakes[1].calls.Load() > 0 }) {
+			t.Error("the second replica never got a batch")
+		}
 		if b.Rows*b.Len > 200 {
 			return oomError{errors.New("Failed to allocate memory for requested buffer")}
 		}
 		return nil
 	}
 	fakes[1].before = func(context.Context, qa.Batch) error {
-		if fakes[1].calls.Load() > 3 {
-			return fatalError{errors.New("CUDA failure 999: unknown error")}
-		}
-		return nil
+		return fatalError{errors.New("CUDA failure 999: unknown error")}
 	}
 	sh := &scriptShaper{plan: func(string, int) int { return 512 }}
 	cfg := testConfig()
 	cfg.Shaper = sh
 	var sink memSink
-	if _, err := runGuarded(t, guard(t), cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkAnswers(t, lines, &sink)
