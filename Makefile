@@ -95,7 +95,7 @@ bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
 		m=$${run%%:*}; devices=$${run#*:}; \
 		echo "== qa-shard end to end, model $$m, --devices $$devices, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 		$(BIN) --devices $$devices --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \
-			--output - --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
+			--output - --log-format console --log-level warn 2>&1 >/dev/null | grep -E '^  (documents|windows|tokens|wall time) '; \
 	done; done
 
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
@@ -124,8 +124,13 @@ fuzz: $(VOCAB_JSON)
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):
 # srun -N2 -n4 ranks merged byte-identical to one process, the batch scripts
-# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume).
+# in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume; an
+# array with a malformed line whose afterany merge still completes).
 # Prints "N passed, M failed"; stops every daemon it started.
 .PHONY: slurm-test
 slurm-test: build demo-model ort
 	SLURM_TEST_SKIP_BUILD=1 bash scripts/slurm/test.sh
+
+# make gpu-kit (an offline bundle to check a GPU machine) and make
+# gpu-check-cpu (its CPU-only steps, run by CI): see mk/gpu-kit.mk.
+include mk/gpu-kit.mk

@@ -16,6 +16,8 @@ import (
 	"runtime"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"qa-shard/fleet"
 	"qa-shard/qa"
 )
@@ -23,11 +25,12 @@ import (
 // Options size the benchmark.
 type Options struct {
 	Model, Int8Model, Input, Question string
-	Devices, Provider                 string // replicas, as for a run
-	Reps                              int    // interleaved repetitions of every configuration (3)
-	RawBatches                        int    // batches per session per raw shape and repetition (3)
-	NaiveDocs                         int    // documents for the naive baseline
-	CacheDir                          string // tuning caches of the runs; "": a temporary folder
+	Devices, Provider                 string      // replicas, as for a run
+	Reps                              int         // interleaved repetitions of every configuration (3)
+	RawBatches                        int         // batches per session per raw shape and repetition (3)
+	NaiveDocs                         int         // documents for the naive baseline
+	CacheDir                          string      // tuning caches of the runs; "": a temporary folder
+	Log                               *zap.Logger // progress, one line per run; nil: none
 }
 
 // Run measures, in one process and interleaved repetitions, the raw
@@ -36,6 +39,9 @@ type Options struct {
 // with the load average. ONNX Runtime must be initialised (worker.Init).
 func Run(ctx context.Context, w io.Writer, o Options) error {
 	o.Reps, o.RawBatches = max(1, o.Reps), max(1, o.RawBatches)
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
 	docs, err := readCorpus(o.Input)
 	if err != nil {
 		return err
@@ -86,7 +92,8 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 				return fmt.Errorf("%s ran %d windows, %s %d", c.label, r.sum.Windows, p.configs[0].label, w0[0].sum.Windows)
 			}
 			p.runs[i] = append(p.runs[i], r)
-			fmt.Fprintf(os.Stderr, "bench: repetition %d, %s: %.2f documents/s, load %s\n", rep+1, c.label, r.docsPerSec(), r.load)
+			o.Log.Info("bench run", zap.Int("repetition", rep+1), zap.String("run", c.label),
+				zap.Float64("docs_per_s", r.docsPerSec()), zap.String("load", r.load))
 		}
 		n, err := ms.naiveRun(ctx, o, docs)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -173,17 +172,15 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 	return f, nil
 }
 
-// gpuOptions: sessions share the device's memory limit; maxTokens is the
-// largest budget the tuner may plan (TensorRT's profile must cover it).
+// gpuOptions: the layout's sessions share the device's memory limit;
+// maxTokens is the largest budget the tuner may plan (TensorRT's profile
+// must cover it).
 func gpuOptions(o Options, d gpu.Device, sessions, maxTokens int) worker.GPUOptions {
 	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.FP16, MaxSeqLen: o.MaxSeqLen,
 		MaxBatchTokens: maxTokens, MaxBatchRows: BatchRows(o.Provider, maxTokens)}
-	if o.GPUMemFraction > 0 && d.MemoryTotal > 0 {
-		g.MemLimit = uint64(o.GPUMemFraction * float64(d.MemoryTotal) / float64(max(1, sessions)))
-	}
+	g.MemLimit = worker.SessionMemLimit(o.GPUMemFraction, d.MemoryTotal, sessions)
 	if o.Provider == worker.ProviderTensorRT {
-		model := strings.NewReplacer(" ", "-", "/", "-").Replace(d.Model)
-		g.TRTCacheDir = filepath.Join(o.TRTCacheDir, model)
+		g.TRTCacheDir, g.GPUModel = o.TRTCacheDir, d.Model
 	}
 	return g
 }

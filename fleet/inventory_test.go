@@ -157,11 +157,17 @@ func TestCompareSMI(t *testing.T) {
 	if err := CompareSMI(&b, found, strings.NewReader(match)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
 		t.Errorf("matching output: %v\n%s", err, b.String())
 	}
+	b.Reset()
+	withMem := "0, GPU-10000000-0000-4000-8000-000000000000, 0000:18:00.0, 81559 MiB\n" // 80 GiB is 81920 MiB: within 1%
+	if err := CompareSMI(&b, found, strings.NewReader(withMem)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
+		t.Errorf("matching output with memory: %v\n%s", err, b.String())
+	}
 	for name, smi := range map[string]string{
 		"uuid":  "0, GPU-99999999-0000-4000-8000-000000000000, 00000000:18:00.0\n",
 		"bus":   "0, GPU-10000000-0000-4000-8000-000000000000, 00000000:19:00.0\n",
 		"count": match + "1, GPU-20000000-0000-4000-8000-000000000001, 00000000:2A:00.0\n",
 		"shape": "0 GPU-1 x\n",
+		"mem":   "0, GPU-10000000-0000-4000-8000-000000000000, 0000:18:00.0, 40960\n",
 	} {
 		b.Reset()
 		if err := CompareSMI(&b, found, strings.NewReader(smi)); err == nil {

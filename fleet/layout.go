@@ -103,9 +103,9 @@ func gpuLayouts(o Options, provider string) []layout {
 	case o.ReplicasPerDevice > 0:
 		return []layout{{o.ReplicasPerDevice, o.Threads}}
 	case provider == worker.ProviderTensorRT:
-		return []layout{{2, o.Threads}}
+		return []layout{{worker.DefaultSessionsPerGPU, o.Threads}}
 	}
-	return []layout{{2, o.Threads}, {1, o.Threads}}
+	return []layout{{worker.DefaultSessionsPerGPU, o.Threads}, {1, o.Threads}}
 }
 
 // budgets: the pinned --max-batch-tokens, or the class's ladder; one

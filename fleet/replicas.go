@@ -25,7 +25,7 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 				for k := range l.sessions {
 					name := replicaName(d, l, k, len(c.layouts))
 					opt := worker.ReplicaOptions{Name: name, Provider: c.provider, Threads: l.threads,
-						GPU: gpuOptions(o, d, l.sessions, c.budgets[len(c.budgets)-1])}
+						GPU: gpuOptions(o, d, l.sessions, c.budgets[len(c.budgets)-1]), Log: log}
 					r := &lazy{name: name, model: m, opt: opt, keep: d.Kind == gpu.KindCPU, log: log, fields: replicaFields(name, c.provider, l, d)}
 					f.sessions[name] = r
 					f.Replicas = append(f.Replicas, r)

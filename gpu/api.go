@@ -106,12 +106,15 @@ func (s Selection) Apply(setenv func(key, value string) error) error {
 	return nil
 }
 
-// Health reports a GPU that must be taken out of service.
+// Health reports a device that must be taken out of service: a whole GPU,
+// or a MIG instance of a GPU that failed (its UUID is the MIG UUID the
+// selection used, its Parent the GPU's).
 type Health struct {
 	UUID   string
-	Index  int    // NVML index
+	Index  int    // NVML index of the GPU
 	Xid    uint64 // 0 when the cause is not an Xid (GPU lost, row remapping)
 	Reason string
+	Parent string // the GPU's UUID for a MIG instance, else ""
 }
 
 // Select parses a --devices value without NVML: CPU specs only. Kept for

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -47,7 +46,8 @@ const watchedEvents = uint64(nvml.EventTypeXidCriticalError | nvml.EventTypeDoub
 
 type watched struct {
 	index    int
-	uuid     string
+	uuid     string      // the GPU's
+	units    []Device    // the run's devices on it: the GPU or its MIG instances
 	h        nvml.Device // nil when NVML gave no handle at the start
 	remapOff bool
 }
@@ -63,11 +63,13 @@ type watcher struct {
 }
 
 // WatchHealth watches the GPUs of devices (MIG instances through their
-// parent) until ctx ends, then closes the returned channel. Critical Xids,
-// double-bit ECC errors, a lost GPU and pending or failed row remapping send
-// one Health per GPU; application Xids are logged only. Event registration
-// that fails (containers often lack the permission) leaves polling, which
-// always runs; nothing here ever fails the run.
+// parent) until ctx ends or n is closed, then closes the returned channel.
+// Critical Xids, double-bit ECC errors, a lost GPU and pending or failed row
+// remapping send one Health per device of devices on that GPU, once: the
+// GPU itself, or each of its MIG instances (Xid events name the parent GPU).
+// Application Xids are logged only. Event registration that fails
+// (containers often lack the permission) leaves polling, which always runs;
+// nothing here ever fails the run.
 func (n *NVML) WatchHealth(ctx context.Context, devices []Device, opts WatchOptions) <-chan Health {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
@@ -79,33 +81,53 @@ func (n *NVML) WatchHealth(ctx context.Context, devices []Device, opts WatchOpti
 		opts.WaitTimeout = time.Second
 	}
 	w := &watcher{n: n, opts: opts, reported: map[int]bool{}}
-	seen := map[int]bool{}
+	if !n.enter() {
+		w.out = make(chan Health)
+		close(w.out)
+		return w.out
+	}
+	byIndex := map[int]*watched{}
+	units := 0
 	for _, d := range devices {
-		if d.Kind != KindGPU || seen[d.Index] {
+		if d.Kind != KindGPU {
 			continue
 		}
-		seen[d.Index] = true
-		g := &watched{index: d.Index, uuid: d.UUID}
+		units++
+		if g := byIndex[d.Index]; g != nil {
+			g.units = append(g.units, d)
+			continue
+		}
+		g := &watched{index: d.Index, uuid: d.UUID, units: []Device{d}}
 		if d.IsMIG() {
 			g.uuid = d.Parent
 		}
 		g.h, _ = n.handle(d.Index) // a missing handle is the poller's to report
+		byIndex[d.Index] = g
 		w.gpus = append(w.gpus, g)
 	}
-	// One Health per GPU at most, so sends never wait for the reader.
-	w.out = make(chan Health, len(w.gpus))
+	// One Health per device at most, so sends never wait for the reader.
+	w.out = make(chan Health, units)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(n.done, cancel)
 	var wg sync.WaitGroup
 	if set := w.register(); set != nil {
 		wg.Go(func() { w.events(ctx, set) })
 	}
 	wg.Go(func() { w.poll(ctx) })
-	go func() { wg.Wait(); close(w.out) }()
+	go func() {
+		wg.Wait()
+		stop()
+		cancel()
+		close(w.out)
+		n.leave()
+	}()
 	return w.out
 }
 
 // register subscribes every GPU that allows it; nil when none does.
 func (w *watcher) register() nvml.EventSet {
-	if w.n.isClosed() {
+	if !w.n.has(symEvents...) {
+		w.opts.Log.Info("GPU Xid events unavailable (the driver's NVML lacks the event functions); polling only")
 		return nil
 	}
 	set, ret := w.n.lib.EventSetCreate()
@@ -214,63 +236,6 @@ func (w *watcher) find(h nvml.Device) *watched {
 	return nil
 }
 
-// poll checks for lost GPUs and row remapping every PollInterval.
-func (w *watcher) poll(ctx context.Context) {
-	t := time.NewTicker(w.opts.PollInterval)
-	defer t.Stop()
-	for {
-		for _, g := range w.gpus {
-			w.pollOne(ctx, g)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (w *watcher) pollOne(ctx context.Context, g *watched) {
-	if w.isReported(g.index) {
-		return
-	}
-	lost := Health{Reason: "GPU is lost (ERROR_GPU_IS_LOST)"}
-	h := g.h
-	if h == nil {
-		var err error
-		if h, err = w.n.handle(g.index); err != nil {
-			if errors.Is(err, nvml.ERROR_GPU_IS_LOST) {
-				w.unhealthy(ctx, g, lost)
-			}
-			return
-		}
-	}
-	if _, ret := h.GetPciInfo(); ret == nvml.ERROR_GPU_IS_LOST {
-		w.unhealthy(ctx, g, lost)
-		return
-	}
-	if g.remapOff {
-		return
-	}
-	_, _, pending, failed, ret := h.GetRemappedRows()
-	switch {
-	case ret == nvml.ERROR_GPU_IS_LOST:
-		w.unhealthy(ctx, g, lost)
-	case ret != nvml.SUCCESS:
-		g.remapOff = true // pre-Ampere or no permission: nothing to poll
-	case failed:
-		w.unhealthy(ctx, g, Health{Reason: "row remapping failed: uncorrectable memory errors could not be remapped"})
-	case pending:
-		w.unhealthy(ctx, g, Health{Reason: "row remapping pending: an uncorrectable memory error needs a GPU reset"})
-	}
-}
-
-func (w *watcher) isReported(index int) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.reported[index]
-}
-
 // unhealthy sends h for g once; an event for a GPU outside the run is
 // logged only.
 func (w *watcher) unhealthy(ctx context.Context, g *watched, h Health) {
@@ -278,18 +243,22 @@ func (w *watcher) unhealthy(ctx context.Context, g *watched, h Health) {
 		w.opts.Log.Warn("critical GPU event on a GPU this run does not use", zap.Uint64("xid", h.Xid), zap.String("reason", h.Reason))
 		return
 	}
-	h.Index, h.UUID = g.index, g.uuid
 	w.mu.Lock()
 	done := w.reported[g.index]
 	w.reported[g.index] = true
 	w.mu.Unlock()
-	w.opts.Log.Error("GPU unhealthy", zap.Int("gpu", h.Index), zap.String("uuid", h.UUID), zap.Uint64("xid", h.Xid),
+	w.opts.Log.Error("GPU unhealthy", zap.Int("gpu", g.index), zap.String("uuid", g.uuid), zap.Uint64("xid", h.Xid),
 		zap.String("reason", h.Reason), zap.Bool("already_reported", done))
 	if done {
 		return
 	}
-	select {
-	case w.out <- h:
-	case <-ctx.Done():
+	for _, d := range g.units {
+		u := h
+		u.Index, u.UUID, u.Parent = g.index, d.UUID, d.Parent
+		select {
+		case w.out <- u:
+		case <-ctx.Done():
+			return
+		}
 	}
 }

@@ -171,3 +171,31 @@ func TestHealthEventWaitFails(t *testing.T) {
 		t.Errorf("health from a failing event wait: %+v", rest)
 	}
 }
+
+// Xid events name the parent GPU; a run on a MIG instance must retire it
+// by the MIG UUID the selection (and the replicas) use.
+func TestMIGRetiredOnParentXid(t *testing.T) {
+	m := newMachine(t, "h100", 2)
+	m.enableMIG(1, 2)
+	feed := m.withEvents()
+	n := m.open(t)
+	found, err := n.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := Plan(migOf(1, 1), found, nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := n.WatchHealth(ctx, sel.Devices, WatchOptions{PollInterval: time.Hour, WaitTimeout: 10 * time.Millisecond})
+	feed.ch <- xid(m, 0, 79) // another GPU: not this run's
+	feed.ch <- xid(m, 1, 79)
+	want := Health{UUID: migOf(1, 1), Index: 1, Xid: 79, Reason: "Xid 79: GPU has fallen off the bus", Parent: uuidOf(1)}
+	if h := <-ch; h != want || h.UUID != sel.Devices[0].UUID {
+		t.Errorf("health = %+v, want %+v (the selected device's UUID)", h, want)
+	}
+	if rest := drain(cancel, ch); len(rest) != 0 {
+		t.Errorf("extra health: %+v", rest)
+	}
+}

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -16,16 +17,26 @@ type Library interface {
 	DeviceGetCount() (int, nvml.Return)
 	DeviceGetHandleByIndex(int) (nvml.Device, nvml.Return)
 	EventSetCreate() (nvml.EventSet, nvml.Return)
+	Extensions() nvml.ExtendedInterface // LookupSymbol: see symbols.go
 }
 
 // NVML is an initialised NVML. Only Open creates one, and only after Init
 // returned SUCCESS, so no NVML function can run after a failed Init.
+//
+// Samplers and watchers hold the NVML while they run (enter/leave); Close
+// stops them and waits until they are out of every NVML call before it
+// shuts NVML down, because go-nvml's Shutdown unloads the library.
 type NVML struct {
 	lib Library
+
+	done context.Context // ends when Close starts
+	stop context.CancelFunc
+	busy sync.WaitGroup // samplers, watchers and calls in progress
 
 	mu      sync.Mutex
 	closed  bool
 	handles map[int]nvml.Device // by NVML index, filled by Devices
+	symbols map[string]bool     // LookupSymbol results, see symbols.go
 }
 
 // Open initialises lib. A missing library or driver is ErrNoDriver; any
@@ -35,7 +46,8 @@ func Open(lib Library) (*NVML, error) {
 	ret := lib.Init()
 	switch ret {
 	case nvml.SUCCESS:
-		return &NVML{lib: lib, handles: map[int]nvml.Device{}}, nil
+		done, stop := context.WithCancel(context.Background())
+		return &NVML{lib: lib, done: done, stop: stop, handles: map[int]nvml.Device{}, symbols: map[string]bool{}}, nil
 	case nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED:
 		// ret.Error() is safe here: go-nvml formats codes in Go until the
 		// library has loaded.
@@ -61,26 +73,47 @@ func DiscoverWith(lib Library) ([]Device, error) {
 	return n.Devices()
 }
 
-// Close shuts NVML down. Stop samplers and watchers first: their calls
-// after Close fail (ERROR_UNINITIALIZED) and are recorded as unavailable.
+// Close stops every sampler and watcher of n, waits until none is inside
+// an NVML call (an event wait lasts up to WatchOptions.WaitTimeout), then
+// shuts NVML down. Later calls fail with ErrClosed or record the metric as
+// unavailable; nothing calls into the unloaded library.
 func (n *NVML) Close() error {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.closed {
+		n.mu.Unlock()
 		return nil
 	}
 	n.closed = true
+	n.mu.Unlock()
+	n.stop()
+	n.busy.Wait()
 	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {
 		return fmt.Errorf("nvmlShutdown: %w", ret)
 	}
 	return nil
 }
 
+// enter marks an NVML user (a call, a sampler, a watcher) that Close waits
+// for; false once Close has started. Every enter that returns true is
+// paired with one leave.
+func (n *NVML) enter() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	n.busy.Add(1)
+	return true
+}
+
+func (n *NVML) leave() { n.busy.Done() }
+
 // DriverVersion is the driver's version string, "" when NVML cannot say.
 func (n *NVML) DriverVersion() string {
-	if n.isClosed() {
+	if !n.enter() {
 		return ""
 	}
+	defer n.leave()
 	v, ret := n.lib.SystemGetDriverVersion()
 	if ret != nvml.SUCCESS {
 		return ""
@@ -88,19 +121,14 @@ func (n *NVML) DriverVersion() string {
 	return v
 }
 
-func (n *NVML) isClosed() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.closed
-}
-
 // Devices lists every GPU NVML sees, in NVML index order. A GPU NVML cannot
 // read is listed with Fault set rather than failing the whole discovery: one
 // lost GPU must not take the healthy ones with it.
 func (n *NVML) Devices() ([]Device, error) {
-	if n.isClosed() {
+	if !n.enter() {
 		return nil, ErrClosed
 	}
+	defer n.leave()
 	count, ret := n.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
 		return nil, fmt.Errorf("nvmlDeviceGetCount: %w", ret)
@@ -115,7 +143,7 @@ func (n *NVML) Devices() ([]Device, error) {
 		n.mu.Lock()
 		n.handles[i] = h
 		n.mu.Unlock()
-		out = append(out, readDevice(i, h))
+		out = append(out, n.readDevice(i, h))
 	}
 	return out, nil
 }
@@ -141,7 +169,7 @@ func (n *NVML) handle(i int) (nvml.Device, error) {
 // readDevice reads what the table and the selection need. Only the UUID is
 // essential (CUDA_VISIBLE_DEVICES is built from it); other fields stay zero
 // when the driver does not report them.
-func readDevice(i int, h nvml.Device) Device {
+func (n *NVML) readDevice(i int, h nvml.Device) Device {
 	d := Device{Kind: KindGPU, Index: i}
 	uuid, ret := h.GetUUID()
 	if ret != nvml.SUCCESS {
@@ -161,13 +189,18 @@ func readDevice(i int, h nvml.Device) Device {
 		d.Fault = "GPU is lost (nvmlDeviceGetPciInfo: ERROR_GPU_IS_LOST)"
 		return d
 	}
-	if major, minor, ret := h.GetCudaComputeCapability(); ret == nvml.SUCCESS {
-		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+	if n.has(symComputeCapability) {
+		if major, minor, ret := h.GetCudaComputeCapability(); ret == nvml.SUCCESS {
+			d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+		}
 	}
-	// NOT_SUPPORTED on GPUs without MIG is the normal answer, not a fault.
-	if cur, _, ret := h.GetMigMode(); ret == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
-		d.MIGEnabled = true
-		d.MIGDevices = readMIG(d, h)
+	// NOT_SUPPORTED on GPUs without MIG is the normal answer, not a fault;
+	// drivers older than MIG lack the functions altogether.
+	if n.has(symMIG...) {
+		if cur, _, ret := h.GetMigMode(); ret == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
+			d.MIGEnabled = true
+			d.MIGDevices = readMIG(d, h)
+		}
 	}
 	return d
 }

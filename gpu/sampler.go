@@ -71,14 +71,21 @@ func (n *NVML) NewSampler(devices []Device, opts SamplerOptions) *Sampler {
 	return s
 }
 
-// Run samples now and then every Interval until ctx ends.
+// Run samples now and then every Interval until ctx ends or the NVML is
+// closed (Close waits for Run to return).
 func (s *Sampler) Run(ctx context.Context) {
+	if !s.n.enter() {
+		return
+	}
+	defer s.n.leave()
 	t := time.NewTicker(s.opts.Interval)
 	defer t.Stop()
 	for {
-		s.Sample()
+		s.sample(true)
 		select {
 		case <-ctx.Done():
+			return
+		case <-s.n.done.Done():
 			return
 		case <-t.C:
 		}
@@ -87,11 +94,21 @@ func (s *Sampler) Run(ctx context.Context) {
 
 // Sample reads every GPU once, records the readings and returns them.
 func (s *Sampler) Sample() []Sample {
+	if !s.n.enter() {
+		return s.sample(false)
+	}
+	defer s.n.leave()
+	return s.sample(true)
+}
+
+// sample takes one reading of every GPU; open says the caller holds the
+// NVML (enter), else every GPU's handle is unavailable.
+func (s *Sampler) sample(open bool) []Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Sample, len(s.gpus))
 	for i, g := range s.gpus {
-		smp := s.read(g)
+		smp := s.read(g, open)
 		g.add(smp)
 		out[i] = smp
 	}
@@ -122,17 +139,25 @@ func (s *Sampler) Summary() []Summary {
 }
 
 // read takes one reading; s.mu is held.
-func (s *Sampler) read(g *gpuStats) Sample {
+func (s *Sampler) read(g *gpuStats, open bool) Sample {
 	smp := Sample{Index: g.index, UUID: g.uuid, At: s.opts.Now(), UtilPercent: -1, MemUsed: -1, TempC: -1, PowerW: -1}
 	h, err := s.n.handle(g.index)
+	if !open {
+		err = ErrClosed
+	}
 	if err != nil {
 		s.unavailable(g, MetricHandle, err.Error())
 		smp.Unavailable = g.unavailableList()
 		return smp
 	}
-	// ask runs one metric unless it already failed once; ok says it worked.
+	// ask runs one metric unless it already failed once or the driver
+	// lacks its function.
 	ask := func(metric string, call func() nvml.Return) {
 		if g.off[metric] {
+			return
+		}
+		if sym, ok := metricSymbols[metric]; ok && !s.n.has(sym) {
+			s.unavailable(g, metric, "the driver's NVML has no "+sym)
 			return
 		}
 		if ret := call(); ret != nvml.SUCCESS {
@@ -167,13 +192,17 @@ func (s *Sampler) read(g *gpuStats) Sample {
 		}
 		return ret
 	})
-	ask(MetricClockReasons, func() nvml.Return {
-		r, ret := h.GetCurrentClocksEventReasons()
-		if ret == nvml.SUCCESS {
+	if !g.off[MetricClockReasons] {
+		r, ret, ok := s.n.clockReasons(h)
+		switch {
+		case !ok:
+			s.unavailable(g, MetricClockReasons, "the driver's NVML has neither "+symClockEvents+" nor "+symClockThrottle)
+		case ret != nvml.SUCCESS:
+			s.unavailable(g, MetricClockReasons, ret.Error())
+		default:
 			smp.ClockReasons = r
 		}
-		return ret
-	})
+	}
 	ask(MetricRemappedRows, func() nvml.Return {
 		_, _, pending, failed, ret := h.GetRemappedRows()
 		if ret == nvml.SUCCESS {

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +20,14 @@ import (
 
 // Namespace prefixes every metric of the program.
 const Namespace = "qa_shard"
+
+// Identity names the process the metrics come from. Every series carries
+// it as the labels rank and host, so the ranks of one job (several per
+// node, on ports the OS chose) stay apart wherever their series meet.
+type Identity struct {
+	Rank int
+	Host string
+}
 
 // Registry holds the program's collectors. It wraps its own
 // prometheus.Registry rather than the global default so that tests, and two
@@ -33,12 +42,14 @@ type Registry struct {
 }
 
 // New returns a Registry with every run metric, the GPU collector (empty
-// until SetGPUSource) and the Go runtime and process collectors registered.
-func New() *Registry {
+// until SetGPUSource) and the Go runtime and process collectors
+// registered, each series labelled with id.
+func New(id Identity) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics()}
-	r.reg.MustRegister(r.m.collectors()...)
-	r.reg.MustRegister(&gpuCollector{source: r.source})
-	r.reg.MustRegister(
+	reg := prometheus.WrapRegistererWith(prometheus.Labels{"rank": strconv.Itoa(id.Rank), "host": id.Host}, r.reg)
+	reg.MustRegister(r.m.collectors()...)
+	reg.MustRegister(&gpuCollector{source: r.source})
+	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

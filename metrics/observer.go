@@ -37,22 +37,21 @@ func (o observer) Failure(replica, kind string) {
 // Progress sets the gauges. An unknown total or ETA becomes NaN rather than
 // keeping the last value: a stale ETA would look current, and NaN makes
 // comparisons in alert rules false instead of firing on a made-up number.
-func (o observer) Progress(done, total int64, eta time.Duration, docsInFlight, windowsPooled, batchesQueued int) {
-	if total > 0 {
-		o.m.expected.Set(float64(total))
-		o.m.progress.Set(float64(done) / float64(total))
-	} else {
-		o.m.expected.Set(math.NaN())
-		o.m.progress.Set(math.NaN())
+func (o observer) Progress(p scheduler.Progress) {
+	o.m.expected.Set(orNaN(float64(p.DocsTotal), p.DocsTotal > 0))
+	o.m.progress.Set(orNaN(p.Fraction, p.Fraction >= 0))
+	o.m.eta.Set(orNaN(p.ETA.Seconds(), p.ETA >= 0))
+	o.m.queue.WithLabelValues(QueueDocsInFlight).Set(float64(p.DocsInFlight))
+	o.m.queue.WithLabelValues(QueueWindowsPooled).Set(float64(p.WindowsPooled))
+	o.m.queue.WithLabelValues(QueueBatchesQueued).Set(float64(p.BatchesQueued))
+}
+
+// orNaN is v when known, else NaN.
+func orNaN(v float64, known bool) float64 {
+	if known {
+		return v
 	}
-	if eta >= 0 {
-		o.m.eta.Set(eta.Seconds())
-	} else {
-		o.m.eta.Set(math.NaN())
-	}
-	o.m.queue.WithLabelValues(QueueDocsInFlight).Set(float64(docsInFlight))
-	o.m.queue.WithLabelValues(QueueWindowsPooled).Set(float64(windowsPooled))
-	o.m.queue.WithLabelValues(QueueBatchesQueued).Set(float64(batchesQueued))
+	return math.NaN()
 }
 
 // add adds n to c, ignoring negative n: Counter.Add panics on a negative

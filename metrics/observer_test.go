@@ -6,10 +6,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"qa-shard/gpu"
+	"qa-shard/scheduler"
 )
 
 func TestFreshRegistry(t *testing.T) {
-	f := scrape(t, New())
+	f := scrape(t, New(testID))
 	expectValue(t, f, 0, "qa_shard_documents_total")
 	expectValue(t, f, 0, "qa_shard_records_total", "kind", "answer")
 	expectValue(t, f, 0, "qa_shard_records_total", "kind", "error")
@@ -35,7 +38,7 @@ func TestFreshRegistry(t *testing.T) {
 }
 
 func TestObserverScriptedRun(t *testing.T) {
-	r := New()
+	r := New(testID)
 	o := r.Observer()
 	o.BatchDone("cpu:0", 4, 300, 512, 20*time.Millisecond)
 	o.BatchDone("cpu:1", 2, 100, 128, 2*time.Second)
@@ -46,7 +49,7 @@ func TestObserverScriptedRun(t *testing.T) {
 	o.Failure("cpu:1", "out of memory")
 	o.Failure("cpu:1", "out of memory")
 	o.Failure("cpu:0", "fatal")
-	o.Progress(3, 12, 90*time.Second, 5, 40, 2)
+	o.Progress(scheduler.Progress{Docs: 3, DocsTotal: 12, Fraction: 0.25, ETA: 90 * time.Second, DocsInFlight: 5, WindowsPooled: 40, BatchesQueued: 2})
 
 	f := scrape(t, r)
 	expectValue(t, f, 3, "qa_shard_documents_total")
@@ -74,7 +77,7 @@ func TestObserverScriptedRun(t *testing.T) {
 	checkHistogram(t, f, "cpu:1", 1, 2, map[float64]uint64{1: 0, 2.5: 1, 300: 1})
 
 	// The total and the ETA become unknown again: NaN, not the last value.
-	o.Progress(6, 0, -1, 0, 0, 0)
+	o.Progress(scheduler.Progress{Docs: 6, Fraction: -1, ETA: -1})
 	f = scrape(t, r)
 	for _, n := range []string{"qa_shard_eta_seconds", "qa_shard_progress_ratio", "qa_shard_documents_expected"} {
 		if v := f.value(t, n); !math.IsNaN(v) {
@@ -84,7 +87,7 @@ func TestObserverScriptedRun(t *testing.T) {
 	expectValue(t, f, 0, "qa_shard_queue_depth", "queue", "windows_pooled")
 
 	// Done: an ETA of 0 is a value, not "unknown".
-	o.Progress(12, 12, 0, 0, 0, 0)
+	o.Progress(scheduler.Progress{Docs: 12, DocsTotal: 12, Fraction: 1})
 	f = scrape(t, r)
 	expectValue(t, f, 1, "qa_shard_progress_ratio")
 	expectValue(t, f, 0, "qa_shard_eta_seconds")
@@ -123,7 +126,7 @@ func checkHistogram(t *testing.T, f families, replica string, count uint64, sum 
 }
 
 func TestObserverIgnoresNegativeCounts(t *testing.T) {
-	r := New()
+	r := New(testID)
 	o := r.Observer()
 	// Counter.Add panics on a negative value; the observer must not.
 	o.BatchDone("cpu:0", -1, -2, -3, time.Millisecond)
@@ -141,7 +144,7 @@ func TestObserverIgnoresNegativeCounts(t *testing.T) {
 
 // The scheduler calls the observer from many goroutines at once.
 func TestObserverConcurrent(t *testing.T) {
-	r := New()
+	r := New(testID)
 	o := r.Observer()
 	const goroutines, each = 8, 500
 	var wg sync.WaitGroup
@@ -152,7 +155,7 @@ func TestObserverConcurrent(t *testing.T) {
 				o.BatchDone(replica, 2, 3, 4, time.Millisecond)
 				o.Records(1, 1)
 				o.Failure(replica, "error")
-				o.Progress(1, 2, time.Second, 1, 1, 1)
+				o.Progress(scheduler.Progress{Docs: 1, DocsTotal: 2, Fraction: 0.5, ETA: time.Second, DocsInFlight: 1, WindowsPooled: 1, BatchesQueued: 1})
 			}
 		})
 	}
@@ -168,9 +171,39 @@ func TestObserverConcurrent(t *testing.T) {
 	expectValue(t, f, n/2, "qa_shard_failures_total", "replica", "cpu:0", "kind", "error")
 }
 
+// TestEverySeriesCarriesRankAndHost: ranks sharing a node, or meeting in
+// one Prometheus, stay apart: every series, the Go and process ones and
+// the GPUs' included, is labelled with the rank and the host.
+func TestEverySeriesCarriesRankAndHost(t *testing.T) {
+	r := New(Identity{Rank: 7, Host: "gpu-node-12"})
+	r.SetGPUSource(func() []gpu.Sample {
+		return []gpu.Sample{{Index: 0, UUID: "GPU-0", At: time.Now(), UtilPercent: 50, MemUsed: 1, TempC: 40, PowerW: 100}}
+	})
+	o := r.Observer()
+	o.BatchDone("cuda:0", 1, 1, 1, time.Millisecond)
+	o.Failure("cuda:0", "error")
+	f := scrape(t, r)
+	series := 0
+	for name, fam := range f {
+		for _, m := range fam.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["rank"] != "7" || labels["host"] != "gpu-node-12" {
+				t.Errorf("%s%v lacks rank=7 and host=gpu-node-12", name, labels)
+			}
+			series++
+		}
+	}
+	if f["qa_shard_gpu_utilization_ratio"] == nil || f["go_goroutines"] == nil || series < 30 {
+		t.Errorf("scrape has %d series in %d families; want the GPU, Go and run series", series, len(f))
+	}
+}
+
 // The names are what dashboards and the lead's wiring rely on.
 func TestMetricNames(t *testing.T) {
-	r := New()
+	r := New(testID)
 	o := r.Observer()
 	o.BatchDone("cpu:0", 1, 1, 1, time.Millisecond)
 	o.Failure("cpu:0", "error")

@@ -56,7 +56,7 @@ func newRunMetrics() *runMetrics {
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "failures_total",
 			Help: `Failed batches, by replica and kind ("out of memory", "fatal", "error").`},
 			[]string{"replica", "kind"}),
-		progress: gauge("progress_ratio", "Documents done (resumed included) over documents expected; NaN while the total is unknown."),
+		progress: gauge("progress_ratio", "Fraction of this process's work done, in input bytes (resumed documents included); NaN while the total is unknown."),
 		eta:      gauge("eta_seconds", "Estimated seconds to the end of the run; NaN while unknown."),
 		expected: gauge("documents_expected", "Documents in the corpus (this rank's share); NaN while unknown."),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "queue_depth",

@@ -15,6 +15,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// testID labels every series of the tests' registries; metric adds it to
+// the labels a test asks for.
+var testID = Identity{Rank: 3, Host: "node-a"}
+
 // families is one scrape, parsed from the text exposition.
 type families map[string]*dto.MetricFamily
 
@@ -40,13 +44,13 @@ func parse(t *testing.T, body io.Reader) families {
 }
 
 // metric returns the series of family name whose labels are exactly
-// labels (pairs of name, value), or nil.
+// labels (pairs of name, value) and testID's, or nil.
 func (f families) metric(name string, labels ...string) *dto.Metric {
 	fam := f[name]
 	if fam == nil {
 		return nil
 	}
-	want := map[string]string{}
+	want := map[string]string{"rank": "3", "host": "node-a"}
 	for i := 0; i+1 < len(labels); i += 2 {
 		want[labels[i]] = labels[i+1]
 	}

@@ -13,7 +13,7 @@ import (
 func TestServeBarePortBindsLoopback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := New()
+	r := New(testID)
 	r.Observer().Records(4, 1)
 	addr, err := Serve(ctx, ":0", r, zap.NewNop())
 	if err != nil {
@@ -42,7 +42,7 @@ func TestServeBarePortBindsLoopback(t *testing.T) {
 
 func TestServeStopsWhenContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, stopped, err := serve(ctx, "127.0.0.1:0", New(), zap.NewNop())
+	addr, stopped, err := serve(ctx, "127.0.0.1:0", New(testID), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestServeBadAddress(t *testing.T) {
 	defer busy.Close()
 	for _, addr := range []string{"no-port-here", ":99999", busy.Addr().String()} {
 		ctx, cancel := context.WithCancel(context.Background())
-		a, err := Serve(ctx, addr, New(), zap.NewNop())
+		a, err := Serve(ctx, addr, New(testID), zap.NewNop())
 		cancel()
 		if err == nil {
 			t.Errorf("Serve(%q) bound %v, want an error", addr, a)

@@ -105,8 +105,16 @@ type Config struct {
 	CheckpointInterval time.Duration
 
 	// Total is the expected number of documents for progress (0: unknown).
-	Total            int64
+	Total int64
+	// TotalBytes is the sum of Document.Bytes over the documents of this
+	// run, [First, End) (shard.Span.Bytes, found in the same pass that
+	// counts Total); percent and ETA count work in these bytes. 0: unknown,
+	// and percent and ETA count documents instead.
+	TotalBytes       int64
 	ProgressInterval time.Duration
+	// Now is the clock of progress rates and the ETA (nil: time.Now);
+	// tests pass a simulated one.
+	Now func() time.Time
 	// ProgressBar, when set (a terminal), gets a live bar instead of the
 	// periodic log line.
 	ProgressBar io.Writer

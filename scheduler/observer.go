@@ -1,6 +1,9 @@
 package scheduler
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Observer receives the run's events, for metrics. Methods are called from
 // several goroutines and must not block.
@@ -14,17 +17,51 @@ type Observer interface {
 	// Failure: a batch failed on replica; kind is "out of memory",
 	// "fatal" or "error".
 	Failure(replica, kind string)
-	// Progress, about once a second: documents done (resumed ones
-	// included) of total (0: unknown), the ETA (-1: unknown), and the
-	// depths of the queues: documents in flight, windows waiting to be
-	// batched, sorted runs of windows waiting for replicas (each replica's
-	// batch is cut from them when it asks).
-	Progress(done, total int64, eta time.Duration, docsInFlight, windowsPooled, batchesQueued int)
+	// Progress, about once a second.
+	Progress(Progress)
+}
+
+// Progress is the state of a run at one moment.
+type Progress struct {
+	// Docs are the documents written (resumed ones included) of
+	// DocsTotal (0: unknown).
+	Docs, DocsTotal int64
+	// Fraction of the work done, in [0, 1], counted in input bytes (see
+	// Config.TotalBytes); -1 when unknown.
+	Fraction float64
+	// ETA is the estimated time to the end; -1 when unknown.
+	ETA time.Duration
+	// Queue depths: documents in flight, windows waiting to be batched,
+	// sorted runs of windows waiting for replicas (each replica's batch is
+	// cut from them when it asks).
+	DocsInFlight, WindowsPooled, BatchesQueued int
 }
 
 type nopObserver struct{}
 
-func (nopObserver) BatchDone(string, int, int, int, time.Duration)      {}
-func (nopObserver) Records(int, int)                                    {}
-func (nopObserver) Failure(string, string)                              {}
-func (nopObserver) Progress(int64, int64, time.Duration, int, int, int) {}
+func (nopObserver) BatchDone(string, int, int, int, time.Duration) {}
+func (nopObserver) Records(int, int)                               {}
+func (nopObserver) Failure(string, string)                         {}
+func (nopObserver) Progress(Progress)                              {}
+
+// observe reports progress and queue depths to the Observer each second.
+func (p *pipeline) observe(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			p.observeOnce(p.first)
+		}
+	}
+}
+
+func (p *pipeline) observeOnce(first snapshot) {
+	now := p.progress.snap()
+	inFlight := p.readSeq.Load() - p.next.Load()
+	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: p.cfg.Total,
+		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
+		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.pooled.Load()), BatchesQueued: int(p.queued.Load())})
+}

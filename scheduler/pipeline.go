@@ -25,19 +25,30 @@ type docState struct {
 	doc       shard.Document
 	ctx       qa.Tokens
 	questions []questionState
+	windows   int64 // of all questions
 	pending   atomic.Int64
-	weight    int64 // in-flight budget held until written
+	ran       atomic.Int64 // windows the device is done with
+	weight    int64        // in-flight budget held until written
 	mu        sync.Mutex
 }
 
-// finishWindow counts one window done; it returns the document when that
-// was the last one. The atomic decrement orders every window's writes
+// finishWindow counts one window decoded; it returns the document when
+// that was the last one. The atomic decrement orders every window's writes
 // before the writer's reads.
 func (d *docState) finishWindow() *docState {
 	if d.pending.Add(-1) == 0 {
 		return d
 	}
 	return nil
+}
+
+// ranWindow counts one window the device is done with (run, or given up
+// on) and returns its share of the document's input bytes: the shares of
+// all its windows add up to exactly doc.Bytes. Progress counts work here,
+// as batches return, not when the decoders get to them.
+func (d *docState) ranWindow() int64 {
+	k := d.ran.Add(1) // windows done, 1..windows
+	return d.doc.Bytes*k/d.windows - d.doc.Bytes*(k-1)/d.windows
 }
 
 // fail marks a question whose window could not be run.
@@ -75,6 +86,7 @@ type pipeline struct {
 
 	inflight   *semaphore.Weighted
 	progress   *progress
+	first      snapshot // progress when the run started
 	stats      stats
 	reps       []*replica
 	byName     map[string]*replica
@@ -97,7 +109,7 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 	p := &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight:   semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress:   newProgress(cfg.Total, cfg.SkipBelow-cfg.First, replicaNames(replicas)),
+		progress:   newProgress(cfg, replicaNames(replicas)),
 		byName:     map[string]*replica{},
 		dispatched: make(chan struct{}),
 	}
@@ -115,6 +127,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		return Summary{}, errors.New("scheduler: no replicas")
 	}
 	start := time.Now()
+	p.first = p.progress.snap()
 	g, ctx := errgroup.WithContext(ctx)
 	docs := make(chan *docState, 64)
 	windows := make(chan windowRef, 1024)
@@ -161,6 +174,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr := g.Wait()
 	stopProgress()
+	p.observeOnce(p.first) // the final state, for metrics written after the run
 	sum.Wall = time.Since(start)
 	sum.Windows = p.progress.windows.Load()
 	sum.Tokens = p.stats.tokens.Load()
@@ -192,6 +206,9 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			return nil
 		}
 		if d.Seq < p.cfg.SkipBelow {
+			if d.Seq >= p.cfg.First { // this run's share, done before a resume
+				p.progress.skipped(d.Bytes)
+			}
 			continue
 		}
 		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
@@ -214,23 +231,6 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
-
-// observe reports progress and queue depths to the Observer each second.
-func (p *pipeline) observe(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	first := p.progress.snap()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r := p.progress.rates(first, p.progress.snap())
-			inFlight := p.readSeq.Load() - p.next.Load()
-			p.cfg.Observer.Progress(p.progress.done(), p.cfg.Total, r.eta, int(max(inFlight, 0)), int(p.pooled.Load()), int(p.queued.Load()))
-		}
-	}
-}
 
 // watchStop turns a closed Config.Stop into a drain: no more documents
 // are read; those already read are finished and written.

@@ -61,11 +61,13 @@ func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows c
 			n += int64(len(q.windows))
 		}
 		if n == 0 {
+			p.progress.addWork(d.doc.Bytes)
 			if err := send(ctx, done, d); err != nil {
 				return err
 			}
 			continue
 		}
+		d.windows = n
 		d.pending.Store(n)
 		for qi, q := range d.questions {
 			for wi := range q.windows {

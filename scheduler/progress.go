@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,21 +11,31 @@ import (
 	"go.uber.org/zap"
 )
 
-// progress counts what is done, for the live bar or the periodic log line
-// and for the summary.
+// progress counts what is done, for the live bar or the periodic log line,
+// the Observer and the summary. Percent and ETA count work, not documents:
+// the input bytes of each document (shard.Document.Bytes), spread evenly
+// over its windows as they are decoded, against Config.TotalBytes. One
+// document holding most of the corpus then moves the bar window by window
+// instead of freezing it at "95%". Without a byte total (standard input)
+// they fall back to documents.
 type progress struct {
-	total    int64
-	base     int64 // documents already done before this run (resume)
-	docs     atomic.Int64
-	errors   atomic.Int64
-	windows  atomic.Int64
-	failures [3]atomic.Int64 // by failure kind
-	mu       sync.Mutex
-	perRep   map[string]int64
+	total      int64 // documents expected (0: unknown)
+	totalBytes int64 // input bytes expected (0: unknown)
+	base       int64 // documents done before this run (resume)
+	baseBytes  atomic.Int64
+	now        func() time.Time
+
+	docs, errors, windows, bytes atomic.Int64
+	failures                     [3]atomic.Int64 // by failure kind
+	mu                           sync.Mutex
+	perRep                       map[string]int64
 }
 
-func newProgress(total, base int64, replicas []string) *progress {
-	p := &progress{total: total, base: base, perRep: map[string]int64{}}
+func newProgress(cfg Config, replicas []string) *progress {
+	p := &progress{total: cfg.Total, totalBytes: cfg.TotalBytes, base: cfg.SkipBelow - cfg.First, now: cfg.Now, perRep: map[string]int64{}}
+	if p.now == nil {
+		p.now = time.Now
+	}
 	for _, r := range replicas {
 		p.perRep[r] = 0
 	}
@@ -37,6 +45,11 @@ func newProgress(total, base int64, replicas []string) *progress {
 func (p *progress) addDoc()              { p.docs.Add(1) }
 func (p *progress) addError()            { p.errors.Add(1) }
 func (p *progress) addFailure(f failure) { p.failures[f].Add(1) }
+
+// addWork counts input bytes whose windows were all run in this run;
+// skipped counts those of documents already in the output (resume).
+func (p *progress) addWork(bytes int64) { p.bytes.Add(bytes) }
+func (p *progress) skipped(bytes int64) { p.baseBytes.Add(bytes) }
 
 func (p *progress) addWindows(replica string, n int) {
 	p.windows.Add(int64(n))
@@ -55,43 +68,76 @@ func (p *progress) replicaWindows() map[string]int64 {
 	return out
 }
 
-// snapshot is the state at one moment; rates come from two of them.
+// snapshot is the state at one moment; rates come from two of them. Its
+// counts are this run's only (resumed documents excluded).
 type snapshot struct {
-	at            time.Time
-	docs, windows int64
-	perRep        map[string]int64
+	at                   time.Time
+	docs, windows, bytes int64
+	perRep               map[string]int64
 }
 
 func (p *progress) snap() snapshot {
-	return snapshot{at: time.Now(), docs: p.docs.Load(), windows: p.windows.Load(), perRep: p.replicaWindows()}
+	return snapshot{at: p.now(), docs: p.docs.Load(), windows: p.windows.Load(), bytes: p.bytes.Load(), perRep: p.replicaWindows()}
+}
+
+// work is what percent and ETA count in s: done (resumed included) and
+// total input bytes, or documents when the byte total is unknown; total 0
+// means unknown. ran is the part this run did, for rates.
+func (p *progress) work(s snapshot) (done, total, ran int64) {
+	if p.totalBytes > 0 {
+		return p.baseBytes.Load() + s.bytes, p.totalBytes, s.bytes
+	}
+	return p.base + s.docs, p.total, s.docs
+}
+
+// fraction done, 1 at the end (more only if the input changed under the
+// run; the bar caps it), or -1 when the total is unknown.
+func (p *progress) fraction(s snapshot) float64 {
+	done, total, _ := p.work(s)
+	if total <= 0 {
+		return -1
+	}
+	return float64(done) / float64(total)
+}
+
+// eta is the work left over the rate of work between from and to (from
+// the run's start: the steadiest estimate; the bar and the log line show
+// current rates beside it); -1 when unknown, as it is until a model ran a
+// window (bad lines, credited at once, say nothing of the model's speed).
+func (p *progress) eta(from, to snapshot) time.Duration {
+	done, total, ran := p.work(to)
+	_, _, ran0 := p.work(from)
+	dt := to.at.Sub(from.at).Seconds()
+	if total <= 0 || ran <= ran0 || dt <= 0 || to.windows == from.windows {
+		return -1
+	}
+	left := max(0, total-done)
+	return time.Duration(float64(left) / (float64(ran-ran0) / dt) * float64(time.Second))
 }
 
 // rates between two snapshots.
 type rates struct {
-	docs, windows float64
-	perRep        map[string]float64
-	eta           time.Duration // -1: unknown
+	docs, windows, bytes float64
+	perRep               map[string]float64
 }
 
 func (p *progress) rates(a, b snapshot) rates {
 	dt := b.at.Sub(a.at).Seconds()
-	r := rates{perRep: map[string]float64{}, eta: -1}
+	r := rates{perRep: map[string]float64{}}
 	if dt <= 0 {
 		return r
 	}
-	r.docs, r.windows = float64(b.docs-a.docs)/dt, float64(b.windows-a.windows)/dt
+	r.docs, r.windows, r.bytes = float64(b.docs-a.docs)/dt, float64(b.windows-a.windows)/dt, float64(b.bytes-a.bytes)/dt
 	for k, v := range b.perRep {
 		r.perRep[k] = float64(v-a.perRep[k]) / dt
-	}
-	if left := p.total - p.base - b.docs; p.total > 0 && r.docs > 0 && left >= 0 {
-		r.eta = time.Duration(float64(left) / r.docs * float64(time.Second)).Round(time.Second)
 	}
 	return r
 }
 
 // start reports progress until the returned func is called: a bar
 // redrawn in place when bar is a terminal, else a log line every interval.
-// Rates are over the last interval, so a slowing run shows it.
+// The log line's rates are over the last interval, so a slowing run shows
+// it; the ETA is over the whole run.
 func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Duration, bar io.Writer, status func() string) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	if bar != nil {
@@ -108,7 +154,8 @@ func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Durati
 			select {
 			case <-ctx.Done():
 				if bar != nil {
-					p.draw(bar, p.rates(first, p.snap()), status)
+					now := p.snap()
+					p.draw(bar, now, p.rates(first, now), p.eta(first, now), status)
 					fmt.Fprintln(bar)
 				}
 				return
@@ -116,9 +163,9 @@ func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Durati
 				now := p.snap()
 				if bar != nil {
 					// The bar smooths over the whole run: 500 ms windows are noisy.
-					p.draw(bar, p.rates(first, now), status)
+					p.draw(bar, now, p.rates(first, now), p.eta(first, now), status)
 				} else {
-					p.log(log, p.rates(last, now), status)
+					p.log(log, now, p.rates(last, now), p.eta(first, now), status)
 				}
 				last = now
 			}
@@ -128,67 +175,5 @@ func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Durati
 }
 
 func (p *progress) done() int64 { return p.base + p.docs.Load() }
-
-func (p *progress) log(log *zap.Logger, r rates, status func() string) {
-	done := p.done()
-	fields := []zap.Field{zap.Int64("docs", done), zap.Float64("docs_per_s", round2(r.docs)),
-		zap.Float64("windows_per_s", round2(r.windows)), zap.Int64("errors", p.errors.Load())}
-	if p.total > 0 {
-		fields = append(fields, zap.Int64("total", p.total), zap.Float64("percent", round2(100*float64(done)/float64(p.total))))
-	}
-	if r.eta >= 0 {
-		fields = append(fields, zap.Duration("eta", r.eta))
-	}
-	for _, name := range sortedKeys(r.perRep) {
-		fields = append(fields, zap.Float64("windows_per_s_"+name, round2(r.perRep[name])))
-	}
-	if status != nil {
-		if s := status(); s != "" {
-			fields = append(fields, zap.String("devices", s))
-		}
-	}
-	log.Info("progress", fields...)
-}
-
-// draw rewrites one terminal line.
-func (p *progress) draw(w io.Writer, r rates, status func() string) {
-	done := p.done()
-	var b strings.Builder
-	if p.total > 0 {
-		const width = 24
-		frac := min(1, float64(done)/float64(p.total))
-		n := int(frac * width)
-		fmt.Fprintf(&b, "[%s%s] %d/%d docs %5.1f%%", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, p.total, 100*frac)
-	} else {
-		fmt.Fprintf(&b, "%d docs", done)
-	}
-	fmt.Fprintf(&b, "  %.1f docs/s  %.0f win/s", r.docs, r.windows)
-	if r.eta >= 0 {
-		fmt.Fprintf(&b, "  ETA %s", r.eta)
-	}
-	if e := p.errors.Load(); e > 0 {
-		fmt.Fprintf(&b, "  %d errors", e)
-	}
-	var reps []string
-	for _, name := range sortedKeys(r.perRep) {
-		reps = append(reps, fmt.Sprintf("%s %.0f", name, r.perRep[name]))
-	}
-	fmt.Fprintf(&b, "  | win/s: %s", strings.Join(reps, " "))
-	if status != nil {
-		if s := status(); s != "" {
-			fmt.Fprintf(&b, " | %s", s)
-		}
-	}
-	fmt.Fprintf(w, "\r\x1b[K%s", b.String())
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }

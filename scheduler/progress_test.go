@@ -9,35 +9,101 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
+// TestProgressReports: percent and ETA count input bytes (resumed ones
+// included in the percent, excluded from the rate); rates and the bar
+// and log line show documents, windows and replicas.
 func TestProgressReports(t *testing.T) {
-	p := newProgress(1000, 100, []string{"gpu0", "gpu1"})
+	p := newProgress(Config{Total: 1000, TotalBytes: 1_000_000, First: 0, SkipBelow: 100}, []string{"gpu0", "gpu1"})
+	p.skipped(100_000) // the 100 resumed documents
 	a := p.snap()
 	for range 50 {
 		p.addDoc()
 	}
+	p.addWork(200_000)
 	p.addWindows("gpu0", 300)
 	p.addWindows("gpu1", 100)
 	p.addError()
 	b := p.snap()
 	b.at = a.at.Add(10 * time.Second)
 	r := p.rates(a, b)
-	if r.docs != 5 || r.windows != 40 || r.perRep["gpu0"] != 30 || r.perRep["gpu1"] != 10 {
-		t.Fatalf("rates %+v: want 5 docs/s, 40 win/s, 30 and 10 per replica", r)
+	if r.docs != 5 || r.windows != 40 || r.bytes != 20_000 || r.perRep["gpu0"] != 30 || r.perRep["gpu1"] != 10 {
+		t.Fatalf("rates %+v: want 5 docs/s, 40 win/s, 20 kB/s, 30 and 10 per replica", r)
 	}
-	if r.eta != 170*time.Second { // 1000 - 100 done before - 50 now = 850 at 5/s
-		t.Errorf("eta %s, want 2m50s", r.eta)
+	// 1 MB - 100 kB resumed - 200 kB now = 700 kB left at 20 kB/s.
+	if eta := p.eta(a, b); eta != 35*time.Second {
+		t.Errorf("eta %s, want 35s", eta)
+	}
+	// Bytes credited without a window run (bad lines) give no ETA.
+	c := newProgress(Config{TotalBytes: 1000}, nil)
+	s0 := c.snap()
+	c.addWork(100)
+	s1 := c.snap()
+	s1.at = s0.at.Add(time.Second)
+	if eta := c.eta(s0, s1); eta != -1 {
+		t.Errorf("eta %s before any window ran, want unknown", eta)
+	}
+	if f := p.fraction(b); f != 0.3 {
+		t.Errorf("fraction %v, want 0.3 of the bytes (not 0.15 of the documents)", f)
 	}
 	var bar strings.Builder
-	p.draw(&bar, r, func() string { return "gpu0 97%" })
-	for _, want := range []string{"150/1000 docs", "15.0%", "5.0 docs/s", "40 win/s", "ETA 2m50s", "1 errors", "gpu0 30 gpu1 10", "gpu0 97%"} {
+	p.draw(&bar, b, r, p.eta(a, b), func() string { return "gpu0 97%" })
+	for _, want := range []string{" 30.0%", "150/1000 docs", "5.0 docs/s", "40 win/s", "ETA 35s", "1 errors", "gpu0 30 gpu1 10", "gpu0 97%"} {
 		if !strings.Contains(bar.String(), want) {
 			t.Errorf("bar %q lacks %q", bar.String(), want)
 		}
 	}
 	core, logs := observer.New(zap.InfoLevel)
-	p.log(zap.New(core), r, nil)
+	p.log(zap.New(core), b, r, p.eta(a, b), nil)
 	f := logs.All()[0].ContextMap()
-	if f["docs"] != int64(150) || f["total"] != int64(1000) || f["windows_per_s_gpu0"] != 30.0 || f["eta"] != 170*time.Second {
+	if f["docs"] != int64(150) || f["total"] != int64(1000) || f["percent"] != 30.0 || f["windows_per_s_gpu0"] != 30.0 || f["eta"] != 35*time.Second {
 		t.Errorf("log fields %v", f)
+	}
+}
+
+// TestProgressWithoutByteTotal: standard input has no byte total; with a
+// document count percent and ETA count documents, without one neither is
+// known.
+func TestProgressWithoutByteTotal(t *testing.T) {
+	p := newProgress(Config{Total: 100}, nil)
+	a := p.snap()
+	for range 20 {
+		p.addDoc()
+	}
+	p.addWork(5000)
+	p.addWindows("sim:0", 30)
+	b := p.snap()
+	b.at = a.at.Add(4 * time.Second)
+	if f, eta := p.fraction(b), p.eta(a, b); f != 0.2 || eta != 16*time.Second {
+		t.Errorf("by documents: fraction %v, eta %s; want 0.2 and 16s", f, eta)
+	}
+	p = newProgress(Config{}, nil)
+	p.addDoc()
+	b = p.snap()
+	b.at = a.at.Add(time.Second)
+	if f, eta := p.fraction(b), p.eta(a, b); f != -1 || eta != -1 {
+		t.Errorf("nothing known: fraction %v, eta %s; want -1 and -1", f, eta)
+	}
+}
+
+// TestWindowSharesAddUp: a document's bytes are spread over its windows
+// so that the shares add up to exactly its bytes, whatever the division
+// leaves over.
+func TestWindowSharesAddUp(t *testing.T) {
+	for _, tc := range []struct{ bytes, windows int64 }{{1000, 7}, {5, 9}, {1, 1}, {123457, 4754}} {
+		d := &docState{windows: tc.windows}
+		d.doc.Bytes = tc.bytes
+		d.pending.Store(tc.windows)
+		var sum int64
+		var last *docState
+		for range tc.windows {
+			if last != nil {
+				t.Fatalf("%+v: the document was handed on before its last window", tc)
+			}
+			sum += d.ranWindow()
+			last = d.finishWindow()
+		}
+		if last != d || sum != tc.bytes {
+			t.Errorf("%+v: shares add to %d (last window hands on the document: %v)", tc, sum, last == d)
+		}
 	}
 }

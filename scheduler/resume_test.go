@@ -103,3 +103,38 @@ func TestBlock(t *testing.T) {
 			sink.records[0].id(), sink.records[len(sink.records)-1].id(), sum.Next, sum.Interrupted)
 	}
 }
+
+// lastProgress keeps the Observer's latest Progress.
+type lastProgress struct {
+	nopObserver
+	mu   sync.Mutex
+	last Progress
+}
+
+func (o *lastProgress) Progress(p Progress) {
+	o.mu.Lock()
+	o.last = p
+	o.mu.Unlock()
+}
+
+// TestProgressOfAResumedRank: a rank resumed inside its block counts as
+// done the bytes of its own documents written before, never those of the
+// ranks before it, and ends at exactly 100% of its work.
+func TestProgressOfAResumedRank(t *testing.T) {
+	lines := corpus(100, 40, 13)
+	_, rs := newReplicas(2, 0)
+	cfg := testConfig()
+	cfg.Bounded, cfg.First, cfg.End, cfg.SkipBelow = true, 30, 55, 40
+	for _, l := range lines[30:55] {
+		cfg.TotalBytes += int64(len(l) + 1)
+	}
+	cfg.Total = 25
+	obs := &lastProgress{}
+	cfg.Observer = obs
+	if _, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, &memSink{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := obs.last; p.Fraction != 1 || p.Docs != 25 || p.DocsTotal != 25 || p.ETA != 0 {
+		t.Errorf("final progress %+v, want all 25 documents and exactly all the bytes done, ETA 0", p)
+	}
+}

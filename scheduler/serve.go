@@ -38,6 +38,9 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 		out, err := p.runOnce(ctx, r, part, in, &t)
 		if err == nil {
 			todo = todo[1:]
+			for _, ref := range part.refs {
+				p.progress.addWork(ref.doc.ranWindow())
+			}
 			if err := send(ctx, decoded, decodeJob{r: r, b: part, out: out}); err != nil {
 				return outcome{}, err
 			}
@@ -189,6 +192,7 @@ func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, err
 // an error record instead of an answer.
 func (p *pipeline) failWindow(ctx context.Context, ref windowRef, err error, done chan<- *docState) error {
 	ref.doc.fail(ref.q, err)
+	p.progress.addWork(ref.doc.ranWindow())
 	if d := ref.doc.finishWindow(); d != nil {
 		return send(ctx, done, d)
 	}

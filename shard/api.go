@@ -49,6 +49,10 @@ type Document struct {
 	Questions []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
+	// Bytes is the length of the document's line in the input, its line
+	// end included (and the byte-order mark, for the first line): the unit
+	// progress counts work in. A Span's Bytes is the sum over its documents.
+	Bytes int64
 }
 
 // Sentinels for bad input lines, found in Document.Err with errors.Is.
@@ -77,6 +81,7 @@ type Reader struct {
 	hasText    bool   // a dropped line had non-whitespace bytes
 	rec        rawRecord
 	items      []json.RawMessage // the "questions" array, reused
+	lineBytes  int64             // bytes of the current line as read, its end included
 	lineNo     int64
 	seq        int64
 	bomChecked bool

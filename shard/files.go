@@ -66,13 +66,14 @@ func CountLines(path string) (int64, error) {
 
 func countLines(r io.Reader) (int64, error) {
 	var count int64
-	err := scanLines(r, func(int64) { count++ })
+	err := scanLines(r, func(_, _ int64) { count++ })
 	return count, err
 }
 
-// scanLines calls visit with the byte offset at which each line a Reader
-// would number (the non-blank ones) starts.
-func scanLines(r io.Reader, visit func(start int64)) error {
+// scanLines calls visit with the byte offsets at which each line a Reader
+// would number (the non-blank ones) starts and ends (after its "\n"), so
+// end-start is the line's Document.Bytes.
+func scanLines(r io.Reader, visit func(start, end int64)) error {
 	buf := make([]byte, 1<<20)
 	var pos, start int64 // offset of the chunk, start of the current line
 	text := false        // the current line has a non-whitespace byte
@@ -99,7 +100,7 @@ func scanLines(r io.Reader, visit func(start int64)) error {
 				break
 			}
 			if text {
-				visit(start)
+				visit(start, off+int64(i+1))
 			}
 			text = false
 			chunk, off = chunk[i+1:], off+int64(i+1)
@@ -109,7 +110,7 @@ func scanLines(r io.Reader, visit func(start int64)) error {
 		case err == nil:
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			if text { // a last line without '\n'
-				visit(start)
+				visit(start, pos)
 			}
 			return nil
 		default:

@@ -39,27 +39,34 @@ func CheckInput(path string) error {
 	return nil
 }
 
-// Block is the documents [first, end) that rank r answers, in one
-// streaming pass over the input: for a single process, every line (end is
-// the line count, for progress; 0 for standard input, which is not
-// counted), for a rank of several, its ByteBlock.
-func Block(path string, r Rank) (first, end int64, err error) {
+// Span is the documents [First, End) a process answers and Bytes, the sum
+// of their Document.Bytes: the total of the work progress counts.
+type Span struct {
+	First, End int64
+	Bytes      int64
+}
+
+// Block is the documents that rank r answers, found in one streaming pass
+// over the input: for a single process, every line (End is the line count;
+// 0 for standard input, which is not counted, and Bytes then unknown: 0),
+// for a rank of several, its ByteBlock.
+func Block(path string, r Rank) (Span, error) {
 	if r.World <= 1 {
 		if path == "-" {
-			return 0, 0, nil
+			return Span{}, nil
 		}
-		total, err := CountLines(path)
+		s, err := byteSpan(path, Rank{Rank: 0, World: 1})
 		if err != nil {
-			return 0, 0, fmt.Errorf("counting lines of %s: %w", path, err)
+			return Span{}, fmt.Errorf("counting lines of %s: %w", path, err)
 		}
-		return 0, total, nil
+		return s, nil
 	}
 	if path == "-" {
-		return 0, 0, fmt.Errorf("%w: ranks need --input FILE: standard input cannot be split", ErrRank)
+		return Span{}, fmt.Errorf("%w: ranks need --input FILE: standard input cannot be split", ErrRank)
 	}
-	first, end, err = ByteBlock(path, r)
+	s, err := byteSpan(path, r)
 	if err != nil {
-		return 0, 0, fmt.Errorf("splitting %s among ranks: %w", path, err)
+		return Span{}, fmt.Errorf("splitting %s among ranks: %w", path, err)
 	}
-	return first, end, nil
+	return s, nil
 }

@@ -111,27 +111,37 @@ func hasEnv(getenv func(string) (string, bool), k string) bool {
 // single-process output. Every rank computes the same boundaries from the
 // file alone, and a rank may own no document.
 func ByteBlock(path string, r Rank) (first, end int64, err error) {
+	s, err := byteSpan(path, r)
+	return s.First, s.End, err
+}
+
+// byteSpan is ByteBlock with the bytes of the block's lines.
+func byteSpan(path string, r Rank) (Span, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("shard: %w", err)
+		return Span{}, fmt.Errorf("shard: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, 0, fmt.Errorf("shard: %w", err)
+		return Span{}, fmt.Errorf("shard: %w", err)
 	}
 	size, w := st.Size(), int64(r.World)
 	lo, hi := int64(r.Rank)*size/w, int64(r.Rank+1)*size/w
 	last := r.Rank == r.World-1
-	err = scanLines(f, func(start int64) {
+	var s Span
+	err = scanLines(f, func(start, stop int64) {
 		if start < lo {
-			first++
+			s.First++
 		}
 		if start < hi || last {
-			end++
+			s.End++
+			if start >= lo {
+				s.Bytes += stop - start
+			}
 		}
 	})
-	return first, end, err
+	return s, err
 }
 
 // RankPath names a rank's own file or folder: answers.jsonl becomes

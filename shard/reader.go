@@ -36,7 +36,7 @@ func (r *Reader) Next() (Document, error) {
 			continue
 		}
 
-		doc := Document{Seq: r.seq, Line: r.lineNo}
+		doc := Document{Seq: r.seq, Line: r.lineNo, Bytes: r.lineBytes}
 		r.seq++
 		if r.tooLong {
 			doc.Err = fmt.Errorf("line %d: %w: longer than %d bytes (raise the maximum line length to accept it)",
@@ -54,12 +54,13 @@ func (r *Reader) Next() (Document, error) {
 // exhaust memory. It returns io.EOF only when no bytes were left.
 func (r *Reader) readLine() error {
 	r.buf = r.buf[:0]
-	r.tooLong, r.hasText = false, false
+	r.tooLong, r.hasText, r.lineBytes = false, false, 0
 	if !r.bomChecked {
 		r.bomChecked = true
 		// Editors on Windows start UTF-8 files with a BOM; it is not JSON.
 		if b, _ := r.br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 			r.br.Discard(len(utf8BOM))
+			r.lineBytes = int64(len(utf8BOM))
 		}
 	}
 	keep := r.max + 2 // room for the "\r\n" trimmed below
@@ -67,6 +68,7 @@ func (r *Reader) readLine() error {
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		got = got || len(chunk) > 0
+		r.lineBytes += int64(len(chunk))
 		switch {
 		case r.tooLong:
 			r.hasText = r.hasText || !isBlank(chunk)

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+	"go.uber.org/zap"
 
 	"qa-shard/qa"
 )
@@ -25,6 +26,9 @@ type ReplicaOptions struct {
 	Provider string // ProviderCPU, ProviderCUDA or ProviderTensorRT
 	Threads  int    // intra-op threads; 0 lets ONNX Runtime choose
 	GPU      GPUOptions
+	// Log receives what the GPU placement check finds (see placement.go);
+	// nil discards it.
+	Log *zap.Logger
 }
 
 // Replica is one ONNX Runtime session. Run may be called from one goroutine
@@ -50,32 +54,6 @@ func NewReplica(m *Model, opt ReplicaOptions) (*Replica, error) {
 		return nil, fmt.Errorf("replica %s: run options: %w", opt.Name, err)
 	}
 	return &Replica{name: opt.Name, model: m, opt: opt, session: s, runOpts: ro}, nil
-}
-
-func newSession(m *Model, opt ReplicaOptions) (*ort.DynamicAdvancedSession, error) {
-	so, err := ort.NewSessionOptions()
-	if err != nil {
-		return nil, fmt.Errorf("replica %s: session options: %w", opt.Name, err)
-	}
-	defer so.Destroy()
-	if err := appendProvider(so, opt.Provider, opt.GPU, m.inputNames()); err != nil {
-		return nil, fmt.Errorf("replica %s: %w", opt.Name, err)
-	}
-	if opt.Threads > 0 {
-		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
-			return nil, fmt.Errorf("replica %s: intra-op threads: %w", opt.Name, err)
-		}
-		// One replica per thread budget: inter-op parallelism would
-		// oversubscribe the cores the other replicas use.
-		if err := so.SetInterOpNumThreads(1); err != nil {
-			return nil, fmt.Errorf("replica %s: inter-op threads: %w", opt.Name, err)
-		}
-	}
-	s, err := ort.NewDynamicAdvancedSession(m.ONNXPath, m.inputNames(), m.outputNames(), so)
-	if err != nil {
-		return nil, fmt.Errorf("replica %s: loading %s: %w", opt.Name, m.ONNXPath, err)
-	}
-	return s, nil
 }
 
 // Name identifies the replica in logs and summaries.

@@ -37,6 +37,8 @@ type Model struct {
 	// then depend on its batch neighbours and padding, so it must run as a
 	// batch of one unpadded window for answers to be reproducible.
 	QuantizedActivations bool
+
+	modelOnce // fingerprint and placement, shared by the model's replicas
 }
 
 // OpenModel checks a model directory and reads the graph's signature. Init

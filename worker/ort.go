@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -56,4 +57,23 @@ func Version() string {
 		return ""
 	}
 	return ort.GetVersion()
+}
+
+// nativeQuiet: QuietNativeLog was called, so GPU sessions do not raise
+// their own log level to Warning either (see setMode).
+var nativeQuiet atomic.Bool
+
+// QuietNativeLog limits ONNX Runtime's own logger, which writes plain text
+// to standard error, to fatal messages: for JSON logs, where every line
+// must be one object. Failures still reach the caller as Go errors. It
+// does nothing before Init.
+func QuietNativeLog() error {
+	nativeQuiet.Store(true)
+	if !ort.IsInitialized() {
+		return nil
+	}
+	if err := ort.SetEnvironmentLogLevel(ort.LoggingLevelFatal); err != nil {
+		return fmt.Errorf("setting ONNX Runtime's log level: %w", err)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package worker
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -22,9 +21,11 @@ type GPUOptions struct {
 	DeviceID int    // CUDA ordinal after CUDA_VISIBLE_DEVICES is applied
 	MemLimit uint64 // bytes the CUDA arena may take; 0 for no limit
 	FP16     bool   // TensorRT: build fp16 engines
-	// TRTCacheDir holds serialized TensorRT engines; engines are specific
-	// to a GPU model, so the caller passes one folder per model name.
+	// TRTCacheDir is the base folder of the TensorRT engine cache; the
+	// engines go into EngineCacheDir(TRTCacheDir, GPUModel, the model's
+	// fingerprint). Empty disables the cache.
 	TRTCacheDir string
+	GPUModel    string // NVML's name of the GPU, e.g. "NVIDIA H200"
 	// MaxSeqLen, MaxBatchTokens and MaxBatchRows bound TensorRT's
 	// optimisation profile: batches are [rows, len] with len <= MaxSeqLen
 	// (padded to 8), rows*len <= MaxBatchTokens and rows <= MaxBatchRows.
@@ -35,12 +36,12 @@ type GPUOptions struct {
 // appendProvider enables the GPU provider on so. Any failure is fatal:
 // ONNX Runtime would otherwise create the session anyway and silently run
 // it on the CPU.
-func appendProvider(so *ort.SessionOptions, provider string, g GPUOptions, inputs []string) error {
+func appendProvider(so *ort.SessionOptions, m *Model, provider string, g GPUOptions, inputs []string) error {
 	switch provider {
 	case "", ProviderCPU:
 		return nil
 	case ProviderTensorRT:
-		if err := appendTensorRT(so, g, inputs); err != nil {
+		if err := appendTensorRT(so, m, g, inputs); err != nil {
 			return providerError("TensorRT", err)
 		}
 		// CUDA on the same device runs what TensorRT does not support.
@@ -81,31 +82,46 @@ func appendCUDA(so *ort.SessionOptions, g GPUOptions) error {
 	return so.AppendExecutionProviderCUDA(o)
 }
 
-func appendTensorRT(so *ort.SessionOptions, g GPUOptions, inputs []string) error {
+func appendTensorRT(so *ort.SessionOptions, m *Model, g GPUOptions, inputs []string) error {
+	cache, err := m.engineCache(g)
+	if err != nil {
+		return err
+	}
+	if cache != "" {
+		if err := os.MkdirAll(cache, 0o755); err != nil {
+			return fmt.Errorf("engine cache %s: %w", cache, err)
+		}
+	}
 	o, err := ort.NewTensorRTProviderOptions()
 	if err != nil {
 		return err
 	}
 	defer o.Destroy()
-	opts := map[string]string{
-		"device_id":              strconv.Itoa(g.DeviceID),
-		"trt_fp16_enable":        strconv.FormatBool(g.FP16),
-		"trt_max_workspace_size": strconv.FormatUint(max(g.MemLimit/2, 1<<30), 10),
+	if err := o.Update(trtOptions(g, cache, inputs)); err != nil {
+		return err
 	}
-	if g.TRTCacheDir != "" {
-		if err := os.MkdirAll(g.TRTCacheDir, 0o755); err != nil {
-			return fmt.Errorf("engine cache %s: %w", g.TRTCacheDir, err)
-		}
+	return so.AppendExecutionProviderTensorRT(o)
+}
+
+// trtOptions are the TensorRT provider's options. The workspace is capped
+// only under a memory limit (at half of it); without one, ONNX Runtime's
+// default lets TensorRT use what the device has.
+func trtOptions(g GPUOptions, cacheDir string, inputs []string) map[string]string {
+	opts := map[string]string{
+		"device_id":       strconv.Itoa(g.DeviceID),
+		"trt_fp16_enable": strconv.FormatBool(g.FP16),
+	}
+	if g.MemLimit > 0 {
+		opts["trt_max_workspace_size"] = strconv.FormatUint(g.MemLimit/2, 10)
+	}
+	if cacheDir != "" {
 		opts["trt_engine_cache_enable"] = "true"
-		opts["trt_engine_cache_path"] = g.TRTCacheDir
+		opts["trt_engine_cache_path"] = cacheDir
 	}
 	for k, v := range trtProfiles(inputs, g.MaxSeqLen, g.MaxBatchTokens, g.MaxBatchRows) {
 		opts[k] = v
 	}
-	if err := o.Update(opts); err != nil {
-		return err
-	}
-	return so.AppendExecutionProviderTensorRT(o)
+	return opts
 }
 
 // trtProfiles gives TensorRT one dynamic-shape profile covering every
@@ -130,25 +146,4 @@ func trtProfiles(inputs []string, maxSeqLen, maxBatchTokens, maxRows int) map[st
 		"trt_profile_opt_shapes": shape(optRows, l),
 		"trt_profile_max_shapes": shape(rows, l),
 	}
-}
-
-// providerError turns ONNX Runtime's text into what to do about it.
-func providerError(name string, err error) error {
-	msg := err.Error()
-	hint := "use a GPU build of ONNX Runtime 1.24 or newer (with CUDA 12 and cuDNN 9 installed) and point --ort-lib or QA_SHARD_ORT_LIB at its libonnxruntime.so"
-	if strings.Contains(msg, "providers_shared") || strings.Contains(msg, "Failed to load") {
-		lib := os.Getenv(EnvORTLib)
-		if initLib != "" {
-			lib = initLib
-		}
-		return fmt.Errorf("%w: the %s execution provider could not be enabled: the ONNX Runtime library %s has no GPU providers beside it (libonnxruntime_providers_shared.so and libonnxruntime_providers_cuda.so are missing from %s; the CPU build from `make ort` has none): %s", ErrConfig, name, lib, filepath.Dir(lib), hint)
-	}
-	return fmt.Errorf("%w: the %s execution provider could not be enabled (%v): %s", ErrConfig, name, firstLine(msg), hint)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -153,7 +153,7 @@ func TestNewReplicaProvider(t *testing.T) {
 		want     []string
 	}{
 		{ProviderCUDA, []string{"CUDA execution provider could not be enabled", "libonnxruntime_providers_cuda.so", "GPU build of ONNX Runtime 1.24", "--ort-lib"}},
-		{ProviderTensorRT, []string{"TensorRT execution provider could not be enabled", "CUDA 12 and cuDNN 9"}},
+		{ProviderTensorRT, []string{"TensorRT execution provider could not be enabled", "CUDA 13", "cuDNN 9"}},
 		{"rocm", []string{`unknown provider "rocm"`}},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
+	"qa-shard/logs"
 	"qa-shard/shard"
 	"qa-shard/worker"
 )
@@ -18,7 +19,8 @@ import (
 // prints them side by side.
 func benchCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard bench", pflag.ContinueOnError)
-	var o bench.Options
+	var one bench.OneOptions
+	o := &one.Options
 	fs.StringVar(&o.Model, "model", "", "model directory")
 	fs.StringVar(&o.Input, "input", "", "JSONL corpus")
 	fs.StringVar(&o.Question, "question", "Who founded the company?", "question asked of every document")
@@ -29,17 +31,30 @@ func benchCmd(args []string) error {
 	fs.IntVar(&o.RawBatches, "raw-batches", 3, "batches per session for each raw-model shape and repetition")
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs, as for run")
+	fs.IntVar(&one.MaxBatchTokens, "max-batch-tokens", 0, "instead: one configuration at this budget in detail (pipeline vs raw model on the same batch shapes, tokenizer, naive loop)")
+	fs.IntVar(&one.Threads, "threads", 0, "with --max-batch-tokens: intra-op threads per session (0: the first candidate layout)")
+	fs.IntVar(&one.ReplicasPerDevice, "replicas-per-device", 0, "with --max-batch-tokens: sessions per device (0: the first candidate layout)")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
-	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n       qa-shard bench --scheduling\n\n" +
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
+	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n" +
+		"       qa-shard bench --model DIR --input docs.jsonl --max-batch-tokens N [--threads T] [--replicas-per-device S]\n" +
+		"       qa-shard bench --scheduling\n\n" +
 		"Measures, side by side in interleaved repetitions, the raw model at every candidate shape (the best is the ceiling),\n" +
 		"qa-shard end to end with the previous defaults, by hand, tuned from scratch and from the cache, and int8,\n" +
-		"and a naive batch-1 loop; or (--scheduling) pull-based scheduling against a static split on simulated devices."
+		"and a naive batch-1 loop; with --max-batch-tokens, one pinned configuration in detail;\n" +
+		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	lg, err := logs.New(logFormat, logLevel)
+	if err != nil {
+		return err
+	}
+	o.Log = lg
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)
 	}
@@ -52,5 +67,8 @@ func benchCmd(args []string) error {
 	if err := worker.Init(worker.FindLib(*ortLib)); err != nil {
 		return err
 	}
-	return bench.Run(context.Background(), os.Stdout, o)
+	if one.MaxBatchTokens > 0 {
+		return bench.One(context.Background(), os.Stdout, one)
+	}
+	return bench.Run(context.Background(), os.Stdout, *o)
 }

@@ -90,6 +90,12 @@ func TestUsageErrors(t *testing.T) {
 		{"positional argument", []string{"--model", model(t, "tiny"), "answers.jsonl", "--input", in}, `unexpected argument "answers.jsonl"`},
 		{"resume to standard output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", "-", "--resume"}, "--resume needs"},
 		{"bad config value", []string{"--config", writeConfig(t, "top-k: many\n")}, "top-k"},
+		{"max errors not a number", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-errors", "lots"}, "--max-errors"},
+		{"max errors over 100%", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-errors", "101%"}, "--max-errors"},
+		{"textfile without .prom", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "sim:1",
+			"--output", filepath.Join(t.TempDir(), "a.jsonl"), "--metrics-textfile", filepath.Join(t.TempDir(), "m.txt")}, "ending in .prom"},
+		{"textfile in a missing folder", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "sim:1",
+			"--output", filepath.Join(t.TempDir(), "a.jsonl"), "--metrics-textfile", "/nonexistent/m.prom"}, "--metrics-textfile"},
 		{"seq len over model", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--max-seq-len", "600"}, "max_position_embeddings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +103,7 @@ func TestUsageErrors(t *testing.T) {
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d:\n%s", code, exitUsage, stderr)
 			}
-			if !strings.Contains(stderr, tc.want) {
+			if !strings.Contains(messages(t, stderr), tc.want) {
 				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {

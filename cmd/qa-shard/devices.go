@@ -13,6 +13,7 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/gpu"
+	"qa-shard/logs"
 )
 
 // devicesCmd prints the GPUs NVML sees, numbered as nvidia-smi numbers them,
@@ -30,6 +31,8 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	sample := fs.Duration("sample", 0, "print GPU telemetry and health for this long")
 	every := fs.Duration("sample-interval", time.Second, "interval of --sample")
 	compare := fs.String("compare-smi", "", "check the list against this file of nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel)
 	for _, hidden := range []string{"sample", "sample-interval", "compare-smi"} {
 		fs.MarkHidden(hidden)
 	}
@@ -39,6 +42,9 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if _, err := logs.New(logFormat, logLevel); err != nil {
+		return err
 	}
 	n, err := open()
 	var found []gpu.Device
@@ -60,7 +66,7 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if n == nil {
 		return fmt.Errorf("--sample: %s", fleet.NoDriverLine)
 	}
-	log, err := newLogger("console", "info")
+	log, err := logs.New(logFormat, logLevel)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,7 @@ func TestSubcommandExitCodes(t *testing.T) {
 		{"merge --help after files", []string{"merge", "a.jsonl", "--help"}, exitOK, "--overwrite"},
 		{"help for nothing", []string{"help", "frobnicate"}, exitUsage, `no subcommand "frobnicate"`},
 		{"bench", append(bench, "--devices", "cpu"), exitOK, "| qa-shard defaults, next run (from the cache) |"},
+		{"bench, one configuration", append(bench, "--devices", "cpu", "--max-batch-tokens", "1024"), exitOK, "| end-to-end documents/s |"},
 		{"bench, every replica failing", append(bench, "--devices", "sim:1:fatal-after=0:recur"), exitInternal, "CUDA failure 700"},
 		{"bench without input", []string{"bench", "--model", model(t, "tiny")}, exitUsage, "--input FILE"},
 		{"bench on a folder", []string{"bench", "--model", model(t, "tiny"), "--input", t.TempDir()}, exitUsage, "is a folder"},
@@ -101,7 +102,7 @@ func TestSubcommandExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := capture(t, func() int { return run(tc.args) })
-			text := stderr
+			text := messages(t, stderr)
 			if tc.code == exitOK {
 				text = stdout
 			}

@@ -41,9 +41,8 @@ type options struct {
 
 	batchTimeout, drainTimeout, checkpointInterval time.Duration
 
-	metricsAddr         string
-	logFormat, logLevel string
-	progressInterval    time.Duration
+	maxErrors, metricsAddr, metricsTextfile, logFormat, logLevel string
+	metricsInterval, progressInterval                            time.Duration
 }
 
 func newFlagSet(o *options) *pflag.FlagSet {
@@ -83,9 +82,11 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.DurationVar(&o.batchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish the documents already read before stopping hard")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", 30*time.Second, "how often written records are made durable and journaled for --resume")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1); off by default")
-	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json")
-	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.maxErrors, "max-errors", "0", "error records (bad lines, unanswerable questions) a complete run tolerates and still exits 0: a count, or a percentage of the records written (0.1%); above it, exit 3")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1; :0 or 0.0.0.0:0 lets the OS choose a free port, logged and written to <output>.metrics.json: use it when several ranks share a node); off by default")
+	fs.StringVar(&o.metricsTextfile, "metrics-textfile", "", "also write the metrics to this .prom file for node_exporter's textfile collector, replaced atomically every --metrics-interval (ranks: <name>.rank-RRRRR-of-WWWWW.prom)")
+	fs.DurationVar(&o.metricsInterval, "metrics-interval", 15*time.Second, "how often --metrics-textfile is rewritten")
+	addLogFlags(fs, &o.logFormat, &o.logLevel)
 	fs.DurationVar(&o.progressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
 }

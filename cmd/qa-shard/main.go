@@ -12,7 +12,9 @@ import (
 
 	"qa-shard/gpu"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/merge"
+	"qa-shard/metrics"
 	"qa-shard/qa"
 	"qa-shard/quantize"
 	"qa-shard/shard"
@@ -36,10 +38,10 @@ var exitCodes = []struct {
 	code    int
 	meaning string
 }{
-	{exitOK, "complete: every document answered"},
+	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
 	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
 	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs)"},
-	{exitRecords, "completed, with error records for some lines or questions"},
+	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
 	{exitInterrupted, "interrupted and resumable (a signal, or every device failed): rerun with --resume"},
 }
 
@@ -48,7 +50,7 @@ var errUsage = errors.New("usage")
 
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
-var usageErrors = []error{errUsage, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
+var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
 	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks, quantize.ErrUnsupported,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
 
@@ -120,7 +122,7 @@ func run(args []string) int {
 		if name != "run" && name != "help" {
 			prefix += " " + name
 		}
-		fmt.Fprintf(os.Stderr, "%s: %v\n", prefix, err)
+		logs.Final(args, prefix, err, code, code == exitRecords || code == exitInterrupted)
 	}
 	return code
 }

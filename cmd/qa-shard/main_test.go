@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,4 +101,27 @@ func pipe(t *testing.T) (*os.File, <-chan []byte) {
 		out <- b
 	}()
 	return w, out
+}
+
+// messages checks that every line of stderr is one JSON object (the
+// format is json, or auto and not a terminal) and returns their messages,
+// one a line, so a test looks for a sentence as a person reads it.
+func messages(t *testing.T, stderr string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var m struct {
+			Msg string `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Errorf("stderr line %d is not a JSON object: %v: %s", i+1, err, line)
+			b.WriteString(line + "\n")
+			continue
+		}
+		b.WriteString(m.Msg + "\n")
+	}
+	return b.String()
 }

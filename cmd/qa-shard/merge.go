@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap"
 
+	"qa-shard/logs"
 	"qa-shard/merge"
 )
 
@@ -17,6 +17,8 @@ func mergeCmd(args []string) error {
 	output := fs.String("output", "", "merged answers file")
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (<this>.rank-RRRRR-of-WWWWW) into this folder")
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel)
 	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files of one run, in any order."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
@@ -24,13 +26,16 @@ func mergeCmd(args []string) error {
 	if *output == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", errUsage)
 	}
+	log, err := logs.New(logFormat, logLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
 	res, err := merge.Files(*output, *lg, *overwrite, fs.Args())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "qa-shard merge: %d ranks, documents 0-%d, written to %s\n", res.Ranks, res.Documents-1, *output)
-	if *lg != "" {
-		fmt.Fprintf(os.Stderr, "qa-shard merge: %d logits parts in %s\n", res.LogitsParts, filepath.Clean(*lg))
-	}
+	log.Info(fmt.Sprintf("merged %d ranks, documents 0-%d, into %s", res.Ranks, res.Documents-1, *output), zap.Int("ranks", res.Ranks),
+		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
 	return nil
 }

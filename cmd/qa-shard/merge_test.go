@@ -42,8 +42,13 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			merged := filepath.Join(dir, "merged.jsonl")
 			// Flags after the rank files, as an operator types them.
 			margs := append(append([]string{"merge"}, files...), "--output", merged, "--logits", filepath.Join(dir, "logits"))
-			if code, _, stderr := capture(t, func() int { return run(margs) }); code != exitOK {
+			code, _, stderr := capture(t, func() int { return run(margs) })
+			if code != exitOK {
 				t.Fatalf("merge exit %d:\n%s", code, stderr)
+			}
+			// Not a terminal: JSON, one object a line.
+			if l := find(jsonLines(t, stderr), "merged"); l == nil || l["ranks"] != float64(tc.world) || l["documents"] != float64(tc.docs) {
+				t.Errorf("merge's JSON line lacks ranks and documents:\n%s", stderr)
 			}
 			want, _ := os.ReadFile(single)
 			got, _ := os.ReadFile(merged)

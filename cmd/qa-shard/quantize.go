@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap"
 
+	"qa-shard/logs"
 	"qa-shard/quantize"
 	"qa-shard/worker"
 )
@@ -31,29 +32,32 @@ func quantizeCmd(args []string) error {
 	model := fs.String("model", "", "model folder exported by optimum, float32 (model.onnx, tokenizer.json, config.json)")
 	out := fs.String("out", "", "new folder for the int8 copy; must not exist, or be empty")
 	ortLib := fs.String("ort-lib", "", "ONNX Runtime library for checking the result (default as for run; without one the check is skipped)")
+	var logFormat, logLevel string
+	addLogFlags(fs, &logFormat, &logLevel)
 	if err := parseFlags(fs, args, quantizeHelp); err != nil {
 		return err
 	}
 	if *model == "" || *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: pass --model DIR (the float32 export) and --out DIR (a new folder), nothing else", errUsage)
 	}
+	log, err := logs.New(logFormat, logLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
 	start := time.Now()
 	rep, err := quantize.Dir(*model, *out)
 	if err != nil {
 		return err
 	}
-	w := os.Stderr
-	fmt.Fprintf(w, "qa-shard quantize: wrote %s in %s\n", *out, time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(w, "  MatMuls now int8   %d (%d with the bias folded in; %d left float32: both inputs computed)\n", rep.MatMuls, rep.Folded, rep.Float)
-	fmt.Fprintf(w, "  int8 weights       %d\n", rep.Weights)
-	fmt.Fprintf(w, "  model.onnx         %.1f MB -> %.1f MB\n", float64(rep.InBytes)/1e6, float64(rep.OutBytes)/1e6)
-	fmt.Fprintf(w, "  copied             %s\n", strings.Join(rep.Copied, ", "))
-	if len(rep.Ignored) > 0 {
-		fmt.Fprintf(w, "  not copied         %s (subfolders)\n", strings.Join(rep.Ignored, ", "))
-	}
+	log.Info(fmt.Sprintf("wrote %s: %d MatMuls now int8 (%d with the bias folded in, %d left float32), model.onnx %.1f MB -> %.1f MB",
+		*out, rep.MatMuls, rep.Folded, rep.Float, float64(rep.InBytes)/1e6, float64(rep.OutBytes)/1e6),
+		zap.String("out", *out), zap.Duration("took", time.Since(start)), zap.Int("matmuls_int8", rep.MatMuls), zap.Int("bias_folded", rep.Folded),
+		zap.Int("matmuls_float", rep.Float), zap.Int64("int8_weights", rep.Weights), zap.Int64("bytes_in", rep.InBytes), zap.Int64("bytes_out", rep.OutBytes),
+		zap.Strings("copied", rep.Copied), zap.Strings("not_copied_subfolders", rep.Ignored))
 	lib := worker.FindLib(*ortLib)
 	if lib == "" && os.Getenv(worker.EnvORTLib) == "" {
-		fmt.Fprintf(w, "  not checked with ONNX Runtime: no library found (pass --ort-lib PATH or set %s)\n", worker.EnvORTLib)
+		log.Warn(fmt.Sprintf("not checked with ONNX Runtime: no library found (pass --ort-lib PATH or set %s)", worker.EnvORTLib))
 		return nil
 	}
 	if err := worker.Init(lib); err != nil {
@@ -67,7 +71,8 @@ func quantizeCmd(args []string) error {
 		}
 		return fmt.Errorf("checking the result: %w", err)
 	}
-	fmt.Fprintf(w, "  checked            ONNX Runtime %s loads it; on a sample window of %d tokens its logits are within %.4f of float32 (whose logits span %.2f)\n",
-		worker.Version(), c.Tokens, c.MaxDiff, c.Span)
+	log.Info(fmt.Sprintf("checked: ONNX Runtime %s loads it; on a sample window of %d tokens its logits are within %.4f of float32 (whose logits span %.2f)",
+		worker.Version(), c.Tokens, c.MaxDiff, c.Span),
+		zap.String("onnxruntime", worker.Version()), zap.Int("sample_tokens", c.Tokens), zap.Float64("max_logit_diff", c.MaxDiff), zap.Float64("logit_span", c.Span))
 	return nil
 }

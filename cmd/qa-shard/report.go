@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
+	"qa-shard/logs"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 )
@@ -42,42 +42,39 @@ func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
 	case sum.RecordErrors > 0:
-		return &exitError{exitRecords, fmt.Errorf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)}
+		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)
+		if limit, _ := scheduler.ParseErrorLimit(o.maxErrors); limit.Allows(sum) {
+			log.Warn(msg+"; within --max-errors "+o.maxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
+			return nil
+		}
+		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.maxErrors)}
 	}
 	return nil
 }
 
-// reportComplete tells a resumed run that there is nothing left to do.
-func reportComplete(path string, docs int64) {
-	fmt.Fprintf(os.Stderr, "qa-shard: %s is already complete (%d documents); nothing to resume\n", path, docs)
-}
-
-// report logs the summary and prints it for a person.
+// report says what the run did: one "summary" object in JSON, a table for
+// a person on a console.
 func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
-	log.Info("done", zap.Int64("documents", s.Documents), zap.Int64("answers", s.Pairs),
-		zap.Int64("windows", s.Windows), zap.Int64("tokens", s.Tokens), zap.Float64("padding_percent", s.PaddingPercent()),
-		zap.Int64("record_errors", s.RecordErrors), zap.Duration("wall", s.Wall), zap.Float64("docs_per_s", s.DocsPerSecond()),
-		zap.Any("windows_per_replica", s.ReplicaCounts))
-	w := os.Stderr
-	fmt.Fprintf(w, "\nqa-shard summary\n")
-	fmt.Fprintf(w, "  documents      %d (%.1f/s)\n", s.Documents, s.DocsPerSecond())
-	fmt.Fprintf(w, "  answers        %d\n", s.Pairs)
-	fmt.Fprintf(w, "  windows        %d in %d batches\n", s.Windows, s.Batches)
-	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
-	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
-	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))
-	fmt.Fprintf(w, "  answers file   %s\n", o.output)
-	if o.logits != "" {
-		fmt.Fprintf(w, "  logits file    %s\n", o.logits)
-	}
+	var gpus, shapes []string
 	for _, ch := range fl.Choices() {
-		log.Info("batch shape", zap.String("class", ch.Class), zap.String("choice", ch.String()))
-		fmt.Fprintf(w, "  batch shape    %s\n", ch)
+		shapes = append(shapes, ch.String())
 	}
 	if fl.Summary != nil {
 		for _, x := range fl.Summary() {
-			log.Info("gpu summary", zap.String("gpu", x.String()))
-			fmt.Fprintf(w, "  %s\n", x.String())
+			gpus = append(gpus, x.String())
 		}
 	}
+	if logs.Resolve(o.logFormat) == "json" {
+		log.Info("summary", append(s.Fields(), zap.String("output", o.output), zap.String("logits", o.logits),
+			zap.Strings("batch_shape", shapes), zap.Strings("gpus", gpus))...)
+		return
+	}
+	files := []string{"answers file   " + o.output}
+	if o.logits != "" {
+		files = append(files, "logits file    "+o.logits)
+	}
+	for _, sh := range shapes {
+		files = append(files, "batch shape    "+sh)
+	}
+	s.WriteTable(os.Stderr, append(files, gpus...)...)
 }

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"go.uber.org/zap"
-	"golang.org/x/term"
 
 	"qa-shard/fleet"
 	"qa-shard/journal"
+	"qa-shard/logs"
 	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/qa"
@@ -27,18 +26,18 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop, release := handleSignals(o.drainTimeout)
-	defer release()
-	return runJob(ctx, stop, o)
-}
-
-// runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
-	log, err := newLogger(o.logFormat, o.logLevel)
+	log, err := logs.New(o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
 	defer log.Sync()
+	ctx, stop, release := handleSignals(o.drainTimeout, log)
+	defer release()
+	return runJob(ctx, stop, o, log)
+}
+
+// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logger) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -55,13 +54,18 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		return err
 	}
 	defer in.Close()
-	rank, first, end, err := partition(o, log)
+	rank, span, err := partition(o, log)
 	if err != nil {
 		return err
 	}
 
 	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
 		return err
+	}
+	if logs.Resolve(o.logFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
 	}
 	model, err := worker.OpenModel(o.model)
 	if err != nil {
@@ -96,7 +100,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		return err
 	}
 	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: first, End: end})
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: span.First, End: span.End})
 	}
 	tn, err := startTuner(o, fl, fp.Model, log)
 	if err != nil {
@@ -108,7 +112,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	}
 	defer out.Close()
 	if out.Complete {
-		reportComplete(o.output, out.Skip)
+		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
 		return nil
 	}
 
@@ -117,26 +121,23 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.tokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
-		BatchTimeout:        o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: first, End: end, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		BatchTimeout:        o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: span.First, End: span.End, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: end - first, ProgressInterval: o.progressInterval, ProgressBar: progressBar(o), Logger: log,
+		Total: span.End - span.First, TotalBytes: span.Bytes, ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", end-first),
-		zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""), zap.String("logits", model.LogitsTypeName()))
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", span.End-span.First),
+		zap.Int64("input_bytes", span.Bytes), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
+		zap.String("logits", model.LogitsTypeName()))
 	if model.QuantizedActivations {
 		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
 	}
-	if o.metricsAddr != "" {
-		reg := metrics.New()
-		reg.SetGPUSource(fl.Samples)
-		addr, err := metrics.Serve(ctx, o.metricsAddr, reg, log)
-		if err != nil {
-			return fmt.Errorf("%w: --metrics-addr: %w", errUsage, err)
-		}
-		cfg.Observer = reg.Observer()
-		log.Info("metrics", zap.String("url", "http://"+addr.String()+"/metrics"))
+	var stopMetrics func()
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.metricsAddr, Textfile: shard.RankPath(o.metricsTextfile, rank),
+		Interval: o.metricsInterval, Output: o.output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
+		return err
 	}
+	defer stopMetrics()
 	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
@@ -147,29 +148,21 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options) error {
 	return finish(o, out, fl, log, sum, runErr)
 }
 
-// partition finds this process's rank and its block of documents [first,
-// end), and gives it its own output files when the corpus is split.
-func partition(o *options, log *zap.Logger) (shard.Rank, int64, int64, error) {
+// partition finds this process's rank and its documents, and gives it its
+// own output files when the corpus is split.
+func partition(o *options, log *zap.Logger) (shard.Rank, shard.Span, error) {
 	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
 	if err != nil {
-		return r, 0, 0, fmt.Errorf("%w: %w", errUsage, err)
+		return r, shard.Span{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	first, end, err := shard.Block(o.input, r)
+	span, err := shard.Block(o.input, r)
 	if err != nil || r.World == 1 {
-		return r, first, end, err
+		return r, span, err
 	}
 	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
 	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
-		zap.Int64("first_document", first), zap.Int64("end_document", end), zap.String("output", o.output))
-	return r, first, end, nil
-}
-
-// progressBar is standard error when a person watches it.
-func progressBar(o *options) io.Writer {
-	if o.logFormat != "json" && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
-	}
-	return nil
+		zap.Int64("first_document", span.First), zap.Int64("end_document", span.End), zap.String("output", o.output))
+	return r, span, nil
 }
 
 func (o *options) check() error {
@@ -195,6 +188,12 @@ func (o *options) check() error {
 	}
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
+	}
+	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
+		return fmt.Errorf("%w: --max-errors %w", errUsage, err)
+	}
+	if err := metrics.CheckTextfile(o.metricsTextfile); err != nil {
+		return err
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)

@@ -2,17 +2,19 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 )
 
 // handleSignals: the first SIGINT, SIGTERM or SIGUSR1 closes stop (drain);
 // after drain the context is canceled (hard stop), as it is at once on a
-// second SIGINT or SIGTERM.
-func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func()) {
+// second SIGINT or SIGTERM. What it does is logged.
+func handleSignals(drain time.Duration, log *zap.Logger) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := make(chan struct{})
 	sigs := make(chan os.Signal, 4)
@@ -23,21 +25,23 @@ func handleSignals(drain time.Duration) (context.Context, <-chan struct{}, func(
 			select {
 			case <-ctx.Done():
 				return
-			case s := <-sigs:
+			case sig := <-sigs:
+				s := unix.SignalName(sig.(syscall.Signal)) // SIGUSR1, not "user defined signal 1"
 				select {
 				case <-stop:
-					if s != syscall.SIGUSR1 {
-						fmt.Fprintf(os.Stderr, "qa-shard: %v again: stopping now\n", s)
+					if sig != syscall.SIGUSR1 {
+						log.Warn(s+" again: stopping now", zap.String("signal", s))
 						cancel()
 						return
 					}
 				default:
-					fmt.Fprintf(os.Stderr, "qa-shard: %v: reading no more documents; finishing those already read (up to %s), then saving; send it again to stop now\n", s, drain)
+					log.Warn(s+": reading no more documents; finishing those already read, then saving; send it again to stop now",
+						zap.String("signal", s), zap.Duration("drain_timeout", drain))
 					close(stop)
 					timer = time.After(drain)
 				}
 			case <-timer:
-				fmt.Fprintln(os.Stderr, "qa-shard: drain timeout: stopping now")
+				log.Warn("drain timeout: stopping now", zap.Duration("drain_timeout", drain))
 				cancel()
 				return
 			}

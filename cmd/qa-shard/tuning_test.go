@@ -51,14 +51,15 @@ func tunedRun(t *testing.T, in string, extra ...string) ([]byte, string) {
 	return b, stderr
 }
 
+// summaryShape is the batch shape the run's summary reports (JSON logs:
+// the summary line's batch_shape).
 func summaryShape(t *testing.T, stderr string) string {
 	t.Helper()
-	for _, line := range strings.Split(stderr, "\n") {
-		if s, ok := strings.CutPrefix(line, "  batch shape    "); ok {
-			return s
-		}
+	s := find(jsonLines(t, stderr), "summary")
+	if shapes, ok := s["batch_shape"].([]any); ok && len(shapes) == 1 {
+		return fmt.Sprint(shapes[0])
 	}
-	t.Fatalf("no batch shape in the summary:\n%s", stderr)
+	t.Fatalf("no batch shape in the summary %v:\n%s", s, stderr)
 	return ""
 }
 

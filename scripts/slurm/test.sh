@@ -15,8 +15,10 @@
 #      is byte-identical to an uninterrupted run with the same flags
 #   4. sbatch configs/slurm/multi-node.sbatch on both nodes: ranks, then the
 #      merge step in the job; byte-identical to the reference
-#   5. sbatch configs/slurm/array.sbatch (3 shards) and a merge job with
-#      --dependency=afterok: byte-identical to the reference
+#   5. sbatch configs/slurm/array.sbatch (3 shards) on the corpus with one
+#      malformed line, and a merge job with --dependency=afterany: the task
+#      owning the line exits 3 (an error record in its place), the merge
+#      still runs and completes, byte-identical to one process's output
 #   6. cluster.sh stop: every daemon it started is gone, and no process is
 #      left working in the scratch folder
 # Waits are bounded polls of scontrol/squeue (accounting is off: no sacct).
@@ -222,26 +224,45 @@ else
 fi
 
 # ---------------------------------------------------------------- 5
-note "scenario 5: sbatch array.sbatch (3 array tasks = 3 shards), merge job with afterok"
+note "scenario 5: sbatch array.sbatch (3 shards) on a corpus with a malformed line, merge job with afterany"
 S5=$WORK/s5
 mkdir -p "$S5"
-arr=$(QA_SHARD=$BIN sbatch --parsable --chdir="$S5" --output="$S5/task-%a.log" --job-name=s6-array \
+# The corpus with one malformed line in the middle: the task that owns it
+# completes with an error record (exit 3); the merge must still run.
+{ head -n 30 "$WORK/small.jsonl"; echo '{"id": "broken", "context": '; tail -n +31 "$WORK/small.jsonl"; } >"$S5/docs.jsonl"
+"$BIN" --devices cpu --threads 1 --model "$MODEL" --input "$S5/docs.jsonl" "${QUESTIONS[@]}" \
+	--output "$S5/reference.jsonl" --log-format console >"$S5/reference.log" 2>&1
+refrc=$?
+arr=$(QA_SHARD=$BIN sbatch --parsable --chdir="$S5" --output="$S5/task-%a.log" --job-name=s5-array \
 	--array=0-2 --gres=gpu:1 --cpus-per-task=1 --time=5 \
-	configs/slurm/array.sbatch --devices cpu --threads 1 --model "$MODEL" --input "$WORK/small.jsonl" \
-	"${QUESTIONS[@]}" --output "$S5/answers.jsonl" --log-format console 2>"$S5/sbatch.err")
+	configs/slurm/array.sbatch --devices cpu --threads 1 --model "$MODEL" --input "$S5/docs.jsonl" \
+	"${QUESTIONS[@]}" --output "$S5/answers.jsonl" --log-format json 2>"$S5/sbatch.err")
 merge=""
 if [[ -n $arr ]]; then
-	merge=$(sbatch --parsable --chdir="$S5" --output="$S5/merge.log" --job-name=s6-merge --dependency=afterok:"$arr" \
-		--wrap "$BIN merge --output $S5/answers.jsonl $S5/answers.rank-*-of-00003.jsonl" 2>>"$S5/sbatch.err")
+	merge=$(sbatch --parsable --chdir="$S5" --output="$S5/merge.log" --job-name=s5-merge --dependency=afterany:"$arr" \
+		--wrap "$BIN merge --log-format json --output $S5/answers.jsonl $S5/answers.rank-*-of-00003.jsonl" 2>>"$S5/sbatch.err")
 fi
+tasks=""
+if [[ -n $arr && -n $merge ]]; then
+	wait_job "$merge" 180
+	mrc=$?
+	for i in 0 1 2; do tasks+="task $i $(job_field "${arr}_$i" JobState) exit $(job_field "${arr}_$i" ExitCode); "; done
+fi
+errs=$(grep -c '"error"' "$S5/answers.jsonl" 2>/dev/null)
 if [[ -z $arr || -z $merge ]]; then
 	fail "5 sbatch refused the array or the merge job: $(cat "$S5/sbatch.err")"
-elif ! wait_job "$merge" 180; then
-	fail "5 merge job $merge (after array $arr) did not complete: $(job_field "$merge" JobState) $(job_field "$merge" Reason)"
+elif [[ $refrc -ne 3 ]]; then
+	fail "5 the reference run on the corpus with a bad line exited $refrc, want 3"
+	tail -n 10 "$S5/reference.log" | indent
+elif [[ $mrc -ne 0 ]]; then
+	fail "5 merge job $merge (after array $arr) did not complete: $(job_field "$merge" JobState) $(job_field "$merge" Reason); $tasks"
 	indent <"$WORK/job-$merge.states"
-	tail -n 10 "$S5"/*.log | indent
-elif same "$S1/answers.jsonl" "$S5/answers.jsonl" "5 array + merge job vs reference"; then
-	pass "5 array $arr: $(ls "$S5" | grep -c '^answers\.rank-.*\.jsonl$') rank files, merge job $merge after afterok: byte-identical to the reference"
+	tail -n 5 "$S5"/*.log | indent
+elif [[ $tasks != *"exit 3:0"* ]]; then
+	fail "5 no array task exited 3, so the bad line was not tested: $tasks"
+elif same "$S5/reference.jsonl" "$S5/answers.jsonl" "5 array + merge job vs reference"; then
+	pass "5 array $arr with a malformed line: $tasks-> merge job $merge (afterany) COMPLETED: $(grep -o '"msg":"merged[^"]*"' "$S5/merge.log"); $errs error record, byte-identical to the single-process run (exit 3)"
+	grep -h '"exit_code"' "$S5"/task-*.log | cut -c1-220 | indent
 else
 	fail "5 the array's merged output differs from the reference"
 fi

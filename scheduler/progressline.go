@@ -1,0 +1,79 @@
+package scheduler
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// log writes one progress line: documents written, percent of the work
+// and its ETA, current rates.
+func (p *progress) log(log *zap.Logger, s snapshot, r rates, eta time.Duration, status func() string) {
+	fields := []zap.Field{zap.Int64("docs", p.base+s.docs)}
+	if p.total > 0 {
+		fields = append(fields, zap.Int64("total", p.total))
+	}
+	if f := p.fraction(s); f >= 0 {
+		fields = append(fields, zap.Float64("percent", round2(100*f)))
+	}
+	if eta >= 0 {
+		fields = append(fields, zap.Duration("eta", eta.Round(time.Second)))
+	}
+	fields = append(fields, zap.Float64("docs_per_s", round2(r.docs)), zap.Float64("windows_per_s", round2(r.windows)),
+		zap.Float64("input_mb_per_s", round2(r.bytes/1e6)), zap.Int64("errors", p.errors.Load()))
+	for _, name := range sortedKeys(r.perRep) {
+		fields = append(fields, zap.Float64("windows_per_s_"+name, round2(r.perRep[name])))
+	}
+	if status != nil {
+		if st := status(); st != "" {
+			fields = append(fields, zap.String("devices", st))
+		}
+	}
+	log.Info("progress", fields...)
+}
+
+// draw rewrites one terminal line.
+func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, status func() string) {
+	var b strings.Builder
+	if f := min(1, p.fraction(s)); f >= 0 {
+		const width = 24
+		n := int(f * width)
+		fmt.Fprintf(&b, "[%s%s] %5.1f%%  ", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*f)
+	}
+	if p.total > 0 {
+		fmt.Fprintf(&b, "%d/%d docs", p.base+s.docs, p.total)
+	} else {
+		fmt.Fprintf(&b, "%d docs", p.base+s.docs)
+	}
+	fmt.Fprintf(&b, "  %.1f docs/s  %.0f win/s", r.docs, r.windows)
+	if eta >= 0 {
+		fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
+	}
+	if e := p.errors.Load(); e > 0 {
+		fmt.Fprintf(&b, "  %d errors", e)
+	}
+	var reps []string
+	for _, name := range sortedKeys(r.perRep) {
+		reps = append(reps, fmt.Sprintf("%s %.0f", name, r.perRep[name]))
+	}
+	fmt.Fprintf(&b, "  | win/s: %s", strings.Join(reps, " "))
+	if status != nil {
+		if st := status(); st != "" {
+			fmt.Fprintf(&b, " | %s", st)
+		}
+	}
+	fmt.Fprintf(w, "\r\x1b[K%s", b.String())
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
