@@ -42,14 +42,14 @@ func TestWholePicture(t *testing.T) {
 	text := out.String()
 	num := `[\d.]+`
 	for _, row := range []string{
-		`\| raw model, best shape \(the ceiling; fixed full windows\) \| \| ` + num + ` \| ` + num + ` \| \d+ sessions? x \d+ threads?, \d+ rows? \|`,
-		`\| qa-shard previous defaults \(1 session x \d+ threads, 8192 tokens\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| 1 session x \d+ threads?, 8192 tokens \(pinned\) \|`,
-		`\| qa-shard by hand: the best raw shape \(.+ = \d+ tokens\) \| ` + num + ` \| ` + num + ` \| 1\.000 \| .+ \(pinned\) \|`,
-		`\| qa-shard defaults, first run \(searches\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| .+ \((measured|unfinished)\) \|`,
-		`\| qa-shard defaults, next run \(from the cache\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| .+ \((cache|unfinished)\) \|`,
-		`\| naive loop: .+ \| ` + num + ` \| ` + num + ` \| \| 1 session, 1 row \|`,
+		`\| raw model, best shape \(the ceiling; fixed full windows\) \| \| ` + num + ` \| ` + num + ` \| \| \| \d+ sessions? x \d+ threads?, \d+ rows? \|`,
+		`\| qa-shard previous defaults \(1 session x \d+ threads, 8192 tokens\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| 1 session x \d+ threads?, 8192 tokens \(pinned\) \|`,
+		`\| qa-shard by hand: the best raw shape \(.+ = \d+ tokens\) \| ` + num + ` \| ` + num + ` \| 1\.000 \| ` + num + ` \| 1\.000 \| .+ \(pinned\) \|`,
+		`\| qa-shard defaults, first run \(searches\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| .+ \((measured|unfinished)\) \|`,
+		`\| qa-shard defaults, next run \(from the cache\) \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| ` + num + ` \| .+ \((cache|measured|unfinished)\) \|`,
+		`\| naive loop: .+ \| ` + num + ` \| ` + num + ` \| \| \| \| 1 session, 1 row \|`,
 		`no int8 row: .*no-such-model does not exist`,
-		`Target: defaults end to end ≥ 0\.95 of the best by hand: ` + num + ` .* (met|MISSED)`,
+		`Target: defaults end to end ≥ 0\.95 of the best by hand: wall clock ` + num + ` .* (met|MISSED).* per CPU-second ` + num + ` (met|MISSED)`,
 		`Tuning overhead: first run ` + num + ` s - next run ` + num + ` s = -?` + num + ` s .* \(target ≤ 3%: (met|MISSED)\)`,
 		`Load average \(1 minute\) ` + num + ` before, ` + num + ` after`,
 	} {

@@ -33,6 +33,7 @@ type config struct {
 // e2eResult is one run of a configuration.
 type e2eResult struct {
 	wall    time.Duration // from opening the first sessions to the last record
+	cpu     time.Duration // the process's CPU time over the same span
 	sum     scheduler.Summary
 	choices []tune.Choice
 	load    string
@@ -40,6 +41,11 @@ type e2eResult struct {
 
 func (r e2eResult) docsPerSec() float64   { return float64(r.sum.Documents) / r.wall.Seconds() }
 func (r e2eResult) tokensPerSec() float64 { return float64(r.sum.Tokens) / r.wall.Seconds() }
+
+// tokensPerCPUSec is work per second of this process's CPU time: far less
+// sensitive to other processes than wall-clock rates (but blind to a core
+// left idle, which only wall time shows).
+func (r e2eResult) tokensPerCPUSec() float64 { return float64(r.sum.Tokens) / r.cpu.Seconds() }
 
 // models caches what each model directory needs once: its tokenizer and
 // fingerprint (the tuning cache key), so runs time only the run.
@@ -102,7 +108,7 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		cache = tune.OpenCache(c.cache, nil)
 	}
 	tn := fl.Tuner(mi.fp, cache, nil)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	if err := fl.Open(tn.Initial()); err != nil {
 		return e2eResult{}, err
 	}
@@ -112,12 +118,12 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		SingleWindowBatches: mi.m.QuantizedActivations}
 	in := shard.NewReader(strings.NewReader(corpus), shard.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, in, mi.tok, fl.Replicas, shard.NewWriter(io.Discard), nil)
-	wall := time.Since(start)
+	wall, cpu := time.Since(start), cpuTime()-cpu0
 	if err != nil {
 		return e2eResult{}, fmt.Errorf("%s: %w", c.label, err)
 	}
 	if err := tn.Save(); err != nil {
 		return e2eResult{}, err
 	}
-	return e2eResult{wall: wall, sum: sum, choices: tn.Report(), load: loadAvg()}, nil
+	return e2eResult{wall: wall, cpu: cpu, sum: sum, choices: tn.Report(), load: loadAvg()}, nil
 }
