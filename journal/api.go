@@ -24,7 +24,7 @@ import (
 
 // Version is the journal format written by this package. Open refuses any
 // other, so a future format change cannot be misread as this one.
-const Version = 1
+const Version = 2
 
 // Suffix is appended to the output path to name its journal.
 const Suffix = ".journal"
@@ -55,7 +55,9 @@ var (
 // written. Each component is an opaque string compared for equality; the
 // Fingerprint* functions produce them.
 type Fingerprint struct {
-	// Input is FingerprintFile of the input corpus.
+	// Input identifies the run's input files (names and sizes, which
+	// decide how ranks split them); what each process read of them is in
+	// State.Input.
 	Input string `json:"input"`
 	// Model is FingerprintModel of the model directory.
 	Model string `json:"model"`
@@ -82,6 +84,11 @@ type State struct {
 	Bytes int64 `json:"bytes"`
 	// LogitsParts counts completed logits part files; 0 if none.
 	LogitsParts int `json:"logits_parts"`
+	// AnswerParts counts completed answers part files when the answers
+	// are a Parquet folder; 0 otherwise.
+	AnswerParts int `json:"answer_parts,omitempty"`
+	// Input says where the input continues and what was read of it.
+	Input InputState `json:"input"`
 	// Complete is set by Finish: the run ended and nothing is left to do.
 	Complete bool `json:"complete"`
 	// Updated is when the state was written (UTC), for people reading it.

@@ -12,23 +12,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // bufSize is the read size when hashing: large enough that a multi-GB
 // model or corpus is hashed at the speed of sha256, not of syscalls.
 const bufSize = 1 << 20
-
-// FingerprintFile returns "size=<bytes>;sha256=<hex>" of a file, reading it
-// as a stream (never whole into memory).
-func FingerprintFile(path string) (string, error) {
-	h := sha256.New()
-	n, err := hashFile(h, path, make([]byte, bufSize))
-	if err != nil {
-		return "", err
-	}
-	return "size=" + strconv.FormatInt(n, 10) + ";sha256=" + hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // modelFiles are the files of a model directory that decide its answers.
 // model.onnx and tokenizer.json are required; the others are hashed when

@@ -1,9 +1,6 @@
 package journal_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,55 +8,6 @@ import (
 
 	"qa-shard/journal"
 )
-
-func TestFingerprintFile(t *testing.T) {
-	// Larger than the 1 MiB read buffer, and not a multiple of it.
-	base := make([]byte, 3<<20+7)
-	for i := range base {
-		base[i] = byte(i * 7)
-	}
-	variants := map[string][]byte{
-		"base":          base,
-		"first byte":    flip(base, 0),
-		"middle byte":   flip(base, len(base)/2),
-		"at 1 MiB":      flip(base, 1<<20),
-		"last byte":     flip(base, len(base)-1),
-		"one more byte": append(append([]byte{}, base...), 0),
-		"one less byte": base[:len(base)-1],
-		"empty":         nil,
-	}
-	dir := t.TempDir()
-	seen := map[string]string{}
-	for name, content := range variants {
-		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := journal.FingerprintFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(content)
-		if want := fmt.Sprintf("size=%d;sha256=%s", len(content), hex.EncodeToString(sum[:])); got != want {
-			t.Errorf("%s: FingerprintFile = %s, want %s", name, got, want)
-		}
-		if other, ok := seen[got]; ok {
-			t.Errorf("%s and %s have the same fingerprint", name, other)
-		}
-		seen[got] = name
-	}
-	// Same content, another file: same fingerprint (the name is not part of it).
-	p := filepath.Join(dir, "copy")
-	if err := os.WriteFile(p, base, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := journal.FingerprintFile(p); seen[got] != "base" {
-		t.Errorf("a copy of base has fingerprint %s, not base's", got)
-	}
-	if _, err := journal.FingerprintFile(filepath.Join(dir, "missing")); err == nil {
-		t.Error("FingerprintFile of a missing file succeeded")
-	}
-}
 
 func flip(b []byte, i int) []byte {
 	c := append([]byte{}, b...)

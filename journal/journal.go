@@ -77,6 +77,9 @@ func open(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, State, 
 // the cut durable, so the records appended next cannot end up behind a
 // stale tail after another crash.
 func truncateOutput(outputPath string, size int64) error {
+	if info, err := os.Stat(outputPath); err == nil && info.IsDir() && size == 0 {
+		return nil // a folder of sealed parts: its owner drops unsealed ones
+	}
 	f, err := os.OpenFile(outputPath, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) && size == 0 {
 		return nil
@@ -116,13 +119,23 @@ func truncateOutput(outputPath string, size int64) error {
 // then the journal is replaced atomically, so the journal never claims
 // bytes that are not durable. Counts may not go backwards.
 func (j *Journal) Checkpoint(out Syncer, done, bytes int64, logitsParts int) error {
-	return j.checkpoint(out, done, bytes, logitsParts, false)
+	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: j.State().Input})
+}
+
+// Save is Checkpoint with everything a checkpoint records.
+func (j *Journal) Save(out Syncer, p Progress) error {
+	return j.checkpoint(out, p, false)
+}
+
+// Complete is Finish with everything a checkpoint records.
+func (j *Journal) Complete(out Syncer, p Progress) error {
+	return j.checkpoint(out, p, true)
 }
 
 // Finish is the final checkpoint: the same, with State.Complete set. No
 // checkpoint may follow it.
 func (j *Journal) Finish(out Syncer, done, bytes int64, logitsParts int) error {
-	return j.checkpoint(out, done, bytes, logitsParts, true)
+	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: j.State().Input})
 }
 
 // State returns the state most recently made durable.
@@ -132,7 +145,8 @@ func (j *Journal) State() State {
 	return j.last
 }
 
-func (j *Journal) checkpoint(out Syncer, done, bytes int64, logitsParts int, complete bool) error {
+func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
+	done, bytes, logitsParts := p.Done, p.Bytes, p.LogitsParts
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	last := j.last
@@ -141,15 +155,16 @@ func (j *Journal) checkpoint(out Syncer, done, bytes int64, logitsParts int, com
 	}
 	// A checkpoint behind the last one is a bug in the caller's counting;
 	// refusing it keeps the journal from describing an output it never had.
-	if done < last.Done || bytes < last.Bytes || logitsParts < last.LogitsParts {
-		return fmt.Errorf("%w: checkpoint goes backwards (done %d -> %d, bytes %d -> %d, logits parts %d -> %d)",
-			ErrInvalid, last.Done, done, last.Bytes, bytes, last.LogitsParts, logitsParts)
+	if done < last.Done || bytes < last.Bytes || logitsParts < last.LogitsParts || p.AnswerParts < last.AnswerParts {
+		return fmt.Errorf("%w: checkpoint goes backwards (done %d -> %d, bytes %d -> %d, logits parts %d -> %d, answer parts %d -> %d)",
+			ErrInvalid, last.Done, done, last.Bytes, bytes, last.LogitsParts, logitsParts, last.AnswerParts, p.AnswerParts)
 	}
 	if err := out.Sync(); err != nil {
 		return fmt.Errorf("journal: syncing the output before a checkpoint: %w", err)
 	}
 	s := last
 	s.Done, s.Bytes, s.LogitsParts, s.Complete = done, bytes, logitsParts, complete
+	s.AnswerParts, s.Input = p.AnswerParts, p.Input
 	return j.write(s)
 }
 

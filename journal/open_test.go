@@ -192,8 +192,9 @@ func TestOpenBadJournal(t *testing.T) {
 		{"trailing garbage", `{"version":1} x`, journal.ErrCorrupt},
 		{"wrong types", `{"version":1,"done":"three"}`, journal.ErrCorrupt},
 		{"no version", `{"done":3}`, journal.ErrCorrupt},
-		{"negative bytes", `{"version":1,"bytes":-1}`, journal.ErrCorrupt},
+		{"negative bytes", `{"version":2,"bytes":-1}`, journal.ErrCorrupt},
 		{"future version", `{"version":99}`, journal.ErrVersion},
+		{"the version before input states", `{"version":1,"done":3}`, journal.ErrVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

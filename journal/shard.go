@@ -7,24 +7,25 @@ import (
 	"os"
 )
 
-// Shard is the block of documents one rank of a split run owns.
+// Shard is the block one rank of a split run owns: bytes [From, To) of
+// the input's Total bytes (every file end to end, in order).
 type Shard struct {
-	Rank, World int
-	First, End  int64 // documents [First, End) by Seq
+	Rank, World     int
+	From, To, Total int64
 }
 
 // ShardValue renders a Shard for Fingerprint.Shard.
 func ShardValue(s Shard) string {
-	return fmt.Sprintf("rank=%d;world=%d;first=%d;end=%d", s.Rank, s.World, s.First, s.End)
+	return fmt.Sprintf("rank=%d;world=%d;from=%d;to=%d;bytes=%d", s.Rank, s.World, s.From, s.To, s.Total)
 }
 
 // ParseShard reads Fingerprint.Shard back.
 func ParseShard(v string) (Shard, error) {
 	var s Shard
-	if _, err := fmt.Sscanf(v, "rank=%d;world=%d;first=%d;end=%d", &s.Rank, &s.World, &s.First, &s.End); err != nil {
+	if _, err := fmt.Sscanf(v, "rank=%d;world=%d;from=%d;to=%d;bytes=%d", &s.Rank, &s.World, &s.From, &s.To, &s.Total); err != nil {
 		return Shard{}, fmt.Errorf("%w: shard %q: %w", ErrCorrupt, v, err)
 	}
-	if s.World < 1 || s.Rank < 0 || s.Rank >= s.World || s.First < 0 || s.End < s.First {
+	if s.World < 1 || s.Rank < 0 || s.Rank >= s.World || s.From < 0 || s.To < s.From || s.Total < s.To {
 		return Shard{}, fmt.Errorf("%w: shard %q is not a valid block", ErrCorrupt, v)
 	}
 	return s, nil

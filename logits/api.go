@@ -5,44 +5,53 @@
 //
 // The file opens in one line with pandas, polars or pyarrow
 // (pd.read_parquet(path)); every per-token column is a standard Parquet LIST,
-// so it arrives as an array per row.
+// so it arrives as an array per row. The id column has the type the
+// answers give ids (a string or an integer), so the two join directly.
 package logits
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 
-	"github.com/parquet-go/parquet-go"
+	"qa-shard/shard"
 )
 
-// Row is one model window of one (document, question) pair. The per-token
-// columns (InputIDs through EndLogits) all have one entry per token of the
-// window, special tokens included, and must have the same length.
+// Row is one model window of one (document, question) pair, as the
+// scheduler hands it over. The per-token columns (InputIDs through
+// EndLogits) all have one entry per token of the window, special tokens
+// included, and must have the same length.
 type Row struct {
-	// Seq is the document's 0-based position among the input records; with
-	// QuestionIndex and Window it is the row's unique key.
-	Seq int64 `parquet:"seq"`
-	// ID is the document id as compact JSON text ("\"abc\"" or "17"). Ids
-	// may be strings or numbers of any precision, so JSON text is the only
-	// single column that keeps them lossless and tells 17 from "17";
-	// json.loads recovers the value, and the text equals the "id" written
-	// to answers.jsonl byte for byte.
-	ID            string  `parquet:"id"`
-	QuestionIndex int32   `parquet:"question_index"`
-	Question      string  `parquet:"question"`
-	Window        int32   `parquet:"window"`
-	InputIDs      []int32 `parquet:"input_ids,list"`
+	// ID is the document's id as compact JSON of the run's id kind
+	// (Options.ID): stored as that type, the same as in the answers.
+	ID json.RawMessage
+	// Keep are the kept fields (Options.Keep) as compact JSON.
+	Keep []json.RawMessage
+	// Pos is where the document is in the input: with QuestionIndex and
+	// Window it is the row's unique key, across ranks too.
+	Pos           shard.Position
+	QuestionIndex int32
+	Question      string
+	Window        int32
+	InputIDs      []int32
 	// SequenceIDs is -1 for special tokens, 0 for question and 1 for
 	// context tokens; int8 because that is all it needs, and readers see
 	// an int8 column rather than a wider one.
-	SequenceIDs []int8  `parquet:"sequence_ids,list"`
-	WordIDs     []int32 `parquet:"word_ids,list"` // -1 for none
+	SequenceIDs []int8
+	WordIDs     []int32 // -1 for none
 	// OffsetStart and OffsetEnd are half-open code-point offsets into the
 	// question (sequence 0) or the context (sequence 1); 0 for specials.
-	OffsetStart []int32   `parquet:"offset_start,list"`
-	OffsetEnd   []int32   `parquet:"offset_end,list"`
-	StartLogits []float32 `parquet:"start_logits,list"`
-	EndLogits   []float32 `parquet:"end_logits,list"`
+	OffsetStart []int32
+	OffsetEnd   []int32
+	StartLogits []float32
+	EndLogits   []float32
+}
+
+// Options say the types of the columns that depend on the run.
+type Options struct {
+	ID        shard.Kind   // shard.String or shard.Int
+	Keep      []string     // kept fields, as columns after the position
+	KeepKinds []shard.Kind // their kinds
 }
 
 // RowsPerGroup is how many windows go into one row group. A window of 384
@@ -66,14 +75,16 @@ type Writer struct {
 	path   string // final name
 	tmp    string // path + ".tmp", where rows go until Close
 	f      *os.File
-	pw     *parquet.GenericWriter[Row]
+	pw     rowWriter
 	closed bool
 }
 
 // FormatKey and FormatVersion are stored in the file's key/value metadata.
 const (
-	FormatKey     = "qa_shard.logits.version"
-	FormatVersion = "1"
+	FormatKey = "qa_shard.logits.version"
+	// Version 2: the id has the answers' type; file and offset (or row)
+	// replace seq; kept fields follow.
+	FormatVersion = "2"
 )
 
 // TempSuffix is appended to the final path while the file is being written.

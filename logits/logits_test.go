@@ -1,6 +1,7 @@
 package logits
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/shard"
 )
 
 // genRows builds windows of varied length, including zero-token and
@@ -29,8 +32,8 @@ func genRows(n int) []Row {
 			l = rng.IntN(384) + 2
 		}
 		r := Row{
-			Seq:           int64(i / 3),
-			ID:            []string{`"doc-ü"`, `17`, `"a\"b"`}[i%3],
+			Pos:           shard.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
+			ID:            json.RawMessage([]string{`"doc-ü"`, `"17"`, `"a\"b"`}[i%3]),
 			QuestionIndex: int32(i % 2),
 			Question:      []string{"Who?", "Wann war das – genau?"}[i%2],
 			Window:        int32(i % 3),
@@ -63,7 +66,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
 	want := genRows(500)
 
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +115,7 @@ func normalize(r Row) Row {
 
 func TestSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestSchema(t *testing.T) {
 	for _, field := range pf.Schema().Fields() {
 		names = append(names, field.Name())
 	}
-	wantNames := []string{"seq", "id", "question_index", "question", "window", "input_ids",
+	wantNames := []string{"id", "file", "offset", "row", "question_index", "question", "window", "input_ids",
 		"sequence_ids", "word_ids", "offset_start", "offset_end", "start_logits", "end_logits"}
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("columns = %v, want %v", names, wantNames)
@@ -148,7 +151,7 @@ func TestSchema(t *testing.T) {
 	// pyarrow and pandas only turn a column into arrays when it is the
 	// standard three-level LIST: group (LIST) { repeated group list { element } }.
 	s := pf.Schema().String()
-	for _, list := range wantNames[5:] {
+	for _, list := range wantNames[7:] {
 		if !strings.Contains(s, "required group "+list+" (LIST) {\n\t\trepeated group list {\n\t\t\trequired ") {
 			t.Errorf("column %s is not a standard LIST in schema:\n%s", list, s)
 		}
@@ -170,14 +173,14 @@ func TestSchema(t *testing.T) {
 
 func TestRowGroups(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Tiny rows so that this stays cheap while crossing a group boundary.
 	rows := make([]Row, RowsPerGroup+10)
 	for i := range rows {
-		rows[i].Seq = int64(i)
+		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), shard.Position{File: "f", At: int64(i), Row: true}
 	}
 	if err := w.Write(rows); err != nil {
 		t.Fatal(err)
@@ -205,7 +208,7 @@ func TestRowGroups(t *testing.T) {
 
 func TestLengthMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +222,7 @@ func TestLengthMismatch(t *testing.T) {
 
 func TestAbort(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path)
+	w, err := Create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +246,7 @@ func TestAbort(t *testing.T) {
 }
 
 func TestCreateError(t *testing.T) {
-	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"))
+	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Create in a missing directory = %v, want ErrNotExist", err)
 	}

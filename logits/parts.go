@@ -17,13 +17,14 @@ import (
 // what followed the last checkpoint.
 type Parts struct {
 	dir string
+	opt Options
 	n   int
 	cur *Writer
 }
 
 // OpenParts prepares dir for writing, keeping the first keep sealed parts
 // (a resumed run) and removing any later or unsealed ones.
-func OpenParts(dir string, keep int) (*Parts, error) {
+func OpenParts(dir string, keep int, opt Options) (*Parts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
@@ -41,7 +42,7 @@ func OpenParts(dir string, keep int) (*Parts, error) {
 			}
 		}
 	}
-	return &Parts{dir: dir, n: keep}, nil
+	return &Parts{dir: dir, opt: opt, n: keep}, nil
 }
 
 // PartPath names part i of a logits directory.
@@ -52,7 +53,7 @@ func PartPath(dir string, i int) string {
 // Write appends rows to the open part, starting one if needed.
 func (p *Parts) Write(rows []Row) error {
 	if p.cur == nil {
-		w, err := Create(PartPath(p.dir, p.n))
+		w, err := Create(PartPath(p.dir, p.n), p.opt)
 		if err != nil {
 			return err
 		}

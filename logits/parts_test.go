@@ -12,7 +12,7 @@ import (
 func TestParts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logits")
 	rows := genRows(30)
-	p, err := OpenParts(dir, 0)
+	p, err := OpenParts(dir, 0, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestParts(t *testing.T) {
 	if _, err := os.Stat(PartPath(dir, 3) + TempSuffix); err != nil {
 		t.Fatalf("open part not written under its temporary name: %v", err)
 	}
-	p2, err := OpenParts(dir, 2) // the journal vouches for two parts only
+	p2, err := OpenParts(dir, 2, Options{}) // the journal vouches for two parts only
 	if err != nil {
 		t.Fatal(err)
 	}

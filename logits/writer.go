@@ -1,22 +1,32 @@
 package logits
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/shard"
 )
+
+// rowWriter writes Rows in the file's layout.
+type rowWriter interface {
+	write(rows []Row) error
+	Close() error
+	Schema() *parquet.Schema
+}
 
 // Create starts a logits file that will appear at path when Close succeeds.
 // A stale path+".tmp" from an earlier crashed run is overwritten.
-func Create(path string) (*Writer, error) {
+func Create(path string, opt Options) (*Writer, error) {
 	tmp := path + TempSuffix
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("logits: create %s: %w", tmp, err)
 	}
-	pw := parquet.NewGenericWriter[Row](f,
+	options := []parquet.WriterOption{
 		// zstd at its default level: logits are near-random floats and gain
 		// little from any codec, but token ids, offsets and the repeated
 		// id/question strings shrink several-fold at little CPU cost.
@@ -25,9 +35,47 @@ func Create(path string) (*Writer, error) {
 		parquet.CreatedBy("qa-shard", "", ""),
 		// Lets a later decoder tell this layout from a future one.
 		parquet.KeyValueMetadata(FormatKey, FormatVersion),
-	)
+	}
+	var pw rowWriter
+	switch {
+	case len(opt.Keep) > 0:
+		pw, err = newKeepWriter(f, opt, options)
+	case opt.ID == shard.Int:
+		pw = &staticWriter[int64]{pw: parquet.NewGenericWriter[stored[int64]](f, options...), id: intID}
+	default:
+		pw = &staticWriter[string]{pw: parquet.NewGenericWriter[stored[string]](f, options...), id: stringID}
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
 	return &Writer{path: path, tmp: tmp, f: f, pw: pw}, nil
 }
+
+// staticWriter writes rows without kept fields.
+type staticWriter[ID string | int64] struct {
+	pw  *parquet.GenericWriter[stored[ID]]
+	id  func(json.RawMessage) (ID, error)
+	buf []stored[ID]
+}
+
+func (w *staticWriter[ID]) write(rows []Row) error {
+	w.buf = w.buf[:0]
+	for i := range rows {
+		id, err := w.id(rows[i].ID)
+		if err != nil {
+			return err
+		}
+		w.buf = append(w.buf, toStored(&rows[i], id))
+	}
+	_, err := w.pw.Write(w.buf)
+	clear(w.buf)
+	return err
+}
+
+func (w *staticWriter[ID]) Close() error            { return w.pw.Close() }
+func (w *staticWriter[ID]) Schema() *parquet.Schema { return w.pw.Schema() }
 
 // Write appends rows. The values are copied, so the caller may reuse the
 // slices once Write returns. Rows are validated first, so a bad row leaves
@@ -41,7 +89,7 @@ func (w *Writer) Write(rows []Row) error {
 			return fmt.Errorf("logits: %s: %w", w.tmp, err)
 		}
 	}
-	if _, err := w.pw.Write(rows); err != nil {
+	if err := w.pw.write(rows); err != nil {
 		return fmt.Errorf("logits: write %s: %w", w.tmp, err)
 	}
 	return nil
@@ -97,8 +145,8 @@ func (r *Row) check() error {
 	n := len(r.InputIDs)
 	if len(r.SequenceIDs) != n || len(r.WordIDs) != n || len(r.OffsetStart) != n ||
 		len(r.OffsetEnd) != n || len(r.StartLogits) != n || len(r.EndLogits) != n {
-		return fmt.Errorf("doc %d question %d window %d: %w (input_ids %d, sequence_ids %d, word_ids %d, offset_start %d, offset_end %d, start_logits %d, end_logits %d)",
-			r.Seq, r.QuestionIndex, r.Window, ErrLengthMismatch, n, len(r.SequenceIDs), len(r.WordIDs),
+		return fmt.Errorf("%s question %d window %d: %w (input_ids %d, sequence_ids %d, word_ids %d, offset_start %d, offset_end %d, start_logits %d, end_logits %d)",
+			r.Pos, r.QuestionIndex, r.Window, ErrLengthMismatch, n, len(r.SequenceIDs), len(r.WordIDs),
 			len(r.OffsetStart), len(r.OffsetEnd), len(r.StartLogits), len(r.EndLogits))
 	}
 	return nil

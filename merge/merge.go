@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,7 +24,8 @@ var ErrRanks = errors.New("the rank files do not form one complete run")
 // Result says what a merge wrote.
 type Result struct {
 	Ranks       int
-	Documents   int64 // documents 0 to Documents-1
+	Documents   int64 // documents, all ranks together
+	AnswerParts int   // parts linked into a Parquet answers folder
 	LogitsParts int   // parts linked into the logits folder, when one was asked for
 }
 
@@ -35,6 +37,9 @@ type rankFile struct {
 
 // Files merges the rank files at paths (any order) into output and, when
 // lg is set, the ranks' logits folders (<lg>.rank-RRRRR-of-WWWWW) into lg.
+// JSONL answers are concatenated (compressed ones too: gzip members and
+// zstd frames concatenate into one valid file); a Parquet answers folder
+// gets every rank's parts, in order.
 func Files(output, lg string, overwrite bool, paths []string) (Result, error) {
 	ranks, err := readRanks(paths)
 	if err != nil {
@@ -46,10 +51,23 @@ func Files(output, lg string, overwrite bool, paths []string) (Result, error) {
 	if _, err := os.Stat(output); err == nil && !overwrite {
 		return Result{}, fmt.Errorf("%w: %s: add --overwrite to replace it", journal.ErrExists, output)
 	}
-	if err := concat(output, ranks); err != nil {
+	if isFolder(output) {
+		if err := removeParts(output); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Ranks: len(ranks)}
+	for _, r := range ranks {
+		res.Documents += r.state.Done
+	}
+	if isFolder(ranks[0].path) {
+		res.AnswerParts, err = linkParts(output, ranks, func(r rankFile) (string, int) { return r.path, r.state.AnswerParts })
+	} else {
+		err = concat(output, ranks)
+	}
+	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Ranks: len(ranks), Documents: ranks[len(ranks)-1].shard.End}
 	if lg != "" {
 		res.LogitsParts, err = mergeLogits(lg, ranks)
 	}
@@ -96,11 +114,11 @@ func checkRanks(ranks []rankFile) error {
 			problems = append(problems, fmt.Sprintf("rank %d given twice: %s and %s", r.shard.Rank, prev.path, r.path))
 		}
 		have[r.shard.Rank] = r
-		if !r.state.Complete || r.state.Done != r.shard.End {
-			problems = append(problems, fmt.Sprintf("rank %d (%s) is incomplete: documents %d-%d are saved of %d-%d; rerun it with --resume",
-				r.shard.Rank, r.path, r.shard.First, r.state.Done-1, r.shard.First, r.shard.End-1))
+		if !r.state.Complete {
+			problems = append(problems, fmt.Sprintf("rank %d (%s) is incomplete: %d documents are saved; rerun it with --resume",
+				r.shard.Rank, r.path, r.state.Done))
 		}
-		if st, err := os.Stat(r.path); err != nil || st.Size() != r.state.Bytes {
+		if st, err := os.Stat(r.path); err != nil || (!st.IsDir() && st.Size() != r.state.Bytes) {
 			problems = append(problems, fmt.Sprintf("%s does not have the %d bytes its journal records: it was changed after the run", r.path, r.state.Bytes))
 		}
 	}
@@ -108,14 +126,17 @@ func checkRanks(ranks []rankFile) error {
 	for rank := range world {
 		r, ok := have[rank]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, documents from %d)", rank, world,
-				shard.RankPath("answers.jsonl", shard.Rank{Rank: rank, World: world}), next))
+			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, input bytes from %d)", rank, world,
+				shard.RankPath(ranks[0].path, shard.Rank{Rank: rank, World: world}), next))
 			continue
 		}
-		if r.shard.First != next {
-			problems = append(problems, fmt.Sprintf("rank %d starts at document %d, expected %d: the ranks split different corpora", rank, r.shard.First, next))
+		if r.shard.From != next || r.shard.Total != ranks[0].shard.Total {
+			problems = append(problems, fmt.Sprintf("rank %d starts at input byte %d of %d, expected %d of %d: the ranks split different inputs", rank, r.shard.From, r.shard.Total, next, ranks[0].shard.Total))
 		}
-		next = r.shard.End
+		next = r.shard.To
+	}
+	if next != ranks[0].shard.Total && len(have) == world {
+		problems = append(problems, fmt.Sprintf("the ranks end at input byte %d of %d", next, ranks[0].shard.Total))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w:\n  %s", ErrRanks, strings.Join(problems, "\n  "))
@@ -161,20 +182,28 @@ func concat(output string, ranks []rankFile) error {
 	return os.Rename(tmp, output)
 }
 
-// mergeLogits links (or copies) every rank's parts, in order, into dir,
-// and returns how many there were.
+// mergeLogits links (or copies) every rank's logits parts, in order, into
+// dir, and returns how many there were.
 func mergeLogits(dir string, ranks []rankFile) (int, error) {
+	return linkParts(dir, ranks, func(r rankFile) (string, int) {
+		return shard.RankPath(dir, shard.Rank{Rank: r.shard.Rank, World: r.shard.World}), r.state.LogitsParts
+	})
+}
+
+// linkParts links (or copies) every rank's parts (from src: its folder
+// and how many sealed parts it has), in order, into dir.
+func linkParts(dir string, ranks []rankFile, src func(rankFile) (string, int)) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, r := range ranks {
-		src := shard.RankPath(dir, shard.Rank{Rank: r.shard.Rank, World: r.shard.World})
-		for i := range r.state.LogitsParts {
-			from, to := logits.PartPath(src, i), logits.PartPath(dir, n)
+		srcDir, count := src(r)
+		for i := range count {
+			from, to := logits.PartPath(srcDir, i), logits.PartPath(dir, n)
 			if err := os.Link(from, to); err != nil {
 				if err := copyFile(from, to); err != nil {
-					return n, fmt.Errorf("merging logits: %w", err)
+					return n, fmt.Errorf("merging parts: %w", err)
 				}
 			}
 			n++
@@ -198,4 +227,21 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// isFolder reports whether a rank's answers are a folder of parts.
+func isFolder(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// removeParts empties a merged parts folder being overwritten.
+func removeParts(dir string) error {
+	matches, _ := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,8 @@ import (
 // rank describes one rank's files for writeRank.
 type rank struct {
 	rank, world int
-	first, end  int64
+	first, end  int64 // documents, and input bytes in these tests
+	total       int64 // input bytes of the run (default 10)
 	settings    string
 	incomplete  bool // journaled, but not finished
 	parts       int  // logits parts
@@ -30,7 +32,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	sr := shard.Rank{Rank: r.rank, World: r.world}
 	path := shard.RankPath(filepath.Join(dir, "answers.jsonl"), sr)
 	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
-		Shard: journal.ShardValue(journal.Shard{Rank: r.rank, World: r.world, First: r.first, End: r.end})}
+		Shard: journal.ShardValue(journal.Shard{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)})}
 	j, err := journal.Create(path, fp)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +62,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	if r.incomplete {
 		finish = j.Checkpoint
 	}
-	if err := finish(f, r.end, int64(b.Len()), r.parts); err != nil {
+	if err := finish(f, r.end-r.first, int64(b.Len()), r.parts); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -124,22 +126,22 @@ func TestCheckRanksRefuses(t *testing.T) {
 		}, "different settings"},
 		{"incomplete rank", func(dir string) []string {
 			return []string{
-				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, settings: "s"}),
-				writeRank(t, dir, rank{rank: 1, world: 2, first: 3, end: 9, settings: "s", incomplete: true}),
+				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, total: 9, settings: "s"}),
+				writeRank(t, dir, rank{rank: 1, world: 2, first: 3, end: 9, total: 9, settings: "s", incomplete: true}),
 			}
 		}, "rank 1 (" + "X" + ") is incomplete"},
 		{"other world size", func(dir string) []string {
 			return []string{
-				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, settings: "s"}),
-				writeRank(t, filepath.Join(dir, "b"), rank{rank: 1, world: 3, first: 3, end: 9, settings: "s"}),
+				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, total: 9, settings: "s"}),
+				writeRank(t, filepath.Join(dir, "b"), rank{rank: 1, world: 3, first: 3, end: 9, total: 9, settings: "s"}),
 			}
 		}, "is rank 1 of 3"},
 		{"gap between blocks", func(dir string) []string {
 			return []string{
-				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, settings: "s"}),
-				writeRank(t, dir, rank{rank: 1, world: 2, first: 4, end: 9, settings: "s"}),
+				writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 3, total: 9, settings: "s"}),
+				writeRank(t, dir, rank{rank: 1, world: 2, first: 4, end: 9, total: 9, settings: "s"}),
 			}
-		}, "rank 1 starts at document 4, expected 3"},
+		}, "rank 1 starts at input byte 4 of 9, expected 3 of 9"},
 		{"file changed after the run", func(dir string) []string {
 			f := threeRanks(t, dir)
 			os.WriteFile(f[2], []byte("edited\n"), 0o644)

@@ -5,7 +5,7 @@
 # wrote, the int8 copy qa-shard quantize makes, and the naive truncating
 # batch-1 loop, as medians of interleaved repetitions with the load
 # average. Then scheduling on simulated devices (with the host gap between
-# two batches of a replica), and the Go benchmarks. The model is generated (bert-base: ~440 MB, never
+# two batches of a replica), the input formats, and the Go benchmarks. The model is generated (bert-base: ~440 MB, never
 # committed); BENCH_MODEL=small runs the 4-layer, 256-hidden one.
 BENCH_MODEL ?= base
 BENCH_DOCS ?= 16
@@ -18,6 +18,7 @@ bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-i
 	$(BIN) bench --model $(MODELS)/$(BENCH_MODEL) --int8-model $(MODELS)/$(BENCH_MODEL)-int8 \
 		--input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES) --reps $(BENCH_REPS)
 	$(BIN) bench --scheduling
+	$(BIN) bench --inputs
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -6,17 +6,14 @@ import (
 	"qa-shard/journal"
 )
 
-// Fingerprint identifies what the answers depend on (the input file, the
+// Fingerprint identifies what the answers depend on (the input files, the
 // model folder, the answer-relevant settings and the global questions), so
-// --resume refuses to mix outputs of different runs. Standard input or
-// output has none: such a run cannot be resumed.
+// --resume refuses to mix outputs of different runs. input is the input's
+// own fingerprint (input.Fingerprint); standard input or output has none:
+// such a run cannot be resumed.
 func Fingerprint(input, model, output string, settings any, questions []string) (journal.Fingerprint, error) {
-	if output == "-" || input == "-" {
+	if output == "-" || input == "" {
 		return journal.Fingerprint{}, nil
-	}
-	in, err := journal.FingerprintFile(input)
-	if err != nil {
-		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --input: %w", err)
 	}
 	m, err := journal.FingerprintModel(model)
 	if err != nil {
@@ -30,5 +27,5 @@ func Fingerprint(input, model, output string, settings any, questions []string) 
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}
-	return journal.Fingerprint{Input: in, Model: m, Settings: s, Questions: qs}, nil
+	return journal.Fingerprint{Input: input, Model: m, Settings: s, Questions: qs}, nil
 }

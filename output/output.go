@@ -1,12 +1,11 @@
-// Package output owns a run's output files: the answers file, the logits
-// folder and the journal that makes them resumable.
+// Package output owns a run's output files: the answers (JSONL, gzip or
+// zstd JSONL, or a folder of Parquet parts, by the extension of --output),
+// the logits folder and the journal that makes them resumable.
 package output
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"qa-shard/journal"
@@ -16,29 +15,54 @@ import (
 
 // Options name the outputs of a run and how to treat existing ones.
 type Options struct {
-	Answers   string // the answers file; "-" for standard output
+	Answers   string // the answers file (or folder, .parquet); "-" for standard output
 	Logits    string // the logits folder; "" for none
 	Resume    bool   // continue from the journal beside Answers
 	Overwrite bool   // replace existing outputs
 	// Fingerprint identifies what the answers depend on; a resumed run
 	// must have the journal's.
 	Fingerprint journal.Fingerprint
+	// Keep names the kept fields; Schema gives ids and kept fields their
+	// types; TopK > 1 adds the answers list column to Parquet answers.
+	Keep   []string
+	Schema shard.Schema
+	TopK   int
 }
 
-// Outputs are the answers file, the logits directory and the journal that
+// Records receives answer and error records in input order.
+type Records interface {
+	WriteAnswer(shard.AnswerRecord) error
+	WriteError(shard.ErrorRecord) error
+}
+
+// Outputs are the answers, the logits directory and the journal that
 // makes them resumable. Records go to the final path directly; the journal
 // says how much of it is complete, so a killed run is resumed, not
 // restarted, and an unfinished file is never mistaken for a finished one.
 type Outputs struct {
-	Answers  *shard.Writer
+	Answers  Records
 	Logits   *logits.Parts // nil without a logits folder
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
-	path     string
-	file     *os.File // nil for standard output
-	counter  *countingWriter
-	buf      *bufio.Writer
-	journal  *journal.Journal
+	// Input is where the input continues (resume); nil for a fresh start.
+	Input   *journal.InputState
+	path    string
+	sink    sink
+	journal *journal.Journal
+	at      func(next int64) journal.InputState
+}
+
+// sink is one answers format.
+type sink interface {
+	Records
+	// seal makes what was written one complete unit: flushed, a gzip
+	// member or zstd frame ended, a Parquet part sealed.
+	seal() error
+	// size is the length of the answers file and the sealed parts.
+	size() (bytes int64, parts int)
+	// syncer is what must reach the disk before the journal says so.
+	syncer() journal.Syncer
+	close()
 }
 
 // Open starts fresh outputs, or with Resume continues them.
@@ -47,9 +71,9 @@ func Open(o Options) (*Outputs, error) {
 		if o.Resume {
 			return nil, fmt.Errorf("%w: --resume needs --output FILE: standard output cannot be continued", journal.ErrInvalid)
 		}
-		out := &Outputs{path: "-", buf: bufio.NewWriterSize(os.Stdout, 1<<20)}
-		out.Answers = shard.NewWriter(out.buf)
-		return out, out.openLogits(o.Logits, 0)
+		out := &Outputs{path: "-", sink: newStream(os.Stdout, JSONL, 0, o.Keep)}
+		out.Answers = out.sink
+		return out, out.openLogits(o, 0)
 	}
 	if o.Resume {
 		j, st, err := journal.Open(o.Answers, o.Fingerprint)
@@ -64,20 +88,19 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done}, nil
 		}
-		f, err := os.OpenFile(o.Answers, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
 			return nil, fmt.Errorf("opening %s to resume: %w", o.Answers, err)
 		}
-		out := newFileOutputs(o.Answers, f, st.Bytes)
-		out.journal, out.Skip = j, st.Done
-		return out, out.openLogits(o.Logits, st.LogitsParts)
+		out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j, Skip: st.Done, Input: &st.Input}
+		return out, out.openLogits(o, st.LogitsParts)
 	}
 	return fresh(o)
 }
 
 func fresh(o Options) (*Outputs, error) {
 	if o.Overwrite {
-		if err := journal.Remove(o.Answers); err != nil {
+		if err := remove(o.Answers); err != nil {
 			return nil, fmt.Errorf("--overwrite: %w", err)
 		}
 	} else if err := journal.CheckFresh(o.Answers, journal.Path(o.Answers), o.Logits); err != nil {
@@ -87,33 +110,29 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(o.Answers)
+	s, err := openSink(o, -1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create --output: %w", err)
 	}
-	out := newFileOutputs(o.Answers, f, 0)
-	out.journal = j
-	return out, out.openLogits(o.Logits, 0)
+	out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j}
+	return out, out.openLogits(o, 0)
 }
 
-func newFileOutputs(path string, f *os.File, base int64) *Outputs {
-	c := &countingWriter{w: f, n: base}
-	out := &Outputs{path: path, file: f, counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
-	out.Answers = shard.NewWriter(out.buf)
-	return out
-}
-
-func (o *Outputs) openLogits(dir string, keep int) error {
-	if dir == "" {
+func (o *Outputs) openLogits(opt Options, keep int) error {
+	if opt.Logits == "" {
 		return nil
 	}
-	p, err := logits.OpenParts(dir, keep)
+	p, err := logits.OpenParts(opt.Logits, keep, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep})
 	if err != nil {
 		return fmt.Errorf("--logits: %w", err)
 	}
 	o.Logits = p
 	return nil
 }
+
+// SetInput tells checkpoints where the input continues once the documents
+// before next are written (input.Source.At).
+func (o *Outputs) SetInput(at func(next int64) journal.InputState) { o.at = at }
 
 // Checkpoint makes the first next documents durable and records that.
 // It runs on the scheduler's writer goroutine, or after Run returned.
@@ -127,24 +146,30 @@ func (o *Outputs) Finish(next int64) error {
 }
 
 func (o *Outputs) sync(next int64, done bool) error {
-	if err := errors.Join(o.Answers.Flush(), o.buf.Flush()); err != nil {
+	if err := o.sink.seal(); err != nil {
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
-	parts := 0
+	p := journal.Progress{Done: next}
 	if o.Logits != nil {
 		n, err := o.Logits.Seal()
 		if err != nil {
 			return err
 		}
-		parts = n
+		p.LogitsParts = n
 	}
 	if o.journal == nil {
 		return nil
 	}
-	if done {
-		return o.journal.Finish(o.file, next, o.counter.n, parts)
+	p.Bytes, p.AnswerParts = o.sink.size()
+	if o.at != nil {
+		p.Input = o.at(next)
+	} else {
+		p.Input = o.journal.State().Input
 	}
-	return o.journal.Checkpoint(o.file, next, o.counter.n, parts)
+	if done {
+		return o.journal.Complete(o.sink.syncer(), p)
+	}
+	return o.journal.Save(o.sink.syncer(), p)
 }
 
 // Close releases the files; what was not checkpointed is redone on resume.
@@ -152,19 +177,7 @@ func (o *Outputs) Close() {
 	if o.Logits != nil {
 		o.Logits.Abort()
 	}
-	if o.file != nil {
-		o.file.Close()
+	if o.sink != nil {
+		o.sink.close()
 	}
-}
-
-// countingWriter knows the answers file's length without asking the OS.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -13,7 +13,7 @@ import (
 func write(t *testing.T, out *Outputs, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if err := out.Answers.WriteError(shard.ErrorRecord{ID: []byte(`"` + id + `"`), Line: 1, Error: "x"}); err != nil {
+		if err := out.Answers.WriteError(shard.ErrorRecord{ID: []byte(`"` + id + `"`), Pos: shard.Position{File: "f", At: 1}, Error: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +55,7 @@ func TestFreshCheckpointResume(t *testing.T) {
 	}
 	out.Close()
 	b, _ := os.ReadFile(path)
-	if want := `{"id":"a","line":1,"error":"x"}` + "\n" + `{"id":"b","line":1,"error":"x"}` + "\n" + `{"id":"c","line":1,"error":"x"}` + "\n"; string(b) != want {
+	if want := `{"id":"a","file":"f","offset":1,"error":"x"}` + "\n" + `{"id":"b","file":"f","offset":1,"error":"x"}` + "\n" + `{"id":"c","file":"f","offset":1,"error":"x"}` + "\n"; string(b) != want {
 		t.Errorf("output:\n%s\nwant\n%s", b, want)
 	}
 	out, err = Open(Options{Answers: path, Resume: true, Fingerprint: fp})

@@ -106,11 +106,13 @@ type Config struct {
 
 	// Total is the expected number of documents for progress (0: unknown).
 	Total int64
-	// TotalBytes is the sum of Document.Bytes over the documents of this
-	// run, [First, End) (shard.Span.Bytes, found in the same pass that
-	// counts Total); percent and ETA count work in these bytes. 0: unknown,
-	// and percent and ETA count documents instead.
-	TotalBytes       int64
+	// TotalBytes is the work of this run in input bytes (input.Source's
+	// share; Document.Bytes add up to it); percent and ETA count work in
+	// these bytes. 0: unknown, and percent and ETA count documents instead.
+	TotalBytes int64
+	// DoneBytes is the part of TotalBytes done before this run (resume),
+	// when the input does not hand the skipped documents over.
+	DoneBytes        int64
 	ProgressInterval time.Duration
 	// Now is the clock of progress rates and the ETA (nil: time.Now);
 	// tests pass a simulated one.

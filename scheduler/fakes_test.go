@@ -249,7 +249,7 @@ func jsonLine(id int, context string) string {
 }
 
 func reader(lines []string, questions ...string) *shard.Reader {
-	return shard.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), shard.Options{Questions: questions})
+	return shard.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), shard.Options{Questions: questions, Schema: shard.Schema{ID: shard.Int}})
 }
 
 // expectedAnswers decodes every window of (question, context) alone and

@@ -39,9 +39,9 @@ func TestRunLogitsRows(t *testing.T) {
 				}
 				r := rows.rows[k]
 				k++
-				if r.Seq != int64(doc) || r.ID != strconv.Itoa(doc) || r.QuestionIndex != int32(qi) || r.Question != q || r.Window != int32(wi) {
-					t.Fatalf("row %d is (seq %d, id %s, question %d %q, window %d), want (%d, %d, %q, %d)",
-						k-1, r.Seq, r.ID, r.QuestionIndex, r.Question, r.Window, doc, qi, q, wi)
+				if r.Pos.At != offsetOf(lines, int64(doc)+1) || string(r.ID) != strconv.Itoa(doc) || r.QuestionIndex != int32(qi) || r.Question != q || r.Window != int32(wi) {
+					t.Fatalf("row %d is (%v, id %s, question %d %q, window %d), want (%d, %d, %q, %d)",
+						k-1, r.Pos, r.ID, r.QuestionIndex, r.Question, r.Window, doc, qi, q, wi)
 				}
 				l := w.Len()
 				if len(r.InputIDs) != l || len(r.SequenceIDs) != l || len(r.WordIDs) != l || len(r.OffsetStart) != l ||

@@ -31,7 +31,7 @@ func (g *genInput) Next() (shard.Document, error) {
 		return shard.Document{}, io.EOF
 	}
 	g.next.Add(1)
-	return shard.Document{Seq: i, Line: i + 1, ID: json.RawMessage(strconv.FormatInt(i, 10)),
+	return shard.Document{Seq: i, Pos: shard.Position{File: "gen", At: i}, ID: json.RawMessage(strconv.FormatInt(i, 10)),
 		Context:   fmt.Sprintf("%s %d says the company was founded in paris by ada lovelace and later moved to berlin", word(i), i),
 		Questions: []string{"who founded the company"}}, nil
 }

@@ -95,6 +95,7 @@ type pipeline struct {
 
 	stopping atomic.Bool  // Stop was closed: drain, then end
 	readAll  atomic.Bool  // the input was read to its end
+	readErr  error        // the input failed: drained, then returned
 	readSeq  atomic.Int64 // Seq after the last document read
 	next     atomic.Int64 // first Seq not yet written
 	pooled   atomic.Int64 // windows in the batcher's pool
@@ -173,6 +174,9 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	go p.observe(ctx)
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr := g.Wait()
+	if stageErr == nil {
+		stageErr = p.readErr // set before the reader returned, read after g.Wait
+	}
 	stopProgress()
 	p.observeOnce(p.first) // the final state, for metrics written after the run
 	sum.Wall = time.Since(start)
@@ -199,7 +203,10 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			// Corrupt or unreadable input: the documents read before it
+			// are finished and written, then Run returns the error.
+			p.readErr = err
+			return nil
 		}
 		if p.cfg.Bounded && d.Seq >= p.cfg.End {
 			p.readAll.Store(true) // the rest belongs to other ranks

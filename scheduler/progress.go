@@ -36,6 +36,7 @@ func newProgress(cfg Config, replicas []string) *progress {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	p.baseBytes.Store(cfg.DoneBytes)
 	for _, r := range replicas {
 		p.perRep[r] = 0
 	}

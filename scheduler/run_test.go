@@ -151,7 +151,7 @@ func TestRunBadRecords(t *testing.T) {
 					t.Fatalf("got answer %+v, want error %q", *r.answer, w.errPart)
 				}
 				e := r.err
-				if (w.id != "" && string(e.ID) != w.id) || (w.id == "" && e.ID != nil) || e.Line != w.line ||
+				if (w.id != "" && string(e.ID) != w.id) || (w.id == "" && e.ID != nil) || e.Pos.At != offsetOf(lines, w.line) ||
 					e.Question != w.question || !strings.Contains(e.Error, w.errPart) {
 					t.Errorf("error record %+v (id %s), want id %q line %d question %q error containing %q", *e, e.ID, w.id, w.line, w.question, w.errPart)
 				}

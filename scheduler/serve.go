@@ -155,7 +155,7 @@ func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Log
 	for i, ref := range b.refs {
 		d, err := p.decode(ref, out, i*b.len)
 		if err != nil {
-			return fmt.Errorf("replica %s: doc %d (line %d): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Line, err)
+			return fmt.Errorf("replica %s: doc %d (%s): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Pos, err)
 		}
 		if d != nil {
 			if err := send(ctx, done, d); err != nil {

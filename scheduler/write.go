@@ -80,13 +80,13 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 	if doc.Err != nil {
 		sum.RecordErrors++
 		p.progress.addError()
-		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Error: doc.Err.Error()})
+		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
 	}
 	for qi, q := range d.questions {
 		if q.err != nil {
 			sum.RecordErrors++
 			p.progress.addError()
-			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Line: doc.Line, Question: q.text, Error: q.err.Error()}); err != nil {
+			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
@@ -97,7 +97,7 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 		}
 		if p.logits != nil {
 			if err := p.logits.Write(p.logitRows(d, qi)); err != nil {
-				return fmt.Errorf("writing logits of doc %d: %w", doc.Seq, err)
+				return fmt.Errorf("writing logits of %s: %w", doc.Pos, err)
 			}
 		}
 	}
@@ -106,7 +106,7 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 
 func (p *pipeline) record(doc shard.Document, q questionState) shard.AnswerRecord {
 	answers := qa.Answers(doc.Context, q.results, p.cfg.Settings)
-	rec := shard.AnswerRecord{ID: doc.ID, Question: q.text, Windows: len(q.windows)}
+	rec := shard.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
 	if len(answers) > 0 {
 		a := answers[0]
 		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
@@ -129,7 +129,7 @@ func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 	for wi, w := range q.windows {
 		n, qt := w.Len(), w.QuestionLen
 		row := logits.Row{
-			Seq: d.doc.Seq, ID: string(d.doc.ID), QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
+			ID: d.doc.ID, Keep: d.doc.Keep, Pos: d.doc.Pos, QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
 			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
 			OffsetStart: make([]int32, n), OffsetEnd: make([]int32, n),
 			StartLogits: q.raw[wi].Start, EndLogits: q.raw[wi].End,

@@ -1,7 +1,8 @@
-// Package shard owns the program's records on disk: the streaming JSONL
-// reader that validates input documents and numbers them, and the writer of
-// answers.jsonl. It imports only the standard library and knows nothing of
-// the model or the pipeline.
+// Package shard owns the program's records: the streaming JSONL reader
+// that validates input documents, maps their fields and places them, the
+// run's schema (the type of ids and kept fields), ranks, and the writer of
+// JSONL answers. It imports only the standard library and knows nothing of
+// files, formats, the model or the pipeline.
 package shard
 
 import (
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 )
 
 // DefaultMaxLineBytes is the longest input line accepted when
@@ -25,67 +27,105 @@ type Options struct {
 	// Questions are asked of every document, before the document's own.
 	// They are trimmed; empty ones and duplicates are dropped.
 	Questions []string
+	// Fields says where a record keeps its id, context and questions, and
+	// which fields are copied into the output.
+	Fields Fields
+	// Schema is the type of ids and kept fields in this run.
+	Schema Schema
+	// File names the input in positions and default ids ("stdin" if empty).
+	File string
+	// Base is the offset of the stream's first byte in the file's text: a
+	// rank or a resumed run starts mid-file. A BOM is skipped only at 0.
+	Base int64
+	// End, when positive, ends the stream before the first line that
+	// starts at or after it: the rest belongs to another rank.
+	End int64
+	// Tee, when set, receives every byte the Reader consumes, in order,
+	// blank and dropped lines included (the input's fingerprint).
+	Tee io.Writer
 }
 
-// Document is one non-blank input line. When Err is set the line is bad:
-// Seq, Line and, where it could be read, ID are still filled in so that an
-// error record takes the document's place in the output.
+// Position says where a document is: a byte offset into a JSONL file's
+// text (after decompression), or a row of a Parquet file.
+type Position struct {
+	File string // the input's name (see input.File.Name)
+	At   int64  // byte offset of the line, or row index
+	Row  bool   // At is a Parquet row, not a byte offset
+}
+
+func (p Position) String() string {
+	if p.Row {
+		return p.File + " row " + strconv.FormatInt(p.At, 10)
+	}
+	return p.File + " offset " + strconv.FormatInt(p.At, 10)
+}
+
+// Document is one non-blank input line or row. When Err is set the record
+// is bad: Seq, Pos and, where it could be read, ID are still filled in so
+// that an error record takes the document's place in the output.
 type Document struct {
-	// Seq is the 0-based position among the non-blank input lines, good or
-	// bad; it is the document's identity for ordering and resume.
+	// Seq numbers the documents this process reads, good or bad, from 0 at
+	// the start of its block (continued on resume); it is the document's
+	// identity for ordering within the process.
 	Seq int64
-	// Line is the 1-based line number in the input, blank lines included.
-	Line int64
-	// ID is the record's "id" as compact JSON when it is a string or a
-	// number, the line number when the record has none, and nil when the
-	// line is too broken to tell (malformed JSON, too long, bad id).
+	// Pos is where the document is in the input: with several files or
+	// ranks it is the only global identity, so error records carry it.
+	Pos Position
+	// Bytes is how much of the input (as stored: compressed bytes for a
+	// compressed file, a row group's share for a Parquet row) this document
+	// stands for: its line with its end and the blank lines (and BOM)
+	// before it, so a process's documents add up to its share of the
+	// input. Progress counts work in these bytes.
+	Bytes int64
+	// ID is the record's id as compact JSON of the run's id type (a string
+	// or an integer, see Schema), the default id when the record has none,
+	// and nil when the record is too broken to tell.
 	ID json.RawMessage
+	// Keep holds the kept fields (Fields.Keep), in order, as compact JSON
+	// of their kinds (Schema.Keep); "null" where a record lacks one.
+	Keep []json.RawMessage
 	// Context is the text questions are asked of.
 	Context string
-	// Questions are the global questions followed by the record's
-	// "question" and "questions", trimmed, duplicates removed, order kept.
-	// A record's empty question stays in the list as "" (the pipeline
-	// gives it an error record; the other questions are answered).
+	// Questions are the global questions followed by the record's own,
+	// trimmed, duplicates removed, order kept. A record's empty question
+	// stays in the list as "" (the pipeline gives it an error record; the
+	// other questions are answered).
 	Questions []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
-	// Bytes is the length of the document's line in the input, its line
-	// end included (and the byte-order mark, for the first line): the unit
-	// progress counts work in. A Span's Bytes is the sum over its documents.
-	Bytes int64
 }
 
-// Sentinels for bad input lines, found in Document.Err with errors.Is.
+// Sentinels for bad input records, found in Document.Err with errors.Is.
 var (
 	ErrMalformedJSON    = errors.New("malformed JSON")
-	ErrMissingContext   = errors.New(`missing "context"`)
-	ErrEmptyContext     = errors.New(`empty "context"`)
-	ErrContextNotString = errors.New(`"context" is not a string`)
+	ErrMissingContext   = errors.New("missing context")
+	ErrEmptyContext     = errors.New("empty context")
+	ErrContextNotString = errors.New("bad context")
 	ErrInvalidUTF8      = errors.New("invalid UTF-8")
 	ErrLineTooLong      = errors.New("line too long")
 	ErrNoQuestion       = errors.New("no question")
-	ErrBadID            = errors.New(`bad "id"`)
+	ErrBadID            = errors.New("bad id")
 	ErrBadQuestion      = errors.New("bad question")
+	ErrBadField         = errors.New("bad kept field")
 )
 
-// Reader streams Documents from JSONL input. Its memory is bounded by the
-// longest accepted line: buffers are reused, and nothing is kept per document.
-// A Reader is not safe for concurrent use.
+// Reader streams Documents from one JSONL stream. Its memory is bounded by
+// the longest accepted line: buffers are reused, and nothing is kept per
+// document. A Reader is not safe for concurrent use.
 type Reader struct {
-	br        *bufio.Reader
-	max       int
-	questions []string
+	br  *bufio.Reader
+	max int
+	opt Options
+	m   *Mapper
 
-	buf        []byte // the current line, reused; at most max+2 bytes are kept
-	tooLong    bool   // the current line went past max and was dropped
-	hasText    bool   // a dropped line had non-whitespace bytes
-	rec        rawRecord
-	items      []json.RawMessage // the "questions" array, reused
-	lineBytes  int64             // bytes of the current line as read, its end included
-	lineNo     int64
-	seq        int64
-	bomChecked bool
-	err        error // sticky: I/O error or io.EOF
+	buf     []byte // the current line, reused; at most max+2 bytes are kept
+	tooLong bool   // the current line went past max and was dropped
+	hasText bool   // a dropped line had non-whitespace bytes
+	vals    []json.RawMessage
+	offset  int64 // bytes consumed from the stream
+	lastEnd int64 // offset after the last document
+	seq     int64
+	err     error // sticky: I/O error or io.EOF
 }
 
 // NewReader returns a Reader of r.
@@ -94,12 +134,26 @@ func NewReader(r io.Reader, opt Options) *Reader {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
+	if opt.File == "" {
+		opt.File = "stdin"
+	}
+	m := NewMapper(opt)
 	return &Reader{
-		br:        bufio.NewReaderSize(r, readBufferSize),
-		max:       max,
-		questions: cleanQuestions(opt.Questions),
+		br:   bufio.NewReaderSize(r, readBufferSize),
+		max:  max,
+		opt:  opt,
+		m:    m,
+		vals: make([]json.RawMessage, len(m.plan.paths)),
 	}
 }
+
+// SetSeq numbers the next document n: a process's documents are numbered
+// across the files it reads.
+func (r *Reader) SetSeq(n int64) { r.seq = n }
+
+// Offset is the position in the file's text after the last byte consumed:
+// after Next returned a document, the end of its line.
+func (r *Reader) Offset() int64 { return r.opt.Base + r.offset }
 
 // readBufferSize is the bufio chunk; lines longer than it are assembled in
 // Reader.buf, so it bounds nothing but the cost of a read call.
@@ -117,6 +171,7 @@ type Answer struct {
 // which the caller arranges for top-k > 1.
 type AnswerRecord struct {
 	ID         json.RawMessage
+	Keep       []json.RawMessage
 	Question   string
 	Answer     string
 	Score      float64
@@ -129,7 +184,8 @@ type AnswerRecord struct {
 // it) that could not be answered. Question is written only when non-empty.
 type ErrorRecord struct {
 	ID       json.RawMessage
-	Line     int64
+	Keep     []json.RawMessage
+	Pos      Position
 	Question string
 	Error    string
 }
@@ -137,17 +193,19 @@ type ErrorRecord struct {
 // ErrNotFinite reports a NaN or infinite score, which JSON cannot carry.
 var ErrNotFinite = errors.New("score is not a finite number")
 
-// Writer writes answers.jsonl: one JSON object per line, keys in a fixed
+// Writer writes JSONL answers: one JSON object per line, keys in a fixed
 // order, no HTML escaping, floats as encoding/json prints them. Output is
 // buffered until Flush. A Writer is not safe for concurrent use.
 type Writer struct {
 	bw   *bufio.Writer
+	keep []string     // names of the kept fields, in order
 	line []byte       // the record being built, reused
 	id   bytes.Buffer // the record's compacted id, reused
 	err  error        // sticky: the first write error
 }
 
-// NewWriter returns a Writer to w.
-func NewWriter(w io.Writer) *Writer {
-	return &Writer{bw: bufio.NewWriterSize(w, 64<<10)}
+// NewWriter returns a Writer to w; keep names the kept fields that
+// records carry (Fields.Keep), written after the id.
+func NewWriter(w io.Writer, keep ...string) *Writer {
+	return &Writer{bw: bufio.NewWriterSize(w, 64<<10), keep: keep}
 }

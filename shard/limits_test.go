@@ -50,7 +50,7 @@ func TestReaderMaxLineBytes(t *testing.T) {
 					t.Errorf("doc %d has Seq %d", i, d.Seq)
 				}
 				if tt.bad[i] != (d.Err != nil) || (d.Err != nil && !errors.Is(d.Err, ErrLineTooLong)) {
-					t.Errorf("doc %d (line %d): Err = %v, want too long: %v", i, d.Line, d.Err, tt.bad[i])
+					t.Errorf("doc %d (%v): Err = %v, want too long: %v", i, d.Pos, d.Err, tt.bad[i])
 				}
 				if d.Err != nil && d.ID != nil {
 					t.Errorf("too-long line has id %s", d.ID)
@@ -73,7 +73,7 @@ func TestReaderDoesNotBufferLongLines(t *testing.T) {
 	if c := cap(r.buf); c > 2*(max+2) {
 		t.Fatalf("line buffer grew to %d bytes for a limit of %d", c, max)
 	}
-	if d, err := r.Next(); err != nil || d.Err != nil || d.Line != 2 {
+	if d, err := r.Next(); err != nil || d.Err != nil || d.Pos.At != 8<<20+1 {
 		t.Fatalf("line after the long one: %+v, %v", d, err)
 	}
 }
@@ -128,7 +128,7 @@ func TestReaderMemoryIsFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d.Err != nil {
-			t.Fatalf("line %d: %v", d.Line, d.Err)
+			t.Fatalf("%v: %v", d.Pos, d.Err)
 		}
 		count++
 	}

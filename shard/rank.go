@@ -3,7 +3,6 @@ package shard
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -103,47 +102,6 @@ func hasEnv(getenv func(string) (string, bool), k string) bool {
 	return ok && strings.TrimSpace(v) != ""
 }
 
-// ByteBlock is the contiguous run of documents [first, end) rank r owns:
-// the documents whose lines start in the r-th of World equal byte ranges
-// of the file. Bytes stand for tokens, so ranks get about equal work
-// whatever the mix of short and long documents; the blocks are in input
-// order, so rank outputs concatenated in rank order are the
-// single-process output. Every rank computes the same boundaries from the
-// file alone, and a rank may own no document.
-func ByteBlock(path string, r Rank) (first, end int64, err error) {
-	s, err := byteSpan(path, r)
-	return s.First, s.End, err
-}
-
-// byteSpan is ByteBlock with the bytes of the block's lines.
-func byteSpan(path string, r Rank) (Span, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Span{}, fmt.Errorf("shard: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Span{}, fmt.Errorf("shard: %w", err)
-	}
-	size, w := st.Size(), int64(r.World)
-	lo, hi := int64(r.Rank)*size/w, int64(r.Rank+1)*size/w
-	last := r.Rank == r.World-1
-	var s Span
-	err = scanLines(f, func(start, stop int64) {
-		if start < lo {
-			s.First++
-		}
-		if start < hi || last {
-			s.End++
-			if start >= lo {
-				s.Bytes += stop - start
-			}
-		}
-	})
-	return s, err
-}
-
 // RankPath names a rank's own file or folder: answers.jsonl becomes
 // answers.rank-00003-of-00016.jsonl, a folder logits becomes
 // logits.rank-00003-of-00016. A single process keeps the path.
@@ -151,9 +109,22 @@ func RankPath(path string, r Rank) string {
 	if r.World <= 1 || path == "" || path == "-" {
 		return path
 	}
+	ext := outputExt(path)
+	return fmt.Sprintf("%s.rank-%05d-of-%05d%s", strings.TrimSuffix(path, ext), r.Rank, r.World, ext)
+}
+
+// outputExt is the extension a rank's name keeps at its end: the last one,
+// or the last two for a compressed file (answers.jsonl.gz).
+func outputExt(path string) string {
 	ext := filepath.Ext(path)
 	if ext == "." || strings.ContainsRune(ext, filepath.Separator) {
-		ext = ""
+		return ""
 	}
-	return fmt.Sprintf("%s.rank-%05d-of-%05d%s", strings.TrimSuffix(path, ext), r.Rank, r.World, ext)
+	switch ext {
+	case ".gz", ".zst", ".zstd":
+		if inner := filepath.Ext(strings.TrimSuffix(path, ext)); inner != "" && inner != "." && !strings.ContainsRune(inner, filepath.Separator) {
+			return inner + ext
+		}
+	}
+	return ext
 }

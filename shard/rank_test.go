@@ -2,11 +2,6 @@ package shard
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -55,71 +50,16 @@ func TestDetectRank(t *testing.T) {
 	}
 }
 
-// TestByteBlockCoversOnce: for any world size, including more ranks than
-// documents, the blocks tile the documents exactly once, and their byte
-// sizes differ by at most the longest line.
-func TestByteBlockCoversOnce(t *testing.T) {
-	dir := t.TempDir()
-	var lines []string
-	longest := 0
-	for i := range 300 {
-		l := `{"id": ` + strconv.Itoa(i) + `, "context": "` + strings.Repeat("w ", 1+(i*i)%400) + `"}`
-		if i%17 == 0 {
-			l = "   " // blank lines get no Seq
-		}
-		lines = append(lines, l)
-		longest = max(longest, len(l)+1)
-	}
-	text := "\ufeff" + strings.Join(lines, "\n") // BOM, no final newline
-	path := filepath.Join(dir, "c.jsonl")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n, err := CountLines(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []int{1, 2, 3, 16, 500} {
-		var next int64
-		var sizes []int
-		for r := range w {
-			first, end, err := ByteBlock(path, Rank{Rank: r, World: w})
-			if err != nil || first != next || end < first {
-				t.Fatalf("w=%d rank %d: [%d,%d) after %d (%v)", w, r, first, end, next, err)
-			}
-			next = end
-			sizes = append(sizes, blockBytes(lines, first, end))
-		}
-		if next != n {
-			t.Fatalf("w=%d: blocks cover %d documents, the file has %d", w, next, n)
-		}
-		if w <= 3 && slices.Max(sizes)-slices.Min(sizes) > 2*longest {
-			t.Errorf("w=%d: block sizes %v differ by more than two lines", w, sizes)
-		}
-	}
-}
-
-// blockBytes sums the lengths of documents [first, end) (blank lines skipped).
-func blockBytes(lines []string, first, end int64) int {
-	seq, total := int64(0), 0
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if seq >= first && seq < end {
-			total += len(l) + 1
-		}
-		seq++
-	}
-	return total
-}
-
 func TestRankPath(t *testing.T) {
 	r := Rank{Rank: 3, World: 16}
 	for in, want := range map[string]string{
 		"answers.jsonl": "answers.rank-00003-of-00016.jsonl",
 		"out/logits":    "out/logits.rank-00003-of-00016",
 		"out.d/answers": "out.d/answers.rank-00003-of-00016",
+		"a.jsonl.gz":    "a.rank-00003-of-00016.jsonl.gz",
+		"a.jsonl.zst":   "a.rank-00003-of-00016.jsonl.zst",
+		"a.parquet":     "a.rank-00003-of-00016.parquet",
+		"dir.gz/a":      "dir.gz/a.rank-00003-of-00016",
 		"-":             "-",
 	} {
 		if got := RankPath(in, r); got != want {

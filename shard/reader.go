@@ -11,22 +11,27 @@ import (
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Next returns the next non-blank line as a Document, or io.EOF after the
-// last one. A bad line is a Document with Err set, never an error here; the
-// error return is only for failures of the underlying reader, after which
-// every call returns the same error.
+// last one (or before the first line starting at Options.End). A bad line
+// is a Document with Err set, never an error here; the error return is
+// only for failures of the underlying reader, after which every call
+// returns the same error.
 func (r *Reader) Next() (Document, error) {
 	for {
 		if r.err != nil {
 			return Document{}, r.err
 		}
+		start := r.Offset()
+		if r.opt.End > 0 && start >= r.opt.End {
+			r.err = io.EOF
+			return Document{}, r.err
+		}
 		if err := r.readLine(); err != nil {
 			if !errors.Is(err, io.EOF) {
-				err = fmt.Errorf("shard: reading input line %d: %w", r.lineNo+1, err)
+				err = fmt.Errorf("shard: reading %s at offset %d: %w", r.opt.File, r.Offset(), err)
 			}
 			r.err = err
 			return Document{}, err
 		}
-		r.lineNo++
 		line := r.buf
 		if r.tooLong {
 			if !r.hasText {
@@ -36,15 +41,25 @@ func (r *Reader) Next() (Document, error) {
 			continue
 		}
 
-		doc := Document{Seq: r.seq, Line: r.lineNo, Bytes: r.lineBytes}
+		// A document's work is its line and the blank lines before it, so
+		// the documents' Bytes add up to the whole text read.
+		doc := Document{Seq: r.seq, Pos: Position{File: r.opt.File, At: start}, Bytes: r.offset - r.lastEnd}
 		r.seq++
+		r.lastEnd = r.offset
 		if r.tooLong {
-			doc.Err = fmt.Errorf("line %d: %w: longer than %d bytes (raise the maximum line length to accept it)",
-				doc.Line, ErrLineTooLong, r.max)
+			doc.Err = fmt.Errorf("%w: longer than %d bytes (raise --max-line-bytes to accept it)", ErrLineTooLong, r.max)
 			return doc, nil
 		}
 		r.parse(line, &doc)
 		return doc, nil
+	}
+}
+
+// consume counts and tees bytes the Reader has taken from the stream.
+func (r *Reader) consume(b []byte) {
+	r.offset += int64(len(b))
+	if r.opt.Tee != nil && len(b) > 0 {
+		r.opt.Tee.Write(b)
 	}
 }
 
@@ -54,21 +69,20 @@ func (r *Reader) Next() (Document, error) {
 // exhaust memory. It returns io.EOF only when no bytes were left.
 func (r *Reader) readLine() error {
 	r.buf = r.buf[:0]
-	r.tooLong, r.hasText, r.lineBytes = false, false, 0
-	if !r.bomChecked {
-		r.bomChecked = true
+	r.tooLong, r.hasText = false, false
+	if r.offset == 0 && r.opt.Base == 0 {
 		// Editors on Windows start UTF-8 files with a BOM; it is not JSON.
 		if b, _ := r.br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+			r.consume(b)
 			r.br.Discard(len(utf8BOM))
-			r.lineBytes = int64(len(utf8BOM))
 		}
 	}
 	keep := r.max + 2 // room for the "\r\n" trimmed below
 	got := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		r.consume(chunk)
 		got = got || len(chunk) > 0
-		r.lineBytes += int64(len(chunk))
 		switch {
 		case r.tooLong:
 			r.hasText = r.hasText || !isBlank(chunk)

@@ -36,23 +36,23 @@ func TestReaderBadLines(t *testing.T) {
 		{"not an object", `["context"]`, ErrMalformedJSON, "", "JSON object, found an array"},
 		{"bare string", `"hello"`, ErrMalformedJSON, "", "found a string"},
 		{"null record", `null`, ErrMalformedJSON, "", "found null"},
-		{"missing context", `{"id": 1, "question": "q"}`, ErrMissingContext, "1", `"context"`},
+		{"missing context", `{"id": 1, "question": "q"}`, ErrMissingContext, `"1"`, `"context"`},
 		{"empty context", `{"id": "a", "context": "", "question": "q"}`, ErrEmptyContext, `"a"`, "no text"},
-		{"blank context", `{"context": " \n\t ", "question": "q"}`, ErrEmptyContext, "1", "no text"},
-		{"context number", `{"context": 5, "question": "q"}`, ErrContextNotString, "1", "found a number"},
-		{"context array", `{"context": ["a"], "question": "q"}`, ErrContextNotString, "1", "found an array"},
-		{"context null", `{"context": null, "question": "q"}`, ErrContextNotString, "1", "found null"},
-		{"invalid utf8 in context", "{\"id\": 7, \"context\": \"a\xffb\", \"question\": \"q\"}", ErrInvalidUTF8, "7", "byte 24 "},
+		{"blank context", `{"context": " \n\t ", "question": "q"}`, ErrEmptyContext, `"stdin:0"`, "no text"},
+		{"context number", `{"context": 5, "question": "q"}`, ErrContextNotString, `"stdin:0"`, "found a number"},
+		{"context array", `{"context": ["a"], "question": "q"}`, ErrContextNotString, `"stdin:0"`, "found an array"},
+		{"context null", `{"context": null, "question": "q"}`, ErrContextNotString, `"stdin:0"`, "found null"},
+		{"invalid utf8 in context", "{\"id\": 7, \"context\": \"a\xffb\", \"question\": \"q\"}", ErrInvalidUTF8, `"7"`, "byte 24 "},
 		{"invalid utf8 and malformed", "{\"context\": \"\xff", ErrInvalidUTF8, "", "UTF-8"},
 		{"invalid utf8 in id", "{\"id\": \"\xff\", \"context\": \"c\", \"question\": \"q\"}", ErrInvalidUTF8, "", "UTF-8"},
-		{"no question", `{"context": "c"}`, ErrNoQuestion, "1", "no global questions"},
-		{"empty questions array", `{"context": "c", "questions": []}`, ErrNoQuestion, "1", ""},
+		{"no question", `{"context": "c"}`, ErrNoQuestion, `"stdin:0"`, "no global questions"},
+		{"empty questions array", `{"context": "c", "questions": []}`, ErrNoQuestion, `"stdin:0"`, ""},
 		{"id object", `{"id": {"a": 1}, "context": "c", "question": "q"}`, ErrBadID, "", "found an object"},
 		{"id null", `{"id": null, "context": "c", "question": "q"}`, ErrBadID, "", "found null"},
 		{"id bool", `{"id": true, "context": "c", "question": "q"}`, ErrBadID, "", "found a boolean"},
-		{"question number", `{"context": "c", "question": 3}`, ErrBadQuestion, "1", `"question" must be a string`},
-		{"questions not array", `{"context": "c", "questions": "q"}`, ErrBadQuestion, "1", "array of strings"},
-		{"questions element", `{"context": "c", "questions": ["a", 2]}`, ErrBadQuestion, "1", `"questions"[1] must be a string`},
+		{"question number", `{"context": "c", "question": 3}`, ErrBadQuestion, `"stdin:0"`, `"question" must be a string`},
+		{"questions not array", `{"context": "c", "questions": "q"}`, ErrBadQuestion, `"stdin:0"`, "array of strings"},
+		{"questions element", `{"context": "c", "questions": ["a", 2]}`, ErrBadQuestion, `"stdin:0"`, `"questions"[1] must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,14 +64,14 @@ func TestReaderBadLines(t *testing.T) {
 			if !errors.Is(d.Err, tt.want) {
 				t.Fatalf("Err = %v, want %v", d.Err, tt.want)
 			}
-			if d.Seq != 0 || d.Line != 1 {
-				t.Errorf("Seq, Line = %d, %d; want 0, 1", d.Seq, d.Line)
+			if d.Seq != 0 || d.Pos != (Position{File: "stdin"}) {
+				t.Errorf("Seq, Pos = %d, %v; want 0, stdin offset 0", d.Seq, d.Pos)
 			}
 			if string(d.ID) != tt.wantID {
 				t.Errorf("ID = %s, want %q", d.ID, tt.wantID)
 			}
-			if msg := d.Err.Error(); !strings.HasPrefix(msg, "line 1: ") || !strings.Contains(msg, tt.message) {
-				t.Errorf("message %q lacks %q or the line number", msg, tt.message)
+			if msg := d.Err.Error(); !strings.Contains(msg, tt.message) {
+				t.Errorf("message %q lacks %q", msg, tt.message)
 			}
 			if d.Context != "" || d.Questions != nil {
 				t.Errorf("bad line carries content: %q %q", d.Context, d.Questions)
@@ -91,22 +91,22 @@ func TestReaderGoodLines(t *testing.T) {
 	}{
 		{"string id", `{"id": "a-1", "context": "c", "question": "q"}`, nil, `"a-1"`, "c", []string{"q"}},
 		{"escaped id kept as written", `{"id": "\u00e9<&>", "context": "c", "question": "q"}`, nil, `"\u00e9<&>"`, "c", []string{"q"}},
-		{"number id", `{"id": 17, "context": "c", "question": "q"}`, nil, `17`, "c", []string{"q"}},
-		{"big number id", `{"id": 12345678901234567890123, "context": "c", "question": "q"}`, nil, `12345678901234567890123`, "c", []string{"q"}},
-		{"float id", `{"id": -1.5e3, "context": "c", "question": "q"}`, nil, `-1.5e3`, "c", []string{"q"}},
-		{"missing id", `{"context": "c", "question": "q"}`, nil, `1`, "c", []string{"q"}},
-		{"escapes decoded", `{"context": "a\"b\\c\nd \u00fc \ud83d\ude00", "question": "q"}`, nil, `1`, "a\"b\\c\nd ü 😀", []string{"q"}},
-		{"context kept untrimmed", `{"context": "  c  ", "question": "q"}`, nil, `1`, "  c  ", []string{"q"}},
-		{"unknown fields ignored", `{"context": "c", "question": "q", "title": {"x": [1]}, "n": null}`, nil, `1`, "c", []string{"q"}},
-		{"globals only", `{"context": "c"}`, []string{"g1", "g2"}, `1`, "c", []string{"g1", "g2"}},
+		{"number id as a string", `{"id": 17, "context": "c", "question": "q"}`, nil, `"17"`, "c", []string{"q"}},
+		{"big number id", `{"id": 12345678901234567890123, "context": "c", "question": "q"}`, nil, `"12345678901234567890123"`, "c", []string{"q"}},
+		{"float id", `{"id": -1.5e3, "context": "c", "question": "q"}`, nil, `"-1.5e3"`, "c", []string{"q"}},
+		{"missing id", `{"context": "c", "question": "q"}`, nil, `"stdin:0"`, "c", []string{"q"}},
+		{"escapes decoded", `{"context": "a\"b\\c\nd \u00fc \ud83d\ude00", "question": "q"}`, nil, `"stdin:0"`, "a\"b\\c\nd ü 😀", []string{"q"}},
+		{"context kept untrimmed", `{"context": "  c  ", "question": "q"}`, nil, `"stdin:0"`, "  c  ", []string{"q"}},
+		{"unknown fields ignored", `{"context": "c", "question": "q", "title": {"x": [1]}, "n": null}`, nil, `"stdin:0"`, "c", []string{"q"}},
+		{"globals only", `{"context": "c"}`, []string{"g1", "g2"}, `"stdin:0"`, "c", []string{"g1", "g2"}},
 		{"globals first, dedup, trimmed", `{"context": "c", "question": " g2 ", "questions": ["a", "g1", "a", "b"]}`,
-			[]string{"g1", "g2", " g1", ""}, `1`, "c", []string{"g1", "g2", "a", "b"}},
-		{"question then questions", `{"context": "c", "questions": ["b", "a"], "question": "a"}`, nil, `1`, "c", []string{"a", "b"}},
-		{"leading whitespace", "  \t{\"context\": \"c\", \"question\": \"q\"}  ", nil, `1`, "c", []string{"q"}},
+			[]string{"g1", "g2", " g1", ""}, `"stdin:0"`, "c", []string{"g1", "g2", "a", "b"}},
+		{"question then questions", `{"context": "c", "questions": ["b", "a"], "question": "a"}`, nil, `"stdin:0"`, "c", []string{"a", "b"}},
+		{"leading whitespace", "  \t{\"context\": \"c\", \"question\": \"q\"}  ", nil, `"stdin:0"`, "c", []string{"q"}},
 		// An empty question is kept: it gets an error record of its own,
 		// and the document's other questions are answered.
-		{"question empty", `{"context": "c", "question": "  "}`, nil, `1`, "c", []string{""}},
-		{"questions empty element", `{"context": "c", "questions": ["a", "", " "]}`, []string{"g"}, `1`, "c", []string{"g", "a", ""}},
+		{"question empty", `{"context": "c", "question": "  "}`, nil, `"stdin:0"`, "c", []string{""}},
+		{"questions empty element", `{"context": "c", "questions": ["a", "", " "]}`, []string{"g"}, `"stdin:0"`, "c", []string{"g", "a", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,15 +141,15 @@ func TestReaderLineStructure(t *testing.T) {
 	tests := []struct {
 		name  string
 		input string
-		lines []int64 // Line of each document in order; Seq is the index
+		lines []int64 // byte offset of each document in order; Seq is the index
 		bad   []bool
 	}{
-		{"mixed with blanks", "\n" + good + "\n  \n{bad\n\t\n" + good + "\n\n", []int64{2, 4, 6}, []bool{false, true, false}},
-		{"crlf", good + "\r\n\r\n" + good + "\r\n", []int64{1, 3}, []bool{false, false}},
-		{"no final newline", good + "\n" + good, []int64{1, 2}, []bool{false, false}},
-		{"bom", "\xEF\xBB\xBF" + good + "\n" + good + "\n", []int64{1, 2}, []bool{false, false}},
-		{"bom then blank", "\xEF\xBB\xBF\n" + good, []int64{2}, []bool{false}},
-		{"bom only mid-file is an error", good + "\n\xEF\xBB\xBF" + good + "\n", []int64{1, 2}, []bool{false, true}},
+		{"mixed with blanks", "\n" + good + "\n  \n{bad\n\t\n" + good + "\n\n", []int64{1, 38, 45}, []bool{false, true, false}},
+		{"crlf", good + "\r\n\r\n" + good + "\r\n", []int64{0, 37}, []bool{false, false}},
+		{"no final newline", good + "\n" + good, []int64{0, 34}, []bool{false, false}},
+		{"bom", "\xEF\xBB\xBF" + good + "\n" + good + "\n", []int64{0, 37}, []bool{false, false}},
+		{"bom then blank", "\xEF\xBB\xBF\n" + good, []int64{4}, []bool{false}},
+		{"bom only mid-file is an error", good + "\n\xEF\xBB\xBF" + good + "\n", []int64{0, 34}, []bool{false, true}},
 		{"empty input", "", nil, nil},
 		{"only blanks", "\n \r\n\t", nil, nil},
 	}
@@ -160,9 +160,9 @@ func TestReaderLineStructure(t *testing.T) {
 				t.Fatalf("got %d documents, want %d: %+v", len(docs), len(tt.lines), docs)
 			}
 			for i, d := range docs {
-				if d.Seq != int64(i) || d.Line != tt.lines[i] || (d.Err != nil) != tt.bad[i] {
-					t.Errorf("doc %d: Seq %d Line %d Err %v; want Seq %d Line %d bad %v",
-						i, d.Seq, d.Line, d.Err, i, tt.lines[i], tt.bad[i])
+				if d.Seq != int64(i) || d.Pos.At != tt.lines[i] || (d.Err != nil) != tt.bad[i] {
+					t.Errorf("doc %d: Seq %d at %d Err %v; want Seq %d at %d bad %v",
+						i, d.Seq, d.Pos.At, d.Err, i, tt.lines[i], tt.bad[i])
 				}
 				if d.Err == nil && d.Context != "c" {
 					t.Errorf("doc %d: context %q (line ending or BOM leaked in?)", i, d.Context)
@@ -194,8 +194,8 @@ func TestReaderIOError(t *testing.T) {
 		t.Fatalf("first line: %v, %v", err, d.Err)
 	}
 	_, err := r.Next()
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "line 2") {
-		t.Fatalf("Next = %v, want the I/O error at line 2", err)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "offset 37") {
+		t.Fatalf("Next = %v, want the I/O error at offset 37", err)
 	}
 	if _, again := r.Next(); !errors.Is(again, boom) {
 		t.Fatalf("second Next after failure = %v, want the same error", again)

@@ -23,6 +23,9 @@ func (w *Writer) WriteAnswer(r AnswerRecord) error {
 	if err != nil {
 		return err
 	}
+	if b, err = w.appendKeep(b, r.Keep); err != nil {
+		return err
+	}
 	b = appendKeyString(b, "question", r.Question)
 	b = append(b, ',')
 	if b, err = appendCandidate(b, r.Answer, r.Score, r.Start, r.End); err != nil {
@@ -58,8 +61,16 @@ func (w *Writer) WriteError(r ErrorRecord) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, `,"line":`...)
-	b = strconv.AppendInt(b, r.Line, 10)
+	if b, err = w.appendKeep(b, r.Keep); err != nil {
+		return err
+	}
+	b = appendKeyString(b, "file", r.Pos.File)
+	if r.Pos.Row {
+		b = append(b, `,"row":`...)
+	} else {
+		b = append(b, `,"offset":`...)
+	}
+	b = strconv.AppendInt(b, r.Pos.At, 10)
 	if r.Question != "" {
 		b = appendKeyString(b, "question", r.Question)
 	}
@@ -97,6 +108,24 @@ func (w *Writer) appendID(b []byte, id json.RawMessage) ([]byte, error) {
 		return b, fmt.Errorf("shard: %w: %q is not valid JSON: %w", ErrBadID, id, err)
 	}
 	return append(b, w.id.Bytes()...), nil
+}
+
+// appendKeep writes the kept fields after the id, "null" where a record
+// has none (an error record for a line too broken to read them).
+func (w *Writer) appendKeep(b []byte, keep []json.RawMessage) ([]byte, error) {
+	for i, name := range w.keep {
+		b = appendKeyString(b, name, "")
+		b = b[:len(b)-2] // appendKeyString wrote "": the value follows
+		if i >= len(keep) || len(keep[i]) == 0 {
+			b = append(b, "null"...)
+			continue
+		}
+		if !json.Valid(keep[i]) {
+			return b, fmt.Errorf("shard: %w: %q: %q is not valid JSON", ErrBadField, name, keep[i])
+		}
+		b = append(b, keep[i]...)
+	}
+	return b, nil
 }
 
 func appendCandidate(b []byte, answer string, score float64, start, end int) ([]byte, error) {
@@ -197,3 +226,6 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// AppendJSONString appends s as a JSON string, as the Writer quotes.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }

@@ -54,10 +54,10 @@ func TestWriterGolden(t *testing.T) {
 			{Answer: "x\x01y", Score: 3.5e-9, Start: 0, End: 3},
 			{Answer: "big", Score: 1e21, Start: 5, End: 8},
 		}}))
-	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`"doc-4"`), Line: 4,
-		Error: `line 4: empty "context": it has no text to answer from`}))
-	must(w.WriteError(ErrorRecord{Line: 5, Error: "line 5: malformed JSON: unexpected end of JSON input"}))
-	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`6`), Line: 6, Question: "Who?", Error: "window 2: model failed"}))
+	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`"doc-4"`), Pos: Position{File: "docs.jsonl", At: 412},
+		Error: `empty context: "context" has no text to answer from`}))
+	must(w.WriteError(ErrorRecord{Pos: Position{File: "docs.jsonl", At: 530}, Error: "malformed JSON: unexpected end of JSON input"}))
+	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`6`), Pos: Position{File: "part-0.parquet", At: 17, Row: true}, Question: "Who?", Error: "window 2: model failed"}))
 	if buf.Len() != 0 {
 		t.Error("records reached the output before Flush")
 	}
@@ -149,7 +149,7 @@ func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
 func TestWriterErrorIsSticky(t *testing.T) {
 	boom := errors.New("disk full")
 	w := NewWriter(failWriter{boom})
-	if err := w.WriteError(ErrorRecord{Line: 1, Error: "x"}); err != nil {
+	if err := w.WriteError(ErrorRecord{Pos: Position{File: "f"}, Error: "x"}); err != nil {
 		t.Fatalf("buffered write failed early: %v", err)
 	}
 	if err := w.Flush(); !errors.Is(err, boom) {

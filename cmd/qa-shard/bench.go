@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/bench"
+	"qa-shard/input"
 	"qa-shard/logs"
-	"qa-shard/shard"
 	"qa-shard/worker"
 )
 
@@ -35,14 +35,16 @@ func benchCmd(args []string) error {
 	fs.IntVar(&one.Threads, "threads", 0, "with --max-batch-tokens: intra-op threads per session (0: the first candidate layout)")
 	fs.IntVar(&one.ReplicasPerDevice, "replicas-per-device", 0, "with --max-batch-tokens: sessions per device (0: the first candidate layout)")
 	scheduling := fs.Bool("scheduling", false, "instead: the scheduling table on simulated devices (pull vs static split)")
+	inputs := fs.Bool("inputs", false, "instead: throughput on simulated devices reading JSONL, gzip and zstd JSONL, and Parquet")
 	var logFormat, logLevel string
 	addLogFlags(fs, &logFormat, &logLevel) // the tables go to standard output; standard error has only the error line
 	help := "Usage: qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]\n" +
 		"       qa-shard bench --model DIR --input docs.jsonl --max-batch-tokens N [--threads T] [--replicas-per-device S]\n" +
-		"       qa-shard bench --scheduling\n\n" +
+		"       qa-shard bench --scheduling\n       qa-shard bench --inputs\n\n" +
 		"Measures, side by side in interleaved repetitions, the raw model at every candidate shape (the best is the ceiling),\n" +
 		"qa-shard end to end with the previous defaults, by hand, tuned from scratch and from the cache, and int8,\n" +
 		"and a naive batch-1 loop; with --max-batch-tokens, one pinned configuration in detail;\n" +
+		"or (--inputs) throughput reading each input format on simulated devices;\n" +
 		"or (--scheduling) pull-based scheduling against a static split on simulated devices."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
@@ -58,11 +60,14 @@ func benchCmd(args []string) error {
 	if *scheduling {
 		return bench.Scheduling(context.Background(), os.Stdout)
 	}
+	if *inputs {
+		return bench.Inputs(context.Background(), os.Stdout)
+	}
 	if o.Model == "" || o.Input == "" {
 		return fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", errUsage)
 	}
-	if err := shard.CheckInput(o.Input); err != nil {
-		return err
+	if st, err := os.Stat(o.Input); err != nil || st.IsDir() {
+		return fmt.Errorf("%w: --input %s is a folder or cannot be opened: bench reads one JSONL file", input.ErrInput, o.Input)
 	}
 	if err := worker.Init(worker.FindLib(*ortLib)); err != nil {
 		return err

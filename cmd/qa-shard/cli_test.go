@@ -44,8 +44,8 @@ func TestBadLinesBecomeErrorRecords(t *testing.T) {
 	if strings.Join(kinds, " ") != strings.Join(want, " ") {
 		t.Errorf("records:\n got %v\nwant %v", kinds, want)
 	}
-	if recs[1]["line"].(float64) != 2 {
-		t.Errorf("malformed line reported as line %v, want 2", recs[1]["line"])
+	if first := strings.Index(mustRead(t, in), "\n") + 1; recs[1]["offset"] != float64(first) || recs[1]["file"] != "docs.jsonl" {
+		t.Errorf("malformed line reported at %v %v, want docs.jsonl offset %d", recs[1]["file"], recs[1]["offset"], first)
 	}
 	if q := recs[9]["error"]; q == nil || !strings.Contains(q.(string), "empty") {
 		t.Errorf("the empty question's record is %v, want an error saying it is empty", recs[9])
@@ -85,7 +85,10 @@ func TestUsageErrors(t *testing.T) {
 		{"existing output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", existing}, "--overwrite"},
 		{"unknown flag", []string{"--modle", "x"}, "unknown flag: --modle"},
 		{"one dash", []string{"-model", "x"}, "long flags take two dashes: --model"},
-		{"input is a folder", []string{"--model", model(t, "tiny"), "--input", t.TempDir(), "--question", "q"}, "is a folder"},
+		{"input folder without inputs", []string{"--model", model(t, "tiny"), "--input", t.TempDir(), "--question", "q"}, "holds no input files"},
+		{"glob matching nothing", []string{"--model", model(t, "tiny"), "--input", filepath.Join(t.TempDir(), "*.jsonl"), "--question", "q"}, "matches no file"},
+		{"bad id type", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--id-type", "uuid"}, "--id-type"},
+		{"kept field clashes", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--keep-fields", "url,score"}, `have a "score" of their own`},
 		{"empty question", []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--question", " "}, "--question is empty"},
 		{"positional argument", []string{"--model", model(t, "tiny"), "answers.jsonl", "--input", in}, `unexpected argument "answers.jsonl"`},
 		{"resume to standard output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", "-", "--resume"}, "--resume needs"},
@@ -199,4 +202,13 @@ func writeConfig(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -38,13 +38,17 @@ func TestBatchedEqualsSingleWindows(t *testing.T) {
 	docs := readContexts(t, corpus)
 
 	rep := singleReplica(t, dir)
-	single := map[[3]int64][]qa.Logits{} // (seq, question, window) -> logits alone
+	single := map[[3]int64][]qa.Logits{} // (document, question, window) -> logits alone
 	var worst float64
 	multiWindow := 0
+	docOf := map[int64]int64{} // a row's position -> the document's index
 	for _, r := range rows {
 		l := runAlone(t, rep, r)
 		worst = max(worst, maxDiff(l.Start, r.StartLogits), maxDiff(l.End, r.EndLogits))
-		key := [3]int64{r.Seq, int64(r.QuestionIndex)}
+		if _, ok := docOf[r.Pos.At]; !ok {
+			docOf[r.Pos.At] = int64(len(docOf))
+		}
+		key := [3]int64{docOf[r.Pos.At], int64(r.QuestionIndex)}
 		single[key] = append(single[key], l)
 		if r.Window > 0 {
 			multiWindow++

@@ -13,6 +13,7 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/qa"
+	"qa-shard/shard"
 )
 
 // options are the run command's settings; every field is a flag, and every
@@ -20,10 +21,13 @@ import (
 type options struct {
 	config string
 
-	model, input, output, logits string
-	overwrite, resume            bool
-	questions                    []string
-	questionsFile                string
+	model, output, logits string
+	inputs                []string
+	overwrite, resume     bool
+	questions             []string
+	questionsFile         string
+	fields                shard.Fields
+	idType                string
 
 	devices, ortLib, provider, trtCacheDir string
 	threads, replicasPerDevice             int
@@ -50,8 +54,13 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
 	fs.StringVar(&o.model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
-	fs.StringVar(&o.input, "input", "", "JSONL corpus, one {\"id\", \"context\", \"question\"?, \"questions\"?} per line; - reads standard input")
-	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one JSON line per (document, question); - writes standard output")
+	fs.StringArrayVar(&o.inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row; - reads standard input")
+	fs.StringVar(&o.fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")
+	fs.StringVar(&o.fields.Context, "context-field", "context", "field holding the text to answer from (dotted paths work)")
+	fs.StringVar(&o.fields.Question, "question-field", "", "field holding a record's own question or list of questions (default: question and questions)")
+	fs.StringSliceVar(&o.fields.Keep, "keep-fields", nil, "input fields copied into every output record, answers and errors, JSONL and Parquet (comma-separated, dotted paths work)")
+	fs.StringVar(&o.idType, "id-type", "auto", "type of ids in every output: auto (integers when the run's first record has an integer id, else strings), string or integer")
+	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one record per (document, question); by extension: .jsonl, .jsonl.gz or .jsonl.zst (compressed, resumable), or .parquet (a folder of Parquet parts); - writes standard output")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (its journal and --logits) instead of refusing")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its journal (<output>.journal); starts fresh if there is none")
 	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this directory of Parquet parts (pandas.read_parquet(DIR))")
@@ -147,12 +156,14 @@ func runHelp() string {
 	for _, c := range exitCodes {
 		fmt.Fprintf(&codes, "  %-3d %s\n", c.code, c.meaning)
 	}
-	return `qa-shard asks the same question(s) of every document of a JSONL corpus with an
-extractive question-answering model (ONNX, BERT/SQuAD family) and writes every
-answer in input order.
+	return `qa-shard asks the same question(s) of every document of a corpus (JSONL,
+gzip or zstd JSONL, Parquet; files, folders, globs) with an extractive
+question-answering model (ONNX, BERT/SQuAD family) and writes every answer in
+input order (JSONL, gzip or zstd JSONL, or Parquet).
 
 Usage:
   qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard bench --model DIR --input docs.jsonl   (raw model, end to end tuned and by hand, int8, naive loop)

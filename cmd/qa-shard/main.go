@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/gpu"
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/logs"
 	"qa-shard/merge"
@@ -51,7 +52,7 @@ var errUsage = errors.New("usage")
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, shard.ErrInput, merge.ErrRanks, quantize.ErrUnsupported,
+	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
 
 // exitError carries the exit code of an outcome no package sentinel

@@ -19,7 +19,7 @@ func mergeCmd(args []string) error {
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
 	var logFormat, logLevel string
 	addLogFlags(fs, &logFormat, &logLevel)
-	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files of one run, in any order."
+	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
 	if err := parseFlags(fs, args, help); err != nil {
 		return err
 	}
@@ -35,7 +35,8 @@ func mergeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info(fmt.Sprintf("merged %d ranks, documents 0-%d, into %s", res.Ranks, res.Documents-1, *output), zap.Int("ranks", res.Ranks),
-		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
+	log.Info(fmt.Sprintf("merged %d ranks, %d documents, into %s", res.Ranks, res.Documents, *output), zap.Int("ranks", res.Ranks),
+		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.Int("answer_parts", res.AnswerParts),
+		zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
 	return nil
 }

@@ -63,7 +63,7 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(a) != len(b) || a[len(a)-1].Seq != b[len(b)-1].Seq {
+			if len(a) != len(b) || a[len(a)-1].Pos != b[len(b)-1].Pos {
 				t.Fatalf("merged logits have %d rows, single %d", len(b), len(a))
 			}
 		})

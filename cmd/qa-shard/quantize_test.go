@@ -133,7 +133,7 @@ func TestInt8Deterministic(t *testing.T) {
 		for _, p := range [][2][]float32{{rowsA[i].StartLogits, rowsB[i].StartLogits}, {rowsA[i].EndLogits, rowsB[i].EndLogits},
 			{rowsA[i].StartLogits, alone.Start}, {rowsA[i].EndLogits, alone.End}} {
 			if !sameBits(p[0], p[1]) {
-				t.Fatalf("window %d of document %d: logits differ between runs, or from the window run alone", rowsA[i].Window, rowsA[i].Seq)
+				t.Fatalf("window %d of document %v: logits differ between runs, or from the window run alone", rowsA[i].Window, rowsA[i].Pos)
 			}
 		}
 	}

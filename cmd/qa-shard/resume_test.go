@@ -135,23 +135,28 @@ func TestKillAndResume(t *testing.T) {
 	checkLogitsOnce(t, r.logits, docs)
 }
 
-// checkLogitsOnce: every (document, question, window) appears once, in order.
+// checkLogitsOnce: every (document, question, window) appears once, in
+// order (files in the order they first appear, then position).
 func checkLogitsOnce(t *testing.T, dir string, docs int) {
 	t.Helper()
 	rows, err := readLogitsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type key struct{ seq, q, w int64 }
-	prev := key{-1, -1, -1}
-	seen := map[int64]bool{}
+	type key struct{ file, at, q, w int64 }
+	files := map[string]int64{}
+	prev := key{-1, -1, -1, -1}
+	seen := map[[2]int64]bool{}
 	for _, row := range rows {
-		k := key{row.Seq, int64(row.QuestionIndex), int64(row.Window)}
-		if k.seq < prev.seq || (k.seq == prev.seq && (k.q < prev.q || (k.q == prev.q && k.w <= prev.w))) {
+		if _, ok := files[row.Pos.File]; !ok {
+			files[row.Pos.File] = int64(len(files))
+		}
+		k := key{files[row.Pos.File], row.Pos.At, int64(row.QuestionIndex), int64(row.Window)}
+		if less := k.file < prev.file || (k.file == prev.file && (k.at < prev.at || (k.at == prev.at && (k.q < prev.q || (k.q == prev.q && k.w <= prev.w))))); less {
 			t.Fatalf("logits row %v after %v: duplicated or out of order", k, prev)
 		}
 		prev = k
-		seen[k.seq] = true
+		seen[[2]int64{k.file, k.at}] = true
 	}
 	if len(seen) != docs {
 		t.Errorf("logits cover %d documents, want %d", len(seen), docs)

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/logs"
 	"qa-shard/metrics"
@@ -49,12 +50,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		}
 		questions = append(questions, qs...)
 	}
-	in, err := shard.OpenInput(o.input)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	rank, span, err := partition(o, log)
+	in, err := openInputs(o, questions, log)
 	if err != nil {
 		return err
 	}
@@ -91,22 +87,26 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	defer fl.Close()
 
 	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(o.input, o.model, o.output, struct {
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.model, o.output, struct {
 		Settings     qa.Settings
 		MaxLineBytes int
 		Logits       bool
-	}{o.settings, o.maxLineBytes, o.logits != ""}, questions)
+		Fields       shard.Fields
+		Schema       shard.Schema
+	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema}, questions)
 	if err != nil {
 		return err
 	}
+	rank := in.plan.Rank
 	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, First: span.First, End: span.End})
+		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
 	tn, err := startTuner(o, fl, fp.Model, log)
 	if err != nil {
 		return err
 	}
-	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp})
+	out, err := output.Open(output.Options{Answers: o.output, Logits: o.logits, Resume: o.resume, Overwrite: o.overwrite, Fingerprint: fp,
+		Keep: o.fields.Keep, Schema: in.record.Schema, TopK: o.settings.TopK})
 	if err != nil {
 		return err
 	}
@@ -115,19 +115,26 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		log.Info(o.output+" is already complete; nothing to resume", zap.String("output", o.output), zap.Int64("documents", out.Skip))
 		return nil
 	}
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	out.SetInput(src.At)
 
 	cfg := scheduler.Config{
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.tokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
-		BatchTimeout:        o.batchTimeout, Stop: stop, Bounded: rank.World > 1, First: span.First, End: span.End, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		BatchTimeout:        o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
-		Total: span.End - span.First, TotalBytes: span.Bytes, ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
+		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
 	}
 	log.Info("starting", zap.String("model", o.model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int64("documents_expected", span.End-span.First),
-		zap.Int64("input_bytes", span.Bytes), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
+		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
 		zap.String("logits", model.LogitsTypeName()))
 	if model.QuantizedActivations {
 		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
@@ -138,46 +145,28 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		return err
 	}
 	defer stopMetrics()
-	reader := shard.NewReader(in, shard.Options{MaxLineBytes: o.maxLineBytes, Questions: questions})
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, reader, tok, fl.Replicas, out.Answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, src, tok, fl.Replicas, out.Answers, lg)
 	saveTuning(tn, log)
 	return finish(o, out, fl, log, sum, runErr)
-}
-
-// partition finds this process's rank and its documents, and gives it its
-// own output files when the corpus is split.
-func partition(o *options, log *zap.Logger) (shard.Rank, shard.Span, error) {
-	r, err := shard.DetectRank(o.rank, o.worldSize, os.LookupEnv)
-	if err != nil {
-		return r, shard.Span{}, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	span, err := shard.Block(o.input, r)
-	if err != nil || r.World == 1 {
-		return r, span, err
-	}
-	o.output, o.logits = shard.RankPath(o.output, r), shard.RankPath(o.logits, r)
-	log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
-		zap.Int64("first_document", span.First), zap.Int64("end_document", span.End), zap.String("output", o.output))
-	return r, span, nil
 }
 
 func (o *options) check() error {
 	if o.model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", errUsage)
 	}
-	if o.input == "" {
-		return fmt.Errorf("%w: --input FILE is required: a JSONL file with one {\"id\", \"context\"} object per line", errUsage)
+	if len(o.inputs) == 0 {
+		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", errUsage)
 	}
 	for _, q := range o.questions {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", errUsage)
 		}
 	}
-	if o.resume && (o.output == "-" || o.input == "-") {
+	if o.resume && (o.output == "-" || slices.Contains(o.inputs, "-")) {
 		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", errUsage)
 	}
 	if err := o.settings.Validate(); err != nil {
@@ -188,6 +177,12 @@ func (o *options) check() error {
 	}
 	if o.maxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", errUsage)
+	}
+	if o.idType != "auto" && o.idType != "string" && o.idType != "integer" {
+		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", errUsage, o.idType)
+	}
+	if err := checkKeep(o.fields.Keep); err != nil {
+		return err
 	}
 	if _, err := scheduler.ParseErrorLimit(o.maxErrors); err != nil {
 		return fmt.Errorf("%w: --max-errors %w", errUsage, err)

@@ -1,0 +1,54 @@
+// Package input finds a run's input files (files, folders, globs, standard
+// input), reads them in one global order whatever their format (JSONL,
+// gzip or zstd compressed JSONL, Parquet), splits them among ranks by
+// bytes, and fingerprints what it reads while it streams, so a resumed run
+// verifies only what it relies on. It yields shard.Documents; it knows
+// nothing of the model, the pipeline or the outputs.
+package input
+
+import (
+	"errors"
+	"time"
+)
+
+// Format is how a file is stored.
+type Format uint8
+
+const (
+	JSONL   Format = iota // plain text, one record per line
+	Gzip                  // gzip-compressed JSONL (any number of members)
+	Zstd                  // zstd-compressed JSONL (any number of frames)
+	Parquet               // a Parquet file, one record per row
+)
+
+func (f Format) String() string {
+	return [...]string{"JSONL", "gzip JSONL", "zstd JSONL", "Parquet"}[f]
+}
+
+// File is one input file of a run, in the run's order.
+type File struct {
+	// Path opens it ("-" is standard input).
+	Path string
+	// Name identifies it in positions, default ids, error records and the
+	// journal: its path under the --input that found it (see Find).
+	Name    string
+	Size    int64 // -1 for standard input
+	ModTime time.Time
+	// Format comes from the extension, corrected by the magic bytes
+	// (Sniff) before the file is split or read.
+	Format  Format
+	sniffed bool
+}
+
+// Sentinels, found with errors.Is; main maps them to exit 2.
+var (
+	// ErrInput: an --input that cannot be used (missing, unreadable, a
+	// folder without inputs, a Parquet file without the context column).
+	ErrInput = errors.New("input")
+	// ErrCorrupt: compressed data that cannot be decompressed; the error
+	// names the file and the compressed byte offset.
+	ErrCorrupt = errors.New("corrupt input")
+	// ErrChanged: --resume found an input that changed since the journal
+	// was written (size, modification time or the content it verified).
+	ErrChanged = errors.New("the input changed since the journal was written")
+)

@@ -1,0 +1,182 @@
+package input
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Find expands the --input arguments into the run's files, in the run's
+// order: arguments in the order given; a folder's files (recursively) and
+// a glob's matches sorted by path. A folder contributes the files whose
+// names end in .jsonl, .ndjson (either maybe .gz, .zst or .zstd) or
+// .parquet, skipping hidden and _-prefixed names (_SUCCESS, _metadata); a
+// file named explicitly is read whatever its name. "-" is standard input
+// and stands alone.
+//
+// A file's Name is its path under the argument that found it: the base
+// name of a file argument, the path under a folder, the path under a glob's
+// leading folders. Names appear in default ids and error records, so they
+// should not depend on where the job runs from; when two files would get
+// the same name, every file is named by its full path as found instead.
+func Find(args []string) ([]File, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%w: --input is required: JSONL, .jsonl.gz, .jsonl.zst or Parquet files, folders or globs", ErrInput)
+	}
+	if slices.Contains(args, "-") {
+		if len(args) > 1 {
+			return nil, fmt.Errorf("%w: --input - (standard input) cannot be combined with other inputs", ErrInput)
+		}
+		return []File{{Path: "-", Name: "stdin", Size: -1}}, nil
+	}
+	var files []File
+	for _, arg := range args {
+		found, err := expand(arg)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, found...)
+	}
+	seen := map[string]string{}
+	names := map[string]bool{}
+	clash := false
+	for _, f := range files {
+		abs, _ := filepath.Abs(f.Path)
+		if prev, ok := seen[abs]; ok {
+			return nil, fmt.Errorf("%w: %s is given twice (as %s and %s): each file is read once", ErrInput, f.Path, prev, f.Path)
+		}
+		seen[abs] = f.Path
+		clash = clash || names[f.Name]
+		names[f.Name] = true
+	}
+	if clash {
+		for i := range files {
+			files[i].Name = filepath.ToSlash(files[i].Path)
+		}
+	}
+	return files, nil
+}
+
+// expand turns one argument into files.
+func expand(arg string) ([]File, error) {
+	st, err := os.Stat(arg)
+	switch {
+	case err == nil && st.IsDir():
+		return folder(arg, arg)
+	case err == nil:
+		f, err := stat(arg, filepath.Base(arg))
+		return []File{f}, err
+	case !strings.ContainsAny(arg, "*?["):
+		return nil, fmt.Errorf("%w: cannot open --input: %w", ErrInput, err)
+	}
+	matches, err := filepath.Glob(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --input %s is not a valid pattern: %w", ErrInput, arg, err)
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("%w: --input %s matches no file", ErrInput, arg)
+	}
+	root := globRoot(arg)
+	var files []File
+	for _, m := range matches { // Glob sorts them
+		st, err := os.Stat(m)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		if st.IsDir() {
+			sub, err := folder(m, root)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, sub...)
+			continue
+		}
+		f, err := stat(m, relName(root, m))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// folder lists the input files under dir, sorted by path, named relative
+// to root.
+func folder(dir, root string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !IsInputName(name) {
+			return nil
+		}
+		f, err := stat(path, relName(root, path))
+		files = append(files, f)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading folder %s: %w", ErrInput, dir, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: folder %s holds no input files (names ending in .jsonl, .ndjson, .jsonl.gz, .jsonl.zst or .parquet)", ErrInput, dir)
+	}
+	return files, nil
+}
+
+func stat(path, name string) (File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return File{}, fmt.Errorf("%w: cannot open --input: %w", ErrInput, err)
+	}
+	if !st.Mode().IsRegular() {
+		return File{}, fmt.Errorf("%w: %s is not a regular file", ErrInput, path)
+	}
+	return File{Path: path, Name: name, Size: st.Size(), ModTime: st.ModTime(), Format: formatOf(path)}, nil
+}
+
+// IsInputName reports whether a folder contributes a file of this name.
+func IsInputName(name string) bool {
+	name = strings.ToLower(name)
+	for _, c := range []string{".gz", ".zst", ".zstd"} {
+		name = strings.TrimSuffix(name, c)
+	}
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".ndjson") || strings.HasSuffix(name, ".parquet")
+}
+
+// formatOf is the format a file's extension says.
+func formatOf(path string) Format {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		return Parquet
+	case ".gz":
+		return Gzip
+	case ".zst", ".zstd":
+		return Zstd
+	}
+	return JSONL
+}
+
+// globRoot is the folder part of a pattern before its first wildcard.
+func globRoot(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[")
+	return filepath.Dir(pattern[:i] + "x")
+}
+
+func relName(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}

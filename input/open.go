@@ -1,0 +1,188 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// handle is an open input file. Every byte the package reads from a file
+// goes through one, so a test can count what a rank reads.
+type handle interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+}
+
+// openFile opens an input file; tests replace it to count bytes read.
+var openFile = func(path string) (handle, error) { return os.Open(path) }
+
+func open(f *File) (handle, error) {
+	if f.Path == "-" {
+		return nil, fmt.Errorf("%w: standard input cannot be reopened", ErrInput)
+	}
+	h, err := openFile(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot open %s: %w", ErrInput, f.Path, err)
+	}
+	return h, nil
+}
+
+var (
+	gzipMagic    = []byte{0x1f, 0x8b}
+	zstdMagic    = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	parquetMagic = []byte("PAR1")
+)
+
+// magic is the format the first bytes of a file say, if any.
+func magic(b []byte) (Format, bool) {
+	switch {
+	case bytes.HasPrefix(b, gzipMagic):
+		return Gzip, true
+	case bytes.HasPrefix(b, zstdMagic):
+		return Zstd, true
+	case bytes.HasPrefix(b, parquetMagic):
+		return Parquet, true
+	}
+	return JSONL, false
+}
+
+// Sniff corrects a file's format by its magic bytes: a .jsonl file that
+// holds gzip data is read as gzip. Ranks call it before splitting a file,
+// since compressed data cannot be split at a byte.
+func Sniff(f *File) error {
+	if f.sniffed || f.Path == "-" || f.Size == 0 {
+		return nil
+	}
+	h, err := open(f)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	var b [4]byte
+	n, err := h.ReadAt(b[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: reading %s: %w", ErrInput, f.Path, err)
+	}
+	if m, ok := magic(b[:n]); ok {
+		f.Format = m
+	}
+	f.sniffed = true
+	return nil
+}
+
+// counter counts the bytes read from a file and remembers its last
+// error, to tell a failing disk from corrupt data. It implements
+// io.ByteReader so gzip reads through it without a buffer of its own,
+// which keeps the count at what the decompressor consumed.
+type counter struct {
+	br  *bufio.Reader
+	n   int64
+	err error
+}
+
+func newCounter(r io.Reader) *counter {
+	c := &counter{}
+	c.br = bufio.NewReaderSize(readerFunc(func(p []byte) (int, error) {
+		n, err := r.Read(p)
+		if err != nil && !errors.Is(err, io.EOF) {
+			c.err = err
+		}
+		return n, err
+	}), 256<<10)
+	return c
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.br.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *counter) ReadByte() (byte, error) {
+	b, err := c.br.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// text is a JSONL file's text: the file itself, or its decompression.
+type text struct {
+	io.Reader
+	raw   *counter // the file's bytes, as stored
+	close func()
+}
+
+// openText opens a JSONL file's text at its start; a plain file may
+// instead start at byte from (compressed text cannot be entered midway).
+func openText(f *File, r io.Reader, from int64) (*text, error) {
+	if h, ok := r.(handle); ok && from > 0 {
+		if _, err := h.Seek(from, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("%w: seeking in %s: %w", ErrInput, f.Path, err)
+		}
+	}
+	raw := newCounter(r)
+	t := &text{Reader: raw, raw: raw, close: func() {}}
+	if f.Path == "-" {
+		if b, _ := raw.br.Peek(4); len(b) > 0 {
+			f.Format, _ = magic(b)
+		}
+	}
+	switch f.Format {
+	case Gzip:
+		z, err := gzip.NewReader(raw)
+		if err != nil {
+			return nil, corrupt(f, raw, err)
+		}
+		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, func() { z.Close() }
+	case Zstd:
+		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, corrupt(f, raw, err)
+		}
+		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, z.Close
+	case Parquet:
+		return nil, fmt.Errorf("%w: %s is Parquet, which cannot be streamed from standard input: give the file", ErrInput, f.Name)
+	}
+	return t, nil
+}
+
+// decoded turns a decompressor's failures into ErrCorrupt naming the file
+// and where in it the data broke, unless the file itself failed to read.
+type decoded struct {
+	r   io.Reader
+	f   *File
+	raw *counter
+}
+
+func (d *decoded) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = corrupt(d.f, d.raw, err)
+	}
+	return n, err
+}
+
+func corrupt(f *File, raw *counter, err error) error {
+	if raw.err != nil && errors.Is(err, raw.err) {
+		return fmt.Errorf("reading %s: %w", f.Path, err)
+	}
+	what := "is corrupt"
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		what = "ends early (a truncated file)"
+	}
+	return fmt.Errorf("%w: %s: the %s data %s at compressed byte %d (%w); the documents before it are kept: replace the file with a good copy and rerun with --resume",
+		ErrCorrupt, f.Path, f.Format, what, raw.n, err)
+}

@@ -1,0 +1,106 @@
+package input
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"qa-shard/journal"
+)
+
+// resume continues where the journal's input state says, verifying what
+// the continuation relies on:
+//
+//   - every file the process finished before (by the journal's account)
+//     has the same name, place in the order, size and modification time:
+//     the output holds its answers. These files are not read again.
+//   - the file it resumes in is re-read from where this process started
+//     in it up to the resume point, through the same SHA-256 as the first
+//     time, and must give the journal's hash: a plain file's bytes before
+//     the point, a compressed file's text (which must be decompressed to
+//     find the point anyway), a Parquet file's column chunks of the row
+//     groups up to the one holding the point (which must be read to
+//     continue anyway). This costs at most the process's own block. Its
+//     size and time may differ: what the output relies on is the content
+//     before the point, which the hash checks. So a corrupt or truncated
+//     file that stopped a run can be replaced by a good copy and resumed.
+//   - the sizes of all files, which decide how ranks split them, are in
+//     the run's fingerprint (see Fingerprint), checked by the journal.
+//
+// Anything else (a file changed, removed or added) is ErrChanged, naming
+// the file: the journal's output would not be what this input gives.
+func (s *Source) resume(st journal.InputState) error {
+	files := s.plan.Files
+	for i, fr := range st.Files {
+		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {
+			return fmt.Errorf("%w: the journal read %s as input file %d, which it no longer is: the list of input files changed", ErrChanged, fr.Name, fr.File+1)
+		}
+		f := files[fr.File]
+		if i < len(st.Files)-1 && (f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime) {
+			return fmt.Errorf("%w: %s had %d bytes, modified %s, and now has %d bytes, modified %s",
+				ErrChanged, f.Path, fr.Size, time.Unix(0, fr.ModTime).UTC().Format(time.RFC3339Nano), f.Size, f.ModTime.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	cur := st.Files[len(st.Files)-1]
+	k := -1
+	for i, p := range s.plan.Parts {
+		if p.File == st.Next.File {
+			k = i
+		}
+	}
+	if cur.File != st.Next.File || k < 0 {
+		return fmt.Errorf("%w: the journal resumes in %s, which is not part of this process's share of the input", ErrChanged, cur.Name)
+	}
+	s.mu.Lock()
+	s.done, s.start, s.part = append(s.done, st.Files[:len(st.Files)-1]...), st, k
+	s.mu.Unlock()
+
+	part, f := s.plan.Parts[k], &s.plan.Files[st.Next.File]
+	for _, p := range s.plan.Parts[:k] {
+		s.doneBytes += p.Bytes
+	}
+	s.hash, s.from = sha256.New(), cur.From
+	var state hashState
+	if f.Format == Parquet {
+		r, err := s.openRows(f, part)
+		if err != nil {
+			return err
+		}
+		s.cur = r
+		for r.r.g < len(r.r.groups) && r.r.groups[r.r.g].row < st.Next.Offset {
+			if err := r.r.load(); err != nil {
+				return err
+			}
+		}
+		r.state = snapshotOf(s.hash)
+		state = r.state
+		for _, g := range r.r.groups[:r.r.g] {
+			span := g.hi - g.lo
+			s.partDone += span * (min(st.Next.Offset, g.row+g.rows) - g.row) / g.rows // as rowReader shares it out
+		}
+		if st.Next.Offset < r.r.end {
+			if err := r.r.skip(st.Next.Offset); err != nil {
+				return err
+			}
+		} else {
+			r.r.row = max(r.r.end, st.Next.Offset)
+		}
+	} else {
+		r, err := s.openLines(f, part, st.Next.Offset, cur.From)
+		if err != nil {
+			return err
+		}
+		s.cur, state = r, snapshotOf(s.hash)
+		if r.packed {
+			s.partDone = r.t.raw.n
+		} else {
+			s.partDone = max(0, min(part.Bytes, st.Next.Offset-part.From))
+		}
+	}
+	s.doneBytes += s.partDone
+	if got := sum(state); got != cur.SHA256 {
+		return fmt.Errorf("%w: %s: what was read of it before the resume point (from %d to %d) differs from what the journal recorded (sha256 %.12s, now %.12s): the file was changed in place",
+			ErrChanged, f.Path, cur.From, st.Next.Offset, cur.SHA256, got)
+	}
+	return nil
+}

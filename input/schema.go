@@ -1,0 +1,169 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"qa-shard/shard"
+)
+
+// Schema decides the run's schema (shard.Schema: the kind of ids and of
+// each kept field) from the run's first record: the first non-blank line
+// of the first JSONL file that has one, or the column types of the first
+// Parquet file that has rows. Every rank reads the same record, so every
+// rank and a single process agree; it costs one line (or one footer).
+// idType "string" or "integer" overrides the id's kind.
+func Schema(files []File, opt shard.Options, idType string) (shard.Schema, error) {
+	s := shard.Schema{Keep: make([]shard.Kind, len(opt.Fields.Keep))}
+	for i := range files {
+		found, err := firstRecord(&files[i], opt, &s)
+		if err != nil {
+			return s, err
+		}
+		if found {
+			break
+		}
+	}
+	switch idType {
+	case "string":
+		s.ID = shard.String
+	case "integer":
+		s.ID = shard.Int
+	}
+	return s, nil
+}
+
+func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
+	if f.Size == 0 {
+		return false, nil
+	}
+	if err := Sniff(f); err != nil {
+		return false, err
+	}
+	if f.Path == "-" {
+		line := peekLine(stdin(), opt.MaxLineBytes)
+		got, _ := shard.SchemaOf(line, opt.Fields)
+		*s = got
+		return len(bytes.TrimSpace(line)) > 0, nil
+	}
+	h, err := open(f)
+	if err != nil {
+		return false, err
+	}
+	defer h.Close()
+	if f.Format == Parquet {
+		pf, err := openParquet(f, h)
+		if err != nil || pf.NumRows() == 0 {
+			return false, err
+		}
+		m := shard.NewMapper(opt)
+		cols, err := resolve(f, pf, m.Names(), m.Context())
+		if err != nil {
+			return false, err
+		}
+		s.ID = shard.String
+		if c := cols[0]; c != nil && kindOf(c) == shard.Int {
+			s.ID = shard.Int
+		}
+		for i := range s.Keep {
+			s.Keep[i] = kindOf(cols[len(cols)-len(s.Keep)+i])
+		}
+		return true, nil
+	}
+	t, err := openText(f, h, 0)
+	if err != nil {
+		return false, err
+	}
+	defer t.close()
+	line, err := firstLine(t, opt.MaxLineBytes)
+	if err != nil || line == nil {
+		return false, err
+	}
+	got, _ := shard.SchemaOf(line, opt.Fields)
+	*s = got
+	return true, nil
+}
+
+// firstLine is the first non-blank line of r, or nil; a line longer than
+// max counts as a record of no known kinds.
+func firstLine(r io.Reader, max int) ([]byte, error) {
+	if max <= 0 {
+		max = shard.DefaultMaxLineBytes
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) <= max+2 {
+			line = append(line, chunk...)
+		} else {
+			line = []byte("{}") // too long to hold: String kinds
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("reading the first record: %w", err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return line, nil
+		}
+		if err != nil {
+			return nil, nil
+		}
+		line = line[:0]
+	}
+}
+
+// peekLine is standard input's first line, left unread (up to the buffer).
+func peekLine(br *bufio.Reader, max int) []byte {
+	// Peek a little more at a time: a slow producer is not made to fill
+	// the whole buffer before the run starts.
+	var b []byte
+	for n := 4096; ; n *= 2 {
+		var err error
+		b, err = br.Peek(min(n, br.Size()))
+		if bytes.IndexByte(b, '\n') >= 0 || err != nil || n >= br.Size() {
+			break
+		}
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return b
+		}
+		if line := b[:i]; len(bytes.TrimSpace(line)) > 0 {
+			return line
+		}
+		b = b[i+1:]
+	}
+	return nil
+}
+
+// Fingerprint identifies the run's input files for the journal: their
+// names in order and, when ranks split them (world > 1), their sizes,
+// which decide the split. What each process read of the files is recorded
+// as it reads (see Source.At). Standard input has none.
+func Fingerprint(files []File, world int) string {
+	if len(files) == 1 && files[0].Path == "-" {
+		return ""
+	}
+	h := sha256.New()
+	var total int64
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00", f.Name)
+		if world > 1 {
+			fmt.Fprintf(h, "%d\x00", f.Size)
+			total += f.Size
+		}
+	}
+	if world > 1 {
+		return fmt.Sprintf("files=%d;bytes=%d;sha256=%s", len(files), total, hex.EncodeToString(h.Sum(nil)))
+	}
+	return fmt.Sprintf("files=%d;sha256=%s", len(files), hex.EncodeToString(h.Sum(nil)))
+}

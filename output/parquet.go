@@ -1,0 +1,252 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/journal"
+	"qa-shard/shard"
+)
+
+// parts writes the answers as a folder of Parquet files, part-00000.parquet,
+// ...: one schema for answers and errors (error is null when answered;
+// the answer columns are null for an error), sealed at every checkpoint as
+// the logits are, so a resumed run keeps every sealed part.
+type parts struct {
+	dir    string
+	n      int
+	cur    *part
+	typ    reflect.Type
+	schema *parquet.Schema
+	keep   []shard.Kind
+	id     shard.Kind
+	list   bool // the answers column (top-k > 1)
+	rows   []any
+}
+
+// The fixed columns' places in the row type, after the id and kept fields.
+const (
+	colQuestion = iota
+	colAnswer
+	colScore
+	colStart
+	colEnd
+	colWindows
+	colFile
+	colOffset
+	colRow
+	colError
+	colAnswers // only with top-k > 1
+)
+
+// candidate is one element of the answers list.
+type candidate struct {
+	Answer string  `parquet:"answer"`
+	Score  float64 `parquet:"score"`
+	Start  int64   `parquet:"start"`
+	End    int64   `parquet:"end"`
+}
+
+func openParts(o Options, keep int) (*parts, error) {
+	if err := os.MkdirAll(o.Answers, 0o755); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(o.Answers)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		var i int
+		name := e.Name()
+		sealed, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
+		if strings.HasSuffix(name, ".tmp") || (sealed == 1 && i >= keep) {
+			if err := os.Remove(filepath.Join(o.Answers, name)); err != nil {
+				return nil, fmt.Errorf("removing %s left by an interrupted run: %w", name, err)
+			}
+		}
+	}
+	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1}
+	p.typ = rowType(o)
+	p.schema = parquet.SchemaOf(reflect.New(p.typ).Interface())
+	return p, nil
+}
+
+// rowType is the row's Go type: id, kept fields, then the fixed columns.
+func rowType(o Options) reflect.Type {
+	ptr := func(v any) reflect.Type { return reflect.PointerTo(reflect.TypeOf(v)) }
+	field := func(i int, t reflect.Type, name string) reflect.StructField {
+		return reflect.StructField{Name: "F" + strconv.Itoa(i), Type: t, Tag: reflect.StructTag("parquet:" + strconv.Quote(name+",optional"))}
+	}
+	fs := []reflect.StructField{field(0, ptr(shard.GoType(o.Schema.ID)), "id")}
+	for i, name := range o.Keep {
+		fs = append(fs, field(len(fs), ptr(shard.GoType(o.Schema.Keep[i])), name))
+	}
+	for _, c := range []struct {
+		t    reflect.Type
+		name string
+	}{{ptr(""), "question"}, {ptr(""), "answer"}, {ptr(0.0), "score"}, {ptr(int64(0)), "start"}, {ptr(int64(0)), "end"},
+		{ptr(int64(0)), "windows"}, {ptr(""), "file"}, {ptr(int64(0)), "offset"}, {ptr(int64(0)), "row"}, {ptr(""), "error"}} {
+		fs = append(fs, field(len(fs), c.t, c.name))
+	}
+	if o.TopK > 1 {
+		f := field(len(fs), reflect.TypeFor[[]candidate](), "answers")
+		f.Tag = `parquet:"answers,list"`
+		fs = append(fs, f)
+	}
+	return reflect.StructOf(fs)
+}
+
+func (p *parts) newRow(idRaw []byte, keep []json.RawMessage) (reflect.Value, error) {
+	v := reflect.New(p.typ).Elem()
+	if err := set(v.Field(0), idRaw, p.id); err != nil {
+		return v, fmt.Errorf("id: %w", err)
+	}
+	for i, kind := range p.keep {
+		var raw []byte
+		if i < len(keep) {
+			raw = keep[i]
+		}
+		if err := set(v.Field(1+i), raw, kind); err != nil {
+			return v, fmt.Errorf("kept field %d: %w", i, err)
+		}
+	}
+	return v, nil
+}
+
+// set stores a JSON value of kind k into a pointer field (nil for null).
+func set(f reflect.Value, raw []byte, k shard.Kind) error {
+	x, err := shard.Decode(raw, k)
+	if err != nil || x == nil {
+		return err
+	}
+	ptr := reflect.New(reflect.TypeOf(x))
+	ptr.Elem().Set(reflect.ValueOf(x))
+	f.Set(ptr)
+	return nil
+}
+
+func setPtr[T any](f reflect.Value, x T) { f.Set(reflect.ValueOf(&x)) }
+
+func (p *parts) fixed(v reflect.Value, col int) reflect.Value { return v.Field(1 + len(p.keep) + col) }
+
+func (p *parts) WriteAnswer(r shard.AnswerRecord) error {
+	v, err := p.newRow(r.ID, r.Keep)
+	if err != nil {
+		return err
+	}
+	setPtr(p.fixed(v, colQuestion), r.Question)
+	setPtr(p.fixed(v, colAnswer), r.Answer)
+	setPtr(p.fixed(v, colScore), r.Score)
+	setPtr(p.fixed(v, colStart), int64(r.Start))
+	setPtr(p.fixed(v, colEnd), int64(r.End))
+	setPtr(p.fixed(v, colWindows), int64(r.Windows))
+	if p.list {
+		cands := make([]candidate, len(r.Answers))
+		for i, a := range r.Answers {
+			cands[i] = candidate{Answer: a.Answer, Score: a.Score, Start: int64(a.Start), End: int64(a.End)}
+		}
+		p.fixed(v, colAnswers).Set(reflect.ValueOf(cands))
+	}
+	return p.add(v)
+}
+
+func (p *parts) WriteError(r shard.ErrorRecord) error {
+	v, err := p.newRow(r.ID, r.Keep)
+	if err != nil {
+		return err
+	}
+	if r.Question != "" {
+		setPtr(p.fixed(v, colQuestion), r.Question)
+	}
+	setPtr(p.fixed(v, colFile), r.Pos.File)
+	if r.Pos.Row {
+		setPtr(p.fixed(v, colRow), r.Pos.At)
+	} else {
+		setPtr(p.fixed(v, colOffset), r.Pos.At)
+	}
+	setPtr(p.fixed(v, colError), r.Error)
+	return p.add(v)
+}
+
+// add buffers a row; rows reach the part at seal or every few thousand.
+func (p *parts) add(v reflect.Value) error {
+	p.rows = append(p.rows, v.Addr().Interface())
+	if len(p.rows) >= 4096 {
+		return p.flush()
+	}
+	return nil
+}
+
+func (p *parts) flush() error {
+	if len(p.rows) == 0 {
+		return nil
+	}
+	if p.cur == nil {
+		w, err := createPart(partPath(p.dir, p.n), p.schema)
+		if err != nil {
+			return err
+		}
+		p.cur = w
+	}
+	_, err := p.cur.pw.Write(p.rows)
+	clear(p.rows)
+	p.rows = p.rows[:0]
+	return err
+}
+
+func (p *parts) seal() error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	if p.cur == nil {
+		return nil
+	}
+	err := p.cur.close()
+	p.cur = nil
+	if err != nil {
+		return err
+	}
+	p.n++
+	return nil
+}
+
+func (p *parts) size() (int64, int) { return 0, p.n }
+
+func (p *parts) syncer() journal.Syncer { return dirSync(p.dir) }
+
+func (p *parts) close() {
+	if p.cur != nil {
+		p.cur.abort()
+		p.cur = nil
+	}
+}
+
+// partPath names part i of an answers folder.
+func partPath(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i))
+}
+
+func isPart(name string) bool {
+	var i int
+	n, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
+	return n == 1 || (strings.HasPrefix(name, "part-") && strings.HasSuffix(name, ".tmp"))
+}
+
+// dirSync makes a folder's renames durable.
+type dirSync string
+
+func (d dirSync) Sync() error {
+	f, err := os.Open(string(d))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

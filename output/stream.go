@@ -1,0 +1,114 @@
+package output
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"qa-shard/journal"
+	"qa-shard/shard"
+)
+
+// stream writes JSONL answers, plain or compressed. A compressed stream
+// ends a gzip member or zstd frame at every seal, so the file cut at any
+// journaled length is a complete compressed file: gzip and zstd readers
+// read concatenated members and frames as one text, and rank files
+// concatenate the same way.
+type stream struct {
+	*shard.Writer
+	file    *os.File // nil for standard output
+	counter *countingWriter
+	buf     *bufio.Writer
+	unit    *member
+}
+
+func newStream(f *os.File, format Format, base int64, keep []string) *stream {
+	c := &countingWriter{w: f, n: base}
+	s := &stream{counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
+	if f != os.Stdout {
+		s.file = f
+	}
+	s.unit = &member{w: s.buf}
+	switch format {
+	case Gzip:
+		s.unit.z = gzip.NewWriter(nil)
+	case Zstd:
+		z, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		s.unit.z = z
+	}
+	s.Writer = shard.NewWriter(s.unit, keep...)
+	return s
+}
+
+func (s *stream) seal() error {
+	return errors.Join(s.Writer.Flush(), s.unit.end(), s.buf.Flush())
+}
+
+func (s *stream) size() (int64, int) { return s.counter.n, 0 }
+
+func (s *stream) syncer() journal.Syncer {
+	if s.file == nil {
+		return noSync{}
+	}
+	return s.file
+}
+
+func (s *stream) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// compressor is what gzip.Writer and zstd.Encoder share.
+type compressor interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// member passes writes through, compressed when z is set: a member (or
+// frame) starts at the first write after a seal, so a checkpoint with
+// nothing new adds no empty member.
+type member struct {
+	w    io.Writer
+	z    compressor
+	open bool
+}
+
+func (m *member) Write(p []byte) (int, error) {
+	if m.z == nil {
+		return m.w.Write(p)
+	}
+	if !m.open {
+		m.z.Reset(m.w)
+		m.open = true
+	}
+	return m.z.Write(p)
+}
+
+func (m *member) end() error {
+	if m.z == nil || !m.open {
+		return nil
+	}
+	m.open = false
+	return m.z.Close()
+}
+
+// countingWriter knows the answers file's length without asking the OS.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type noSync struct{}
+
+func (noSync) Sync() error { return nil }
