@@ -193,6 +193,9 @@ func (j *Journal) write(s State) error {
 		err = cerr
 	}
 	if err != nil {
+		// On a full disk the partial tmp file holds space the next
+		// attempt needs; the journal beside it is intact.
+		os.Remove(tmp)
 		return fmt.Errorf("journal: writing %s: %w", tmp, err)
 	}
 	if err := j.fs.Rename(tmp, j.path); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -160,3 +161,62 @@ func TestCheckpointCrash(t *testing.T) {
 		})
 	}
 }
+
+// fullFS is a file system on which writing the journal fails with ENOSPC
+// (after storing half the bytes) while full is set.
+type fullFS struct {
+	osFS
+	full bool
+}
+
+type fullFile struct {
+	file
+	fs *fullFS
+}
+
+func (f fullFS) Create(name string) (file, error) {
+	g, err := f.osFS.Create(name)
+	return fullFile{g, &f}, err
+}
+
+func (f fullFile) Write(p []byte) (int, error) {
+	if f.fs.full {
+		n, _ := f.file.Write(p[:len(p)/2])
+		return n, &os.PathError{Op: "write", Path: "journal", Err: syscall.ENOSPC}
+	}
+	return f.file.Write(p)
+}
+
+// TestCheckpointNoSpace: a checkpoint on a full disk fails with ENOSPC in
+// its chain, leaves the previous journal in place and no partial tmp file
+// (it would hold space), and succeeds once there is room.
+func TestCheckpointNoSpace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "answers.jsonl")
+	if err := os.WriteFile(out, []byte("r0\nr1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := &fullFS{}
+	j := &Journal{path: Path(out), fs: fsys}
+	if err := j.write(State{Version: Version, Done: 1, Bytes: 3}); err != nil {
+		t.Fatal(err)
+	}
+	fsys.full = true
+	err := j.Checkpoint(okSyncer{}, 2, 6, 0)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), Path(out)+".tmp") {
+		t.Fatalf("checkpoint on a full disk: %v, want ENOSPC naming the tmp file", err)
+	}
+	if _, err := os.Stat(Path(out) + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("partial tmp file left behind: %v", err)
+	}
+	if s, err := Read(out); err != nil || s.Done != 1 || s.Bytes != 3 {
+		t.Fatalf("journal after the failure: %+v %v, want the previous one", s, err)
+	}
+	fsys.full = false
+	if err := j.Checkpoint(okSyncer{}, 2, 6, 0); err != nil {
+		t.Fatalf("checkpoint once there is room: %v", err)
+	}
+}
+
+type okSyncer struct{}
+
+func (okSyncer) Sync() error { return nil }

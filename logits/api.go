@@ -12,7 +12,6 @@ package logits
 import (
 	"encoding/json"
 	"errors"
-	"os"
 
 	"qa-shard/shard"
 )
@@ -74,7 +73,7 @@ var (
 type Writer struct {
 	path   string // final name
 	tmp    string // path + ".tmp", where rows go until Close
-	f      *os.File
+	f      file
 	pw     rowWriter
 	closed bool
 }

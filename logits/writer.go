@@ -4,12 +4,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/shard"
 )
+
+// file is what a Writer needs of its file; *os.File is one.
+type file interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+// createFile creates a part's temporary file; tests inject storage faults
+// through it.
+var createFile = func(name string) (file, error) {
+	return os.OpenFile(name, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+}
 
 // rowWriter writes Rows in the file's layout.
 type rowWriter interface {
@@ -22,7 +36,7 @@ type rowWriter interface {
 // A stale path+".tmp" from an earlier crashed run is overwritten.
 func Create(path string, opt Options) (*Writer, error) {
 	tmp := path + TempSuffix
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := createFile(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("logits: create %s: %w", tmp, err)
 	}

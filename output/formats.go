@@ -46,7 +46,7 @@ func openSink(o Options, bytes int64, parts int) (sink, error) {
 	if bytes >= 0 {
 		flags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
 	}
-	f, err := os.OpenFile(o.Answers, flags, 0o644)
+	f, err := o.open(o.Answers, flags)
 	if err != nil {
 		return nil, err
 	}

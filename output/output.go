@@ -6,6 +6,7 @@ package output
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"qa-shard/journal"
@@ -27,6 +28,23 @@ type Options struct {
 	Keep   []string
 	Schema shard.Schema
 	TopK   int
+
+	// openFile opens a JSONL answers file; tests inject faults through it.
+	openFile func(name string, flag int) (file, error)
+}
+
+// file is what a JSONL answers stream needs of its file; *os.File is one.
+type file interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+func (o *Options) open(name string, flag int) (file, error) {
+	if o.openFile != nil {
+		return o.openFile(name, flag)
+	}
+	return os.OpenFile(name, flag, 0o644)
 }
 
 // Records receives answer and error records in input order.
@@ -50,6 +68,11 @@ type Outputs struct {
 	sink    sink
 	journal *journal.Journal
 	at      func(next int64) journal.InputState
+	// failed is the first failure to write or save: after it no
+	// checkpoint is made, so the journal keeps describing the output as
+	// it was before (a failed write may have left part of a record, a
+	// failed seal may have dropped logits rows).
+	failed error
 }
 
 // sink is one answers format.
@@ -90,7 +113,7 @@ func Open(o Options) (*Outputs, error) {
 		}
 		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s to resume: %w", o.Answers, err)
+			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
 		}
 		out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j, Skip: st.Done, Input: &st.Input}
 		return out, out.openLogits(o, st.LogitsParts)
@@ -108,11 +131,11 @@ func fresh(o Options) (*Outputs, error) {
 	}
 	j, err := journal.Create(o.Answers, o.Fingerprint)
 	if err != nil {
-		return nil, err
+		return nil, Fault(err)
 	}
 	s, err := openSink(o, -1, 0)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create --output: %w", err)
+		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
 	}
 	out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j}
 	return out, out.openLogits(o, 0)
@@ -124,7 +147,7 @@ func (o *Outputs) openLogits(opt Options, keep int) error {
 	}
 	p, err := logits.OpenParts(opt.Logits, keep, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep})
 	if err != nil {
-		return fmt.Errorf("--logits: %w", err)
+		return Fault(fmt.Errorf("--logits: %w", err))
 	}
 	o.Logits = p
 	return nil
@@ -136,6 +159,8 @@ func (o *Outputs) SetInput(at func(next int64) journal.InputState) { o.at = at }
 
 // Checkpoint makes the first next documents durable and records that.
 // It runs on the scheduler's writer goroutine, or after Run returned.
+// After any failure to write or save, it returns that failure and
+// records nothing more.
 func (o *Outputs) Checkpoint(next int64) error {
 	return o.sync(next, false)
 }
@@ -145,10 +170,47 @@ func (o *Outputs) Finish(next int64) error {
 	return o.sync(next, true)
 }
 
-func (o *Outputs) sync(next int64, done bool) error {
-	if err := o.sink.seal(); err != nil {
-		return fmt.Errorf("writing %s: %w", o.path, err)
+// Flush hands the buffered records to the answers (a compressed member
+// ended, a Parquet part sealed) without making them durable or
+// journaling them.
+func (o *Outputs) Flush() error {
+	if o.failed != nil {
+		return o.failed
 	}
+	if err := o.sink.seal(); err != nil {
+		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
+	}
+	return o.failed
+}
+
+// Saved is how many documents the journal vouches for: those a --resume
+// will not redo.
+func (o *Outputs) Saved() int64 {
+	if o.journal == nil {
+		return o.Skip
+	}
+	return o.journal.State().Done
+}
+
+// Journal is the journal's path ("" for standard output).
+func (o *Outputs) Journal() string {
+	if o.journal == nil {
+		return ""
+	}
+	return journal.Path(o.path)
+}
+
+func (o *Outputs) sync(next int64, done bool) error {
+	if err := o.Flush(); err != nil {
+		return err
+	}
+	if err := o.save(next, done); err != nil {
+		o.failed = Fault(err)
+	}
+	return o.failed
+}
+
+func (o *Outputs) save(next int64, done bool) error {
 	p := journal.Progress{Done: next}
 	if o.Logits != nil {
 		n, err := o.Logits.Seal()

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"os"
 
@@ -20,16 +19,16 @@ import (
 // concatenate the same way.
 type stream struct {
 	*shard.Writer
-	file    *os.File // nil for standard output
+	file    file // nil for standard output
 	counter *countingWriter
 	buf     *bufio.Writer
 	unit    *member
 }
 
-func newStream(f *os.File, format Format, base int64, keep []string) *stream {
+func newStream(f file, format Format, base int64, keep []string) *stream {
 	c := &countingWriter{w: f, n: base}
 	s := &stream{counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
-	if f != os.Stdout {
+	if f != file(os.Stdout) {
 		s.file = f
 	}
 	s.unit = &member{w: s.buf}
@@ -44,8 +43,15 @@ func newStream(f *os.File, format Format, base int64, keep []string) *stream {
 	return s
 }
 
+// seal stops at the first failure: the same failure seen again by the
+// later steps would only repeat it.
 func (s *stream) seal() error {
-	return errors.Join(s.Writer.Flush(), s.unit.end(), s.buf.Flush())
+	for _, step := range []func() error{s.Writer.Flush, s.unit.end, s.buf.Flush} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *stream) size() (int64, int) { return s.counter.n, 0 }

@@ -68,6 +68,23 @@ func Windows(q, ctx Tokens, sp Special, s Settings) ([]Window, error) {
 	return out, nil
 }
 
+// WindowCount is len(Windows(q, ctx, ...)) for a question of qLen tokens
+// and a context of n tokens, computed without cutting anything, so that a
+// caller can refuse a document before it pays for its windows. It is 0
+// when Windows would return an error (the question does not fit, or the
+// stride is too large).
+func WindowCount(qLen, n int, s Settings) int {
+	budget := s.MaxSeqLen - qLen - 3
+	switch {
+	case n <= budget:
+		return 1
+	case budget <= 0, s.DocStride >= budget:
+		return 0
+	}
+	step := budget - s.DocStride
+	return 1 + (n-budget+step-1)/step
+}
+
 // cut returns the [from, to) context token ranges of the windows.
 func cut(qLen, n int, s Settings) ([][2]int, error) {
 	budget := s.MaxSeqLen - qLen - 3

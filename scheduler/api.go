@@ -79,6 +79,10 @@ type Config struct {
 	// PoolTokens is how many window tokens are pooled before sorting by
 	// length and cutting batches; a longer pool pads less.
 	PoolTokens int
+	// MaxWindowsPerDoc bounds what one document may cost: one needing
+	// more windows (all its questions together) gets an error record per
+	// question, without its windows being cut or run (0: no limit).
+	MaxWindowsPerDoc int
 
 	// BatchTimeout terminates a batch running longer (0: ten times the
 	// slowest batch seen, at least a minute).

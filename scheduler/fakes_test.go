@@ -281,7 +281,7 @@ func expectedAnswers(t *testing.T, context, question string, s qa.Settings) ([]q
 // instead of a stuck test binary. It asserts nothing about speed.
 func guard(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -300,7 +300,7 @@ func runGuarded(t *testing.T, ctx context.Context, cfg Config, in Input, rs []Re
 	select {
 	case r := <-ch:
 		return r.sum, r.err
-	case <-time.After(90 * time.Second):
+	case <-time.After(4 * time.Minute):
 		t.Fatal("Run did not return within the guard time: the pipeline hangs")
 		return Summary{}, nil
 	}

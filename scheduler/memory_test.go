@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,6 +44,20 @@ func word(i int64) string {
 	return "document"
 }
 
+// readerWaitsForBudget reports whether a goroutine is blocked acquiring
+// the in-flight budget: the reader has read all the budget allows. It is
+// a state of the pipeline, seen in the goroutines' stacks, so the gate
+// below does not depend on how fast a loaded machine runs.
+func readerWaitsForBudget() bool {
+	buf := make([]byte, 4<<20)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "[select") && strings.Contains(g, "semaphore.(*Weighted).Acquire") {
+			return true
+		}
+	}
+	return false
+}
+
 type discard struct{ answers, errors atomic.Int64 }
 
 func (d *discard) WriteAnswer(shard.AnswerRecord) error { d.answers.Add(1); return nil }
@@ -73,9 +88,10 @@ func peakHeap() (stop func() uint64) {
 // make the budget the only thing that can bound memory, document 0 is a
 // straggler: its batch is held until the reader has stalled (or reached
 // the end of the input), so every later document waits in the reorder
-// buffer. With the budget, the reader stalls after about
+// buffer. With the budget, the reader blocks acquiring budget after about
 // MaxInFlightBytes/(context bytes+1024) documents; without it, all 50,000
-// documents pile up behind document 0.
+// documents pile up behind document 0 (checked: with MaxInFlightBytes
+// 1<<40 the peak is about 100 MiB and the test fails).
 //
 // Measured on linux/amd64 (go1.26, 2 cores), peak HeapInuse: 9-13 MiB
 // with the 4 MiB budget below; 52, 105 and 199 MiB for 25,000, 50,000 and
@@ -89,20 +105,17 @@ func TestRunMemoryBounded(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
-	go func() { // open the gate when the reader stops moving
-		last := int64(-1)
+	go func() { // open the gate when the reader is stuck on the budget (or done)
 		for {
 			select {
 			case <-release:
 				return
-			case <-time.After(50 * time.Millisecond):
+			case <-time.After(5 * time.Millisecond): // polling a state, not timing it
 			}
-			cur := in.next.Load()
-			if in.eof.Load() || (held.Load() && cur == last) {
+			if in.eof.Load() || (held.Load() && readerWaitsForBudget()) {
 				open()
 				return
 			}
-			last = cur
 		}
 	}()
 	defer open()

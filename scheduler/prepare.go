@@ -2,11 +2,16 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"qa-shard/qa"
 )
+
+// ErrTooManyWindows is the error record of a document that needs more
+// windows than Config.MaxWindowsPerDoc.
+var ErrTooManyWindows = errors.New("document too long")
 
 // errEmptyQuestion is the error record of a record's empty question.
 var errEmptyQuestion = fmt.Errorf(`%w: the record's "question" or a "questions" item is empty, so it is not asked (Hugging Face refuses an empty question too)`, qa.ErrEmptyQuestion)
@@ -82,22 +87,43 @@ func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows c
 func (p *pipeline) cut(d *docState, cache *questionCache) {
 	d.ctx = p.tok.Encode(d.doc.Context)
 	d.questions = make([]questionState, len(d.doc.Questions))
+	qs := make([]qa.Tokens, len(d.doc.Questions))
+	total := 0
 	for i, text := range d.doc.Questions {
-		qs := &d.questions[i]
-		qs.text = text
+		d.questions[i].text = text
 		if text == "" {
-			qs.err = errEmptyQuestion
+			d.questions[i].err = errEmptyQuestion
 			continue
 		}
-		ws, err := qa.Windows(cache.get(p.tok, text), d.ctx, p.cfg.Special, p.cfg.Settings)
+		qs[i] = cache.get(p.tok, text)
+		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), p.cfg.Settings)
+	}
+	// Counted before any window is cut: a hostile document costs its
+	// tokenization and nothing more.
+	if limit := p.cfg.MaxWindowsPerDoc; limit > 0 && total > limit {
+		err := fmt.Errorf("%w: the document needs %d windows (%d context tokens, %d question(s)), more than --max-windows-per-doc %d; nothing of it was answered: raise --max-windows-per-doc (or 0 for no limit) to answer it",
+			ErrTooManyWindows, total, d.ctx.Len(), len(d.doc.Questions), limit)
+		for i := range d.questions {
+			if d.questions[i].err == nil {
+				d.questions[i].err = err
+			}
+		}
+		return
+	}
+	for i := range d.questions {
+		q := &d.questions[i]
+		if q.err != nil {
+			continue
+		}
+		ws, err := qa.Windows(qs[i], d.ctx, p.cfg.Special, p.cfg.Settings)
 		if err != nil {
-			qs.err = err
+			q.err = err
 			continue
 		}
-		qs.windows = ws
-		qs.results = make([]qa.WindowResult, len(ws))
+		q.windows = ws
+		q.results = make([]qa.WindowResult, len(ws))
 		if p.logits != nil {
-			qs.raw = make([]qa.Logits, len(ws))
+			q.raw = make([]qa.Logits, len(ws))
 		}
 	}
 }

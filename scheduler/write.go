@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,11 @@ import (
 	"qa-shard/qa"
 	"qa-shard/shard"
 )
+
+// ErrWrite marks a failure to hand a document's records to the sinks: its
+// records may be partly written, so what was written since the last
+// checkpoint must not be checkpointed.
+var ErrWrite = errors.New("writing the records")
 
 // write restores input order: documents finish in any order, and each
 // waits in a reorder buffer, keyed by Seq, until all before it are
@@ -50,7 +56,7 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 			}
 			delete(waiting, next)
 			if err := p.emit(d, &sum); err != nil {
-				return sum, err
+				return sum, fmt.Errorf("%w of document %d: %w", ErrWrite, d.doc.Seq, err)
 			}
 			next++
 			p.next.Store(next)

@@ -8,7 +8,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"qa-shard/filelock"
+	"qa-shard/output"
 )
 
 // TestExitCodeTable: the README's table is the code's (and --help prints
@@ -46,6 +50,8 @@ func TestExitCodeThroughWraps(t *testing.T) {
 		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", interrupted)), exitInterrupted},
 		{fmt.Errorf("x: %w", fmt.Errorf("%w: --metrics-addr: %w", errUsage, errors.New("bind"))), exitUsage},
 		{errors.New("disk full"), exitInternal},
+		{fmt.Errorf("x: %w", output.Fault(&os.PathError{Op: "write", Path: "a", Err: syscall.ENOSPC})), exitInterrupted},
+		{fmt.Errorf("x: %w", &filelock.HeldError{Target: "a", Path: "a.lock"}), exitUsage},
 	} {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
@@ -53,18 +59,15 @@ func TestExitCodeThroughWraps(t *testing.T) {
 	}
 }
 
-// TestRunIOFailuresExit1: an output that cannot be created and an input
-// that cannot be read are I/O failures (1), not usage errors.
+// TestRunIOFailuresExit1: an input that cannot be read is an I/O failure
+// (1), not a usage error. (An output folder that cannot be written is a
+// usage error found before the model loads: TestUnwritableOutputBeforeModel.)
 func TestRunIOFailuresExit1(t *testing.T) {
-	in := writeLines(t, `{"id": 1, "context": "Ada founded the company."}`)
-	file := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, nil, 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"output under a file", []string{"--input", in, "--output", filepath.Join(file, "answers.jsonl")}, "not a directory"},
 		{"input that fails to read", []string{"--input", "/proc/self/mem", "--output", filepath.Join(t.TempDir(), "a.jsonl")}, "input/output error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

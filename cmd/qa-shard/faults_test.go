@@ -26,9 +26,12 @@ func simRun(t *testing.T, in, devices string, extra ...string) (int, []byte, str
 
 // TestFaultsLoseNothing: out of memory, a fatal error cured by a rebuild,
 // one that is not (the replica retires), and a hang ended by the batch
-// timeout all end with exactly the output of a run without faults.
+// timeout all end with exactly the output of a run without faults. Each
+// fault strikes its replica's first batches (a replica waiting for work
+// gets a batch before one that returns later), so it happens however the
+// machine's load orders the replicas.
 func TestFaultsLoseNothing(t *testing.T) {
-	in := writeCorpus(t, 60, 31)
+	in := writeCorpus(t, 200, 31)
 	code, want, stderr := simRun(t, in, "sim:3")
 	if code != exitOK {
 		t.Fatalf("fault-free run exit %d:\n%s", code, stderr)
@@ -39,9 +42,11 @@ func TestFaultsLoseNothing(t *testing.T) {
 		log           string
 	}{
 		{"out of memory splits batches", "sim:3:oom-above=1500", nil, `"kind":"out of memory"`},
-		{"fatal then rebuilt", "sim:3:fatal-after=2@1", nil, "replica rebuilt after a fatal error"},
-		{"fatal again retires", "sim:3:fatal-after=2@1:recur", nil, "retiring replica"},
-		{"hang terminated by the batch timeout", "sim:3:hang-after=2@0", []string{"--batch-timeout", "300ms"}, "batch timed out"},
+		{"fatal then rebuilt", "sim:3:fatal-after=0@1", nil, "replica rebuilt after a fatal error"},
+		{"fatal again retires", "sim:3:fatal-after=0@1:recur", nil, "retiring replica"},
+		// 2s is a hundred times a batch here: only the hang reaches it,
+		// however loaded the machine.
+		{"hang terminated by the batch timeout", "sim:3:hang-after=0@0", []string{"--batch-timeout", "2s"}, "batch timed out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, got, stderr := simRun(t, in, tc.devices, tc.extra...)

@@ -21,13 +21,13 @@ import (
 type options struct {
 	config string
 
-	model, output, logits string
-	inputs                []string
-	overwrite, resume     bool
-	questions             []string
-	questionsFile         string
-	fields                shard.Fields
-	idType                string
+	model, output, logits     string
+	inputs                    []string
+	overwrite, resume, noLock bool
+	questions                 []string
+	questionsFile             string
+	fields                    shard.Fields
+	idType                    string
 
 	devices, ortLib, provider, trtCacheDir string
 	threads, replicasPerDevice             int
@@ -36,12 +36,13 @@ type options struct {
 	gpuMemFraction                         float64
 	gpuSampleInterval                      time.Duration
 
-	settings        qa.Settings
-	maxBatchTokens  int
-	tuneCache       string
-	maxLineBytes    int
-	maxInflightMB   int
-	tokenizeWorkers int
+	settings         qa.Settings
+	maxBatchTokens   int
+	tuneCache        string
+	maxLineBytes     int
+	maxInflightMB    int
+	maxWindowsPerDoc int
+	tokenizeWorkers  int
 
 	batchTimeout, drainTimeout, checkpointInterval time.Duration
 
@@ -63,6 +64,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.output, "output", "answers.jsonl", "answers in input order, one record per (document, question); by extension: .jsonl, .jsonl.gz or .jsonl.zst (compressed, resumable), or .parquet (a folder of Parquet parts); - writes standard output")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing --output (its journal and --logits) instead of refusing")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its journal (<output>.journal); starts fresh if there is none")
+	fs.BoolVar(&o.noLock, "no-lock", false, "do not lock the outputs (<output>.lock): only where the file system refuses locks (Lustre without -o flock) and you make sure yourself that one run writes them")
 	fs.StringVar(&o.logits, "logits", "", "also write every window's raw start/end logits with token offsets to this directory of Parquet parts (pandas.read_parquet(DIR))")
 	fs.StringArrayVar(&o.questions, "question", nil, "question to ask of every document (repeatable); records may add their own")
 	fs.StringVar(&o.questionsFile, "questions-file", "", "file of questions, one per line ('#' starts a comment)")
@@ -86,6 +88,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.maxBatchTokens, "max-batch-tokens", 0, "token budget of one batch, rows times padded length (0: measured during the run per device class, and cached)")
 	fs.StringVar(&o.tuneCache, "tune-cache", "", "file of the batch shapes and session layouts measured per device, runtime, model and precision (default: qa-shard/tuning.json in the user's cache directory; none: off)")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
+	fs.IntVar(&o.maxWindowsPerDoc, "max-windows-per-doc", 2048, "a document needing more windows (all its questions together) gets error records instead of answers, saying how many it needs; 0: no limit")
 	fs.IntVar(&o.maxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")
 	fs.IntVar(&o.tokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
 	fs.DurationVar(&o.batchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,21 +66,20 @@ func firstDiff(got, want []string) string {
 	return "one is a prefix of the other"
 }
 
-// killAfterSaved starts a run and SIGKILLs it once its journal vouches
-// for target documents; it reports whether the kill came before the end.
+// killAfterSaved runs until document target, where the run SIGKILLs
+// itself (the kill hook, hooks_test.go: the journal vouches for exactly
+// target documents and a record was handed to the answers behind it); it
+// fails the test unless that is how the run ended, and reports true.
 func killAfterSaved(t *testing.T, args []string, out string, target int64) bool {
 	t.Helper()
-	cmd, stderr := startChild(t, args...)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	waitFor(t, func() bool {
-		select {
-		case err := <-exited:
-			t.Fatalf("run exited (%d) before document %d was saved:\n%s", exitCodeOf(err), target, stderr)
-		default:
-		}
-		return journalDone(out) >= target
-	})
-	cmd.Process.Signal(syscall.SIGKILL)
-	return exitCodeOf(<-exited) != 0
+	c := startHooked(t, []string{fmt.Sprintf("%s=%d", envKillAt, target)}, args...)
+	err := c.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("run aimed at document %d ended with %v, not SIGKILL:\n%s", target, err, c.stderr)
+	}
+	if done := journalDone(out); done != target {
+		t.Fatalf("killed at document %d, the journal says %d", target, done)
+	}
+	return true
 }

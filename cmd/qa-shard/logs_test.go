@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -109,11 +108,12 @@ func TestJSONLogs(t *testing.T) {
 func TestJSONLogsInterrupted(t *testing.T) {
 	in := writeCorpus(t, 300, 4)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	cmd, stderr := startChild(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
+	// SIGUSR1 comes when document 100 is read (a point of progress, so the
+	// run cannot end first however slow the machine).
+	c := startHooked(t, []string{envSignalAt + "=100:USR1"}, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
 		"--devices", "sim:1:rate=20000", "--max-inflight-mb", "1", "--checkpoint-interval", "20ms", "--progress-interval", "5ms")
-	waitFor(t, func() bool { return journalDone(out) > 0 })
-	cmd.Process.Signal(syscall.SIGUSR1)
-	if code := exitCodeOf(cmd.Wait()); code != exitInterrupted {
+	stderr := c.stderr
+	if code := c.exit(); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitInterrupted, stderr)
 	}
 	lines := jsonLines(t, stderr.String())

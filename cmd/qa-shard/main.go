@@ -10,12 +10,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/filelock"
 	"qa-shard/gpu"
 	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/logs"
 	"qa-shard/merge"
 	"qa-shard/metrics"
+	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/quantize"
 	"qa-shard/shard"
@@ -41,9 +43,9 @@ var exitCodes = []struct {
 }{
 	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
 	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
-	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs)"},
+	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written)"},
 	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
-	{exitInterrupted, "interrupted and resumable (a signal, or every device failed): rerun with --resume"},
+	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume"},
 }
 
 // errUsage marks errors the user fixes by changing the command line.
@@ -53,7 +55,12 @@ var errUsage = errors.New("usage")
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
 	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported,
-	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort}
+	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
+	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable}
+
+// resumableErrors are the packages' sentinels for failures that leave a
+// consistent journal and pass once their cause is gone: exit 75.
+var resumableErrors = []error{output.ErrStorage}
 
 // exitError carries the exit code of an outcome no package sentinel
 // names: a run that completed with record errors (3) or was interrupted
@@ -74,6 +81,11 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &e):
 		return e.code
+	}
+	for _, s := range resumableErrors {
+		if errors.Is(err, s) {
+			return exitInterrupted
+		}
 	}
 	for _, s := range usageErrors {
 		if errors.Is(err, s) {

@@ -29,6 +29,7 @@ var (
 func TestMain(m *testing.M) {
 	if os.Getenv(envAsMain) == "1" {
 		// A child started by startChild: be the qa-shard command.
+		installHooks()
 		os.Exit(run(os.Args[1:]))
 	}
 	dir, err := os.MkdirTemp("", "qa-shard-e2e-")

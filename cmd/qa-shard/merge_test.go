@@ -94,7 +94,7 @@ func TestMergeExitCodes(t *testing.T) {
 		{"no rank files", nil, exitUsage, "at least one rank file"},
 		{"unknown flag", append([]string{"--outptu", "x"}, files...), exitUsage, "unknown flag: --outptu"},
 		{"existing output", append([]string{"--output", existing}, files...), exitUsage, "--overwrite"},
-		{"unwritable output", append([]string{"--output", filepath.Join(existing, "m.jsonl")}, files...), exitInternal, "not a directory"},
+		{"unwritable output", append([]string{"--output", filepath.Join(existing, "m.jsonl")}, files...), exitUsage, "not a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "m.jsonl")

@@ -21,7 +21,9 @@ import (
 // --metrics-addr :0 and one --metrics-textfile: no port collides, each
 // writes where it serves beside its output, both are scraped while they
 // run, every series says which rank and host it is from, and each rank
-// leaves its own textfile with its final counts.
+// leaves its own textfile with its final counts. Each rank is held when
+// it reads its document 50 until both were scraped, so neither can end
+// before a scrape sees its progress, however slow the machine.
 func TestMetricsTwoRanksOneHost(t *testing.T) {
 	in := writeCorpus(t, 300, 41)
 	dir := t.TempDir()
@@ -30,15 +32,16 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 		output, textfile string
 		exited           chan error
 		stderr           fmt.Stringer
+		c                *child
 	}
 	var ranks []*rank
 	for r := range 2 {
-		cmd, stderr := startChild(t, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
+		c := startHooked(t, []string{envPauseAt + "=50"}, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
 			"--rank", fmt.Sprint(r), "--world-size", "2", "--devices", "sim:2:rate=30000", "--max-batch-tokens", "2048",
 			"--metrics-addr", ":0", "--metrics-textfile", prom)
 		rk := &rank{output: strings.TrimSuffix(out, ".jsonl") + fmt.Sprintf(".rank-%05d-of-00002.jsonl", r),
-			textfile: filepath.Join(dir, fmt.Sprintf("qa-shard.rank-%05d-of-00002.prom", r)), exited: make(chan error, 1), stderr: stderr}
-		go func() { rk.exited <- cmd.Wait() }()
+			textfile: filepath.Join(dir, fmt.Sprintf("qa-shard.rank-%05d-of-00002.prom", r)), exited: make(chan error, 1), stderr: c.stderr, c: c}
+		go func() { rk.exited <- c.Wait() }()
 		ranks = append(ranks, rk)
 	}
 	host := metrics.Host()
@@ -88,6 +91,7 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 		t.Errorf("the ranks served at %v: want two addresses", targets)
 	}
 	for r, rk := range ranks {
+		rk.c.stdin.Close()
 		if err := <-rk.exited; err != nil {
 			t.Fatalf("rank %d exit %d:\n%s", r, exitCodeOf(err), rk.stderr)
 		}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"qa-shard/logits"
@@ -163,24 +162,9 @@ func TestInt8KillAndResume(t *testing.T) {
 			"--devices", "cpu:2", "--threads", "1", "--max-batch-tokens", "1024", "--checkpoint-interval", "50ms"}}
 	killed := 0
 	for _, target := range []int64{docs / 4, docs / 2, 3 * docs / 4} {
-		cmd, stderr := startChild(t, r.with("--resume")...)
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		waitFor(t, func() bool {
-			select {
-			case err := <-exited:
-				t.Fatalf("run exited (%d) before document %d was saved:\n%s", exitCodeOf(err), target, stderr)
-			default:
-			}
-			return journalDone(r.output) >= target
-		})
-		cmd.Process.Signal(syscall.SIGKILL)
-		if err := <-exited; exitCodeOf(err) != 0 {
+		if killAfterSaved(t, r.with("--resume"), r.output, target) {
 			killed++
 		}
-	}
-	if killed == 0 {
-		t.Fatal("every run finished before its SIGKILL: nothing was resumed")
 	}
 	if code, out := runCLI(t, r.with("--resume")...); code != exitOK {
 		t.Fatalf("final resume exit %d:\n%s", code, out)

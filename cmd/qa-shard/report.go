@@ -20,27 +20,39 @@ import (
 
 // finish makes what was written durable whatever happened, and says what
 // the outcome means: nil (complete), an *exitError for record errors (3) or
-// an interruption (75), or the error that stopped the run.
+// an interruption (75), an output.ErrStorage failure (75: free space, then
+// resume), or the error that stopped the run.
 func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
-	complete := runErr == nil && !sum.Interrupted
-	var err error
-	if complete {
-		err = out.Finish(sum.Next)
-	} else {
-		err = out.Checkpoint(sum.Next)
+	var saveErr error
+	switch {
+	case runErr == nil && !sum.Interrupted:
+		saveErr = out.Finish(sum.Next)
+	case !errors.Is(runErr, scheduler.ErrWrite):
+		// Every document handed to the output is whole: keep them. After
+		// a failed write the last one may be partial, and the journal
+		// keeps its last checkpoint.
+		saveErr = out.Checkpoint(sum.Next)
 	}
-	if err != nil {
-		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(err, runErr))
+	saved := sum.Next
+	if out.Journal() != "" {
+		saved = out.Saved()
+	}
+	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved)
+	if fault := storageFault(runErr, saveErr); fault != nil {
+		report(log, o, sum, fl)
+		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
+	}
+	if saveErr != nil {
+		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
 	}
 	report(log, o, sum, fl)
-	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", sum.Next)
 	switch {
 	case runErr == nil && sum.Interrupted:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", sum.Next, resume)}
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", saved, resume)}
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
-		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, sum.Next, resume)}
+		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
-		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", sum.Next, runErr, resume)
+		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	case sum.RecordErrors > 0:
 		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.output)
 		if limit, _ := scheduler.ParseErrorLimit(o.maxErrors); limit.Allows(sum) {
@@ -48,6 +60,22 @@ func finish(o *options, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 			return nil
 		}
 		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.maxErrors)}
+	}
+	return nil
+}
+
+// storageFault is the failure of the outputs' storage (marked
+// output.ErrStorage) that stopped the run or its last save, or nil. An
+// input that cannot be read is not one: only the outputs' own errors
+// (marked by package output, or a failed write of the records) count.
+func storageFault(runErr, saveErr error) error {
+	switch {
+	case errors.Is(runErr, output.ErrStorage):
+		return runErr
+	case errors.Is(runErr, scheduler.ErrWrite) && errors.Is(output.Fault(runErr), output.ErrStorage):
+		return output.Fault(runErr)
+	case errors.Is(output.Fault(saveErr), output.ErrStorage):
+		return output.Fault(saveErr)
 	}
 	return nil
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"qa-shard/filelock"
 	"qa-shard/fleet"
 	"qa-shard/input"
 	"qa-shard/journal"
@@ -54,6 +57,13 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	if err != nil {
 		return err
 	}
+	// Before anything expensive: the outputs must be writable and this
+	// run their only writer.
+	locks, err := claim(o)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
 
 	if err := worker.Init(worker.FindLib(o.ortLib)); err != nil {
 		return err
@@ -88,12 +98,13 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 
 	// What the answers depend on, so --resume refuses another run's outputs.
 	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.model, o.output, struct {
-		Settings     qa.Settings
-		MaxLineBytes int
-		Logits       bool
-		Fields       shard.Fields
-		Schema       shard.Schema
-	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema}, questions)
+		Settings         qa.Settings
+		MaxLineBytes     int
+		Logits           bool
+		Fields           shard.Fields
+		Schema           shard.Schema
+		MaxWindowsPerDoc int
+	}{o.settings, o.maxLineBytes, o.logits != "", in.record.Fields, in.record.Schema, o.maxWindowsPerDoc}, questions)
 	if err != nil {
 		return err
 	}
@@ -126,8 +137,8 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 		Settings: o.settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.tokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
-		MaxInFlightBytes:    int64(o.maxInflightMB) << 20,
-		BatchTimeout:        o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
+		MaxInFlightBytes:    int64(o.maxInflightMB) << 20, MaxWindowsPerDoc: o.maxWindowsPerDoc,
+		BatchTimeout: o.batchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.checkpointInterval,
 		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
 		ProgressInterval: o.progressInterval, ProgressBar: logs.Bar(o.logFormat), Logger: log,
@@ -149,9 +160,31 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *options, log *zap.Logg
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, src, tok, fl.Replicas, out.Answers, lg)
+	var docs scheduler.Input = src
+	var answers scheduler.AnswerSink = out.Answers
+	if testHook != nil {
+		docs, answers = testHook(ctx, stop, out, docs, answers)
+	}
+	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
 	saveTuning(tn, log)
 	return finish(o, out, fl, log, sum, runErr)
+}
+
+// testHook, set only by the tests (hooks_test.go, from environment
+// variables a test gives the child process it starts), wraps the input and
+// the answers to stop, pause or kill the process at a chosen document, so
+// that those tests depend on progress, never on timing. Nil in the program.
+var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink)
+
+// claim checks that the outputs can be written and locks them for the
+// life of the run (see output.Claim), so a second run on the same files
+// stops here, before any model is loaded.
+func claim(o *options) (filelock.Set, error) {
+	locks, err := output.Claim(o.output, o.logits, strings.Join(os.Args, " "), !o.noLock)
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)
+	}
+	return locks, err
 }
 
 func (o *options) check() error {
@@ -192,6 +225,9 @@ func (o *options) check() error {
 	}
 	if o.maxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line-bytes must be at least 1024", errUsage)
+	}
+	if o.maxWindowsPerDoc < 0 {
+		return fmt.Errorf("%w: --max-windows-per-doc must be 0 (no limit) or more", errUsage)
 	}
 	return nil
 }

@@ -216,7 +216,7 @@ func TestHangAfterBlocksUntilCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("hung call returned %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("hung call did not return after cancel")
 	}
 	// The hang fires once: the next call runs.
@@ -275,7 +275,7 @@ func TestSleepRespectsCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("canceled sleep returned %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("Run kept sleeping after cancel")
 	}
 	if st := r.Stats(); st.Batches != 0 || st.Failures != 1 {

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"qa-shard/output"
+	"qa-shard/scheduler"
+	"qa-shard/shard"
+)
+
+// Test hooks: a child process started by startChild reads these
+// environment variables (only the test binary does) and stops, pauses or
+// kills itself at a chosen document, so the process-level tests are driven
+// by progress, never by timing.
+const (
+	// envKillAt=K: at the answer record of document K, checkpoint the K
+	// documents before it, hand the record over and flush it to the file
+	// (a tail the journal does not cover), then SIGKILL this process. For
+	// corpora with one record per document.
+	envKillAt = "QA_SHARD_TEST_KILL_AT"
+	// envPauseAt=K: when document K is read, wait until standard input
+	// closes (the test holds the process, and its locks, that long).
+	envPauseAt = "QA_SHARD_TEST_PAUSE_AT"
+	// envSignalAt=K:SIG[,SIG]: when document K is read, send this process
+	// the signal and wait until the run sees it (the graceful stop); with a
+	// second signal, send it too and wait for the hard stop. Reading ends
+	// there.
+	envSignalAt = "QA_SHARD_TEST_SIGNAL_AT"
+)
+
+// installHooks sets testHook from the environment.
+func installHooks() {
+	killAt, pauseAt := envInt(envKillAt), envInt(envPauseAt)
+	signalAt, signals := int64(-1), []syscall.Signal(nil)
+	if v := os.Getenv(envSignalAt); v != "" {
+		k, sigs, _ := strings.Cut(v, ":")
+		signalAt, _ = strconv.ParseInt(k, 10, 64)
+		for _, s := range strings.Split(sigs, ",") {
+			signals = append(signals, map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "USR1": syscall.SIGUSR1}[s])
+		}
+	}
+	if killAt < 0 && pauseAt < 0 && signalAt < 0 {
+		return
+	}
+	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink) {
+		h := &hookInput{Input: in, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
+		if killAt >= 0 {
+			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
+		}
+		return h, answers
+	}
+}
+
+func envInt(name string) int64 {
+	n, err := strconv.ParseInt(os.Getenv(name), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+type hookInput struct {
+	scheduler.Input
+	ctx               context.Context
+	stop              <-chan struct{}
+	pauseAt, signalAt int64
+	signals           []syscall.Signal
+	ended             bool
+
+	mu      sync.Mutex
+	records map[int64]int // records each document read will have
+}
+
+func (h *hookInput) Next() (shard.Document, error) {
+	if h.ended {
+		return shard.Document{}, context.Canceled
+	}
+	d, err := h.Input.Next()
+	if err != nil {
+		return d, err
+	}
+	h.mu.Lock()
+	h.records[d.Seq] = max(len(d.Questions), 1)
+	if d.Err != nil {
+		h.records[d.Seq] = 1
+	}
+	h.mu.Unlock()
+	if d.Seq == h.pauseAt {
+		io.Copy(io.Discard, os.Stdin)
+	}
+	if d.Seq == h.signalAt {
+		h.ended = true
+		syscall.Kill(os.Getpid(), h.signals[0])
+		<-h.stop
+		if len(h.signals) > 1 {
+			syscall.Kill(os.Getpid(), h.signals[1])
+			<-h.ctx.Done()
+		}
+	}
+	return d, nil
+}
+
+// killSink follows the documents through their records (the writer
+// hands them over in Seq order).
+type killSink struct {
+	scheduler.AnswerSink
+	in          *hookInput
+	out         *output.Outputs
+	seq, killAt int64
+	written     int // records of document seq so far
+}
+
+func (k *killSink) WriteAnswer(r shard.AnswerRecord) error {
+	k.hook()
+	return k.done(k.AnswerSink.WriteAnswer(r))
+}
+
+func (k *killSink) WriteError(r shard.ErrorRecord) error {
+	k.hook()
+	return k.done(k.AnswerSink.WriteError(r))
+}
+
+// hook runs before a record: at the first record of document killAt it
+// checkpoints the documents before it and arms the kill.
+func (k *killSink) hook() {
+	if k.seq == k.killAt && k.written == 0 {
+		if err := k.out.Checkpoint(k.killAt); err != nil {
+			fmt.Fprintln(os.Stderr, "kill hook:", err)
+		}
+	}
+}
+
+// done runs after a record: after the first record of document killAt
+// is handed over it is flushed behind the journal, and the process dies.
+func (k *killSink) done(err error) error {
+	if k.seq == k.killAt {
+		k.out.Flush()
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	k.written++
+	k.in.mu.Lock()
+	n := k.in.records[k.seq]
+	if k.written == n {
+		delete(k.in.records, k.seq)
+		k.seq, k.written = k.seq+1, 0
+	}
+	k.in.mu.Unlock()
+	return err
+}

@@ -1,0 +1,109 @@
+package logits
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// fullDisk is a storage with room for a number of bytes; a write past it
+// stores what fits and fails with ENOSPC. syncErr is what Sync returns.
+type fullDisk struct {
+	room    int
+	syncErr error
+}
+
+type faultyFile struct {
+	*os.File
+	d *fullDisk
+}
+
+func (f *faultyFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p[:min(len(p), f.d.room)])
+	f.d.room -= n
+	if err == nil && n < len(p) {
+		err = &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+	}
+	return n, err
+}
+
+func (f *faultyFile) Sync() error {
+	if f.d.syncErr != nil {
+		return &os.PathError{Op: "sync", Path: f.Name(), Err: f.d.syncErr}
+	}
+	return f.File.Sync()
+}
+
+func withDisk(t *testing.T, d *fullDisk) {
+	saved := createFile
+	createFile = func(name string) (file, error) {
+		f, err := saved(name)
+		if err != nil {
+			return nil, err
+		}
+		return &faultyFile{f.(*os.File), d}, nil
+	}
+	t.Cleanup(func() { createFile = saved })
+}
+
+// TestPartsStorageFaults: a part that cannot be written (no space, or an
+// I/O error from fsync) is not sealed: Seal reports the cause, the count
+// of sealed parts stays, no partial part is left under either name, and
+// once the disk is fixed the parts are written again from the last sealed
+// one.
+func TestPartsStorageFaults(t *testing.T) {
+	rows := genRows(40)
+	for _, tc := range []struct {
+		name  string
+		disk  fullDisk
+		cause error
+	}{
+		{"no space", fullDisk{room: 2000}, syscall.ENOSPC},
+		{"I/O error on fsync", fullDisk{room: 1 << 30, syncErr: syscall.EIO}, syscall.EIO},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "logits")
+			p, err := OpenParts(dir, 0, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Write(rows[:10]); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := p.Seal(); err != nil || n != 1 {
+				t.Fatalf("first seal: %d %v", n, err)
+			}
+			d := tc.disk
+			withDisk(t, &d)
+			err = p.Write(rows[10:40])
+			if err == nil {
+				_, err = p.Seal()
+			}
+			if !errors.Is(err, tc.cause) {
+				t.Fatalf("writing a part on a failing disk: %v, want %v in the chain", err, tc.cause)
+			}
+			p.Abort()
+			for _, gone := range []string{PartPath(dir, 1), PartPath(dir, 1) + TempSuffix} {
+				if _, err := os.Stat(gone); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s after the failure: %v", gone, err)
+				}
+			}
+			d.room, d.syncErr = 1<<30, nil
+			p, err = OpenParts(dir, 1, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Write(rows[10:40]); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := p.Seal(); err != nil || n != 2 {
+				t.Fatalf("seal after the fault: %d %v", n, err)
+			}
+			if got, err := ReadDir(dir); err != nil || len(got) != 40 {
+				t.Fatalf("%d rows, %v; want 40", len(got), err)
+			}
+		})
+	}
+}
