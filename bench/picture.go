@@ -102,6 +102,12 @@ func (p *picture) write(w io.Writer) error {
 	ratio, ratioCPU := hand/p.wall(cfgNext), p.rate(cfgNext, e2eResult.tokensPerCPUSec)/handCPU
 	fmt.Fprintf(&b, "\nTarget: defaults end to end ≥ 0.95 of the best by hand: wall clock %.3f (next run, from the cache) %s, %.3f (first run, searching); per CPU-second %.3f %s\n",
 		ratio, verdict(ratio >= 0.95), hand/p.wall(cfgFirst), ratioCPU, verdict(ratioCPU >= 0.95))
+	if len(p.configs) > cfgInt8 {
+		// The same windows both ways (Run checks), so a ratio of walls is one of tokens/s.
+		x, xCPU := p.wall(cfgNext)/p.wall(cfgInt8), p.rate(cfgInt8, e2eResult.tokensPerCPUSec)/p.rate(cfgNext, e2eResult.tokensPerCPUSec)
+		fmt.Fprintf(&b, "Target: int8 end to end ≥ 1.7x float32 (defaults, next run): wall clock %.2fx %s; per CPU-second %.2fx %s\n",
+			x, verdict(x >= 1.7), xCPU, verdict(xCPU >= 1.7))
+	}
 	p.writeTuning(&b)
 	p.writeRaw(&b)
 	p.writeRuns(&b)

@@ -43,14 +43,28 @@ type Cache struct {
 	entries []Entry
 }
 
-// DefaultCachePath is tuning.json in qa-shard's folder of the user's
-// cache directory ($XDG_CACHE_HOME or ~/.cache on Linux).
-func DefaultCachePath() (string, error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory for the tuning cache: %w", err)
+// Off is the --tune-cache value that neither reads nor writes a cache.
+const Off = "none"
+
+// OpenNamed opens the cache a --tune-cache value names: a path; "" for
+// tuning.json in qa-shard's folder of the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux); Off for none (nil). Without a
+// cache directory the run measures and keeps nothing, with a warning.
+func OpenNamed(name string, log *zap.Logger) *Cache {
+	if name == Off {
+		return nil
 	}
-	return filepath.Join(dir, "qa-shard", "tuning.json"), nil
+	if name == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			if log != nil {
+				log.Warn("tuning cache off: no cache directory", zap.Error(err))
+			}
+			return nil
+		}
+		name = filepath.Join(dir, "qa-shard", "tuning.json")
+	}
+	return OpenCache(name, log)
 }
 
 // OpenCache reads the cache at path. A missing file is an empty cache; an

@@ -166,3 +166,20 @@ func TestPinnedLayoutDoesNotWriteTheCacheButASingleCandidateDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNamed: the --tune-cache values. "" is tuning.json in qa-shard's
+// folder of the user's cache directory, Off is no cache, a path is itself.
+func TestOpenNamed(t *testing.T) {
+	if c := OpenNamed(Off, nil); c != nil {
+		t.Fatalf("OpenNamed(%q) = %+v, want no cache", Off, c)
+	}
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	if c, want := OpenNamed("", nil), filepath.Join(home, "qa-shard", "tuning.json"); c == nil || c.path != want {
+		t.Fatalf("OpenNamed(\"\") = %+v, want the cache at %s", c, want)
+	}
+	other := filepath.Join(t.TempDir(), "mine.json")
+	if c := OpenNamed(other, nil); c == nil || c.path != other {
+		t.Fatalf("OpenNamed(%q) = %+v, want the cache at that path", other, c)
+	}
+}

@@ -17,19 +17,8 @@ import (
 // cannot run is refused before any output is written.
 func startTuner(o *options, fl *fleet.Fleet, fp string, log *zap.Logger) (*tune.Tuner, error) {
 	var cache *tune.Cache
-	if fl.Tunable() && o.tuneCache != "none" {
-		path := o.tuneCache
-		if path == "" {
-			p, err := tune.DefaultCachePath()
-			if err != nil {
-				log.Warn("tuning cache off", zap.Error(err))
-			}
-			path = p
-		}
-		if path != "" {
-			cache = tune.OpenCache(path, log)
-		}
-		if fp == "" {
+	if fl.Tunable() {
+		if cache = tune.OpenNamed(o.tuneCache, log); cache != nil && fp == "" {
 			var err error
 			if fp, err = journal.FingerprintModel(o.model); err != nil {
 				return nil, fmt.Errorf("fingerprinting --model for the tuning cache: %w", err)
