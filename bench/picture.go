@@ -64,6 +64,31 @@ func (p *picture) wall(i int) float64 {
 	return median(xs)
 }
 
+// paired is the median over the repetitions of f(rep): ratios of runs of
+// one repetition, minutes apart at most, so that the machine's load
+// changing between repetitions cancels out of each.
+func (p *picture) paired(f func(rep int) float64) float64 {
+	var xs []float64
+	for rep := range p.runs[0] {
+		xs = append(xs, f(rep))
+	}
+	return median(xs)
+}
+
+// vsHand is configuration i against the best by hand, in wall-clock time
+// (same work: higher is faster) or in tokens per CPU-second.
+func (p *picture) vsHand(i int, cpu bool) float64 { return p.vs(i, cfgByHand, cpu) }
+
+func (p *picture) vs(i, j int, cpu bool) float64 {
+	return p.paired(func(rep int) float64 {
+		a, b := p.runs[i][rep], p.runs[j][rep]
+		if cpu {
+			return a.tokensPerCPUSec() / b.tokensPerCPUSec()
+		}
+		return b.wall.Seconds() / a.wall.Seconds()
+	})
+}
+
 func (p *picture) rate(i int, f func(e2eResult) float64) float64 {
 	var xs []float64
 	for _, r := range p.runs[i] {
@@ -76,19 +101,19 @@ func (p *picture) write(w io.Writer) error {
 	var b strings.Builder
 	first := p.runs[0][0].sum
 	fmt.Fprintf(&b, "\n## qa-shard: the whole picture\n\n")
-	fmt.Fprintf(&b, "Model %s; %d documents, %d windows, %d tokens; %d cores (%s); medians of %d interleaved repetitions.\n",
+	fmt.Fprintf(&b, "Model %s; %d documents, %d windows, %d tokens; %d cores (%s); medians of %d interleaved repetitions (the ratios: medians of the ratios within each repetition).\n",
 		p.o.Model, p.docs, first.Windows, first.Tokens, runtime.NumCPU(), p.o.Devices, p.o.Reps)
 	fmt.Fprintf(&b, "Load average (1 minute) %s before, %s after: other processes on the machine skew every wall-clock figure.\n\n", p.load0, loadAvg())
-	hand := p.wall(cfgByHand)
-	ceil := median(p.raw[p.bestRaw()])
-	handCPU := p.rate(cfgByHand, e2eResult.tokensPerCPUSec)
+	best := p.bestRaw()
+	ceil := median(p.raw[best])
+	ceilVsHand := p.paired(func(rep int) float64 { return p.raw[best][rep] / p.runs[cfgByHand][rep].tokensPerSec() })
 	fmt.Fprintf(&b, "| run | documents/s | tokens/s | vs by hand | tokens per CPU-second | vs by hand (CPU) | shape |\n|---|---:|---:|---:|---:|---:|---|\n")
 	fmt.Fprintf(&b, "| raw model, best shape (the ceiling; fixed full windows) | | %.0f | %.2f | | | %s |\n",
-		ceil, ceil/p.rate(cfgByHand, e2eResult.tokensPerSec), p.shapes[p.bestRaw()])
+		ceil, ceilVsHand, p.shapes[best])
 	for i, c := range p.configs {
 		cpu := p.rate(i, e2eResult.tokensPerCPUSec)
 		fmt.Fprintf(&b, "| qa-shard %s | %.2f | %.0f | %.3f | %.0f | %.3f | %s |\n", c.label, p.rate(i, e2eResult.docsPerSec),
-			p.rate(i, e2eResult.tokensPerSec), hand/p.wall(i), cpu, cpu/handCPU, shapeOf(p.runs[i][len(p.runs[i])-1]))
+			p.rate(i, e2eResult.tokensPerSec), p.vsHand(i, false), cpu, p.vsHand(i, true), shapeOf(p.runs[i][len(p.runs[i])-1]))
 	}
 	var nd, nt, seen []float64
 	for _, n := range p.naive {
@@ -99,12 +124,12 @@ func (p *picture) write(w io.Writer) error {
 	if p.int8Missing != "" {
 		fmt.Fprintf(&b, "\n(no int8 row: %s does not exist; `qa-shard quantize` makes it)\n", p.int8Missing)
 	}
-	ratio, ratioCPU := hand/p.wall(cfgNext), p.rate(cfgNext, e2eResult.tokensPerCPUSec)/handCPU
+	ratio, ratioCPU := p.vsHand(cfgNext, false), p.vsHand(cfgNext, true)
 	fmt.Fprintf(&b, "\nTarget: defaults end to end ≥ 0.95 of the best by hand: wall clock %.3f (next run, from the cache) %s, %.3f (first run, searching); per CPU-second %.3f %s\n",
-		ratio, verdict(ratio >= 0.95), hand/p.wall(cfgFirst), ratioCPU, verdict(ratioCPU >= 0.95))
+		ratio, verdict(ratio >= 0.95), p.vsHand(cfgFirst, false), ratioCPU, verdict(ratioCPU >= 0.95))
 	if len(p.configs) > cfgInt8 {
 		// The same windows both ways (Run checks), so a ratio of walls is one of tokens/s.
-		x, xCPU := p.wall(cfgNext)/p.wall(cfgInt8), p.rate(cfgInt8, e2eResult.tokensPerCPUSec)/p.rate(cfgNext, e2eResult.tokensPerCPUSec)
+		x, xCPU := p.vs(cfgInt8, cfgNext, false), p.vs(cfgInt8, cfgNext, true)
 		fmt.Fprintf(&b, "Target: int8 end to end ≥ 1.7x float32 (defaults, next run): wall clock %.2fx %s; per CPU-second %.2fx %s\n",
 			x, verdict(x >= 1.7), xCPU, verdict(xCPU >= 1.7))
 	}
@@ -148,10 +173,10 @@ func (p *picture) writeTuning(b *strings.Builder) {
 			est = append(est, ch.Overhead.Seconds())
 		}
 	}
-	over := p.wall(cfgFirst) - p.wall(cfgNext)
+	over := p.paired(func(rep int) float64 { return (p.runs[cfgFirst][rep].wall - p.runs[cfgNext][rep].wall).Seconds() })
 	// A 300-document run of this corpus's mix, at the next run's speed.
 	run300 := p.wall(cfgNext) * 300 / float64(p.docs)
-	fmt.Fprintf(b, "\nTuning overhead: first run %.1f s - next run %.1f s = %.1f s (medians); a 300-document run of this mix takes about %.0f s, so %.1f%% of it (target ≤ 3%%: %s). The tuner's own estimate: %.1f s (%.1f%%).\n",
+	fmt.Fprintf(b, "\nTuning overhead: first run %.1f s - next run %.1f s = %.1f s (medians; the difference: median of each repetition's); a 300-document run of this mix takes about %.0f s, so %.1f%% of it (target ≤ 3%%: %s). The tuner's own estimate: %.1f s (%.1f%%).\n",
 		p.wall(cfgFirst), p.wall(cfgNext), over, run300, 100*over/run300, verdict(over/run300 <= 0.03), median(est), 100*median(est)/run300)
 	if unfinished > 0 {
 		fmt.Fprintf(b, "%d of %d first runs ended before the search did (the corpus is short for this machine's speed now): the next run after each searched again, so first minus next understates the overhead there.\n",
