@@ -87,17 +87,7 @@ test: ort $(VOCAB_JSON)
 clean:
 	rm -rf $(BUILD)
 
-# Benchmark: a bert-base-sized model (generated, ~440 MB, never committed) on
-# a mixed-length corpus (20 to 6,000 words); one run prints the whole table.
-BENCH_DOCS ?= 10
-BENCH_DEVICES ?= cpu
-.PHONY: bench
-bench: ort $(BIN) $(MODELS)/base/model.onnx
-	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
-	$(BIN) bench --model $(MODELS)/base --input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES)
-	$(BIN) bench --scheduling
-	$(BIN) bench --inputs
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+include mk/bench.mk
 
 # int8 against float32 on the bert-base-sized model, side by side in one
 # run: the raw models on real 384-token windows, one window per batch,

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"qa-shard/fleet"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/worker/tokenizer"
@@ -34,33 +34,42 @@ func prebuilt(shapes [][2]int) []qa.Batch {
 	return out
 }
 
-// replay runs batches of the recorded shapes, built beforehand from random
-// ids, on the same replicas pulling from one queue: the model's ceiling
-// with this batching, without tokenizing, decoding or writing.
-func replay(reps []scheduler.Replica, pre []qa.Batch) (time.Duration, error) {
-	batches := make(chan qa.Batch, len(pre))
-	for _, b := range pre {
-		batches <- b
+// naiveResult is one run of the naive loop.
+type naiveResult struct {
+	docsPerSec, tokensPerSec float64
+	seen                     float64 // share of the context tokens it reads
+	docs                     int
+}
+
+// naiveRun runs the naive loop on one session of every core.
+func (ms *models) naiveRun(ctx context.Context, o Options, docs []benchDoc) (naiveResult, error) {
+	mi, err := ms.get(o.Model)
+	if err != nil {
+		return naiveResult{}, err
 	}
-	close(batches)
+	fl, err := fleet.Start(ctx, fleet.Options{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: 1, MaxBatchTokens: 512,
+		MaxSeqLen: 512, TRTCacheDir: "trt-cache"}, mi.m)
+	if err != nil {
+		return naiveResult{}, err
+	}
+	defer fl.Close()
+	cls, sep, _ := mi.tok.SpecialIDs()
+	docs = docs[:min(max(1, o.NaiveDocs), len(docs))]
+	rate, tokRate, seen, err := naive(fl.Replicas[0], mi.tok, qa.Special{CLS: cls, SEP: sep}, docs, o.Question)
+	return naiveResult{docsPerSec: rate, tokensPerSec: tokRate, seen: seen, docs: len(docs)}, err
+}
+
+// tokenizerRate encodes the contexts on one goroutine, repeating the
+// corpus until at least a second has passed so the figure is stable.
+func tokenizerRate(tok *tokenizer.Tokenizer, docs []benchDoc) (float64, int) {
+	n := 0
 	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, len(reps))
-	for _, rep := range reps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range batches {
-				if _, err := rep.Run(context.Background(), b); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	for time.Since(start) < time.Second {
+		for _, d := range docs {
+			n += tok.Encode(d.Context).Len()
+		}
 	}
-	wg.Wait()
-	close(errs)
-	return time.Since(start), <-errs
+	return float64(n) / time.Since(start).Seconds(), n
 }
 
 // naive mimics the usual script: one document at a time, batch of one,

@@ -1,6 +1,8 @@
-// Package bench measures qa-shard: the pipeline against the raw model on the
-// same batch shapes, the tokenizer and a naive loop (Run), and pull-based
-// scheduling against a static split on simulated devices (Scheduling).
+// Package bench measures qa-shard: the whole picture side by side in one
+// run (Run: the raw model's best shape, qa-shard end to end with the
+// previous defaults, by hand, tuned from scratch and from the cache, an
+// int8 model, and the naive loop), and pull-based scheduling against a
+// static split on simulated devices (Scheduling).
 package bench
 
 import (
@@ -10,107 +12,143 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
-	"sync"
-	"time"
+
+	"go.uber.org/zap"
 
 	"qa-shard/fleet"
 	"qa-shard/qa"
-	"qa-shard/scheduler"
-	"qa-shard/shard"
-	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // Options size the benchmark.
 type Options struct {
-	Model, Input, Question string
-	Devices, Provider      string // replicas, as for a run
-	Threads                int    // intra-op threads per replica; 0: cores / replicas
-	MaxBatchTokens         int
-	NaiveDocs              int // documents for the naive baseline
+	Model, Int8Model, Input, Question string
+	Devices, Provider                 string      // replicas, as for a run
+	Reps                              int         // interleaved repetitions of every configuration (3)
+	RawBatches                        int         // batches per session per raw shape and repetition (3)
+	NaiveDocs                         int         // documents for the naive baseline
+	CacheDir                          string      // tuning caches of the runs; "": a temporary folder
+	Log                               *zap.Logger // progress, one line per run; nil: none
 }
 
-// Run measures, in one process and one run, the pipeline against the raw
-// model on the same batch shapes, the tokenizer, and a naive
-// one-document-at-a-time loop, and prints the ratios to w. ONNX Runtime
-// must be initialised (worker.Init).
+// Run measures, in one process and interleaved repetitions, the raw
+// model at every candidate shape, qa-shard end to end in several
+// configurations and the naive loop, and prints the medians side by side
+// with the load average. ONNX Runtime must be initialised (worker.Init).
 func Run(ctx context.Context, w io.Writer, o Options) error {
-	devices, maxBatch, modelDir, question, naiveDocs := o.Devices, o.MaxBatchTokens, o.Model, o.Question, o.NaiveDocs
+	o.Reps, o.RawBatches = max(1, o.Reps), max(1, o.RawBatches)
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
 	docs, err := readCorpus(o.Input)
 	if err != nil {
 		return err
 	}
-	m, err := worker.OpenModel(modelDir)
+	if o.CacheDir == "" {
+		if o.CacheDir, err = os.MkdirTemp("", "qa-shard-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(o.CacheDir)
+	}
+	corpus := strings.Join(jsonLines(docs), "\n") + "\n"
+	ms := &models{o: o, by: map[string]*modelInfo{}}
+	mi, err := ms.get(o.Model)
 	if err != nil {
 		return err
 	}
-	tok, err := tokenizer.Load(m.TokenizerPath)
-	if err != nil {
+	p := picture{o: o, load0: loadAvg(), docs: len(docs)}
+	seq := qa.DefaultSettings().MaxSeqLen
+	fo := fleet.Options{Devices: o.Devices, Provider: o.Provider, MaxSeqLen: seq, TRTCacheDir: "trt-cache"}
+	if err := p.measureRaw(ctx, fo, mi, seq); err != nil { // the by-hand shape comes from this first pass
 		return err
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Devices: devices, Threads: o.Threads, Provider: o.Provider,
-		MaxBatchTokens: maxBatch, MaxSeqLen: qa.DefaultSettings().MaxSeqLen, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, m)
+	best := p.shapes[p.bestRaw()]
+	p.configs = p.plan(best, seq)
+	p.runs = make([][]e2eResult, len(p.configs))
+	for rep := range o.Reps {
+		if rep > 0 { // the ceiling too is measured in every repetition, beside the runs
+			if err := p.measureRaw(ctx, fo, mi, seq); err != nil {
+				return err
+			}
+		}
+		for i, c := range p.configs {
+			r, err := ms.runE2E(ctx, c, corpus)
+			if err != nil {
+				return err
+			}
+			// Every configuration must do the same work, or the rates
+			// compare nothing (the int8 model's tokenizer is the same).
+			if w0 := p.runs[0]; len(w0) > 0 && r.sum.Windows != w0[0].sum.Windows {
+				return fmt.Errorf("%s ran %d windows, %s %d", c.label, r.sum.Windows, p.configs[0].label, w0[0].sum.Windows)
+			}
+			p.runs[i] = append(p.runs[i], r)
+			o.Log.Info("bench run", zap.Int("repetition", rep+1), zap.String("run", c.label),
+				zap.Float64("docs_per_s", r.docsPerSec()), zap.String("load", r.load))
+		}
+		n, err := ms.naiveRun(ctx, o, docs)
+		if err != nil {
+			return fmt.Errorf("naive baseline: %w", err)
+		}
+		p.naive = append(p.naive, n)
+	}
+	p.tokRate, p.tokN = tokenizerRate(mi.tok, docs)
+	return p.write(w)
+}
+
+// measureRaw adds one repetition of the raw model at every candidate shape.
+func (p *picture) measureRaw(ctx context.Context, fo fleet.Options, mi *modelInfo, seq int) error {
+	fl, err := fleet.Start(ctx, fo, mi.m)
 	if err != nil {
 		return err
 	}
 	defer fl.Close()
-	reps := fl.Replicas
-	cls, sep, pad := tok.SpecialIDs()
-	sp := qa.Special{CLS: cls, SEP: sep}
-
-	tokRate, nTokens := tokenizerRate(tok, docs)
-
-	rec := make([]scheduler.Replica, len(reps))
-	shapes := &shapeLog{}
-	for i, r := range reps {
-		rec[i] = recorder{r, shapes}
+	if p.shapes == nil {
+		p.shapes = rawShapes(fl, seq)
+		p.raw = make([][]float64, len(p.shapes))
 	}
-	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
-	cpu0 := cpuTime()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: maxBatch, MaxBatchRows: fleet.BatchRows(o.Provider, maxBatch),
-		SingleWindowBatches: m.QuantizedActivations}
-	sum, err := scheduler.Run(ctx, cfg, shard.NewReader(in, shard.Options{Questions: []string{question}}), tok, rec, shard.NewWriter(io.Discard), nil)
-	if err != nil {
-		return fmt.Errorf("pipeline run: %w", err)
+	for i, s := range p.shapes {
+		r, err := rawRate(ctx, fl, s, seq, p.o.RawBatches)
+		if err != nil {
+			return fmt.Errorf("raw model, %s: %w", s, err)
+		}
+		p.raw[i] = append(p.raw[i], r)
 	}
-	load1 := loadAvg()
-	pre := prebuilt(shapes.all())
-	cpu1 := cpuTime()
-	ceilWall, err := replay(reps, pre)
-	if err != nil {
-		return fmt.Errorf("raw model replay: %w", err)
-	}
-	cpu2, load2 := cpuTime(), loadAvg()
-	naiveRate, naiveTokRate, seen, err := naive(reps[0], tok, sp, docs[:min(naiveDocs, len(docs))], question)
-	if err != nil {
-		return fmt.Errorf("naive baseline: %w", err)
-	}
-	e2eWin := float64(sum.Windows) / sum.Wall.Seconds()
-	ceilWin := float64(sum.Windows) / ceilWall.Seconds()
-	fmt.Fprintf(w, "qa-shard bench: %d documents, %d windows, %d replicas (%s), model %s\n", sum.Documents, sum.Windows, len(reps), devices, modelDir)
-	fmt.Fprintf(w, "| measure | value |\n|---|---|\n")
-	fmt.Fprintf(w, "| end-to-end documents/s | %.3f |\n", sum.DocsPerSecond())
-	fmt.Fprintf(w, "| end-to-end windows/s | %.2f |\n", e2eWin)
-	fmt.Fprintf(w, "| raw model windows/s (same sessions, same batch shapes, pre-built) | %.2f |\n", ceilWin)
-	fmt.Fprintf(w, "| pipeline efficiency (end-to-end / raw, wall clock) | %.3f |\n", e2eWin/ceilWin)
-	fmt.Fprintf(w, "| pipeline efficiency (raw / end-to-end, process CPU time) | %.3f |\n", (cpu2-cpu1).Seconds()/(cpu1-cpu0).Seconds())
-	fmt.Fprintf(w, "| load average during end-to-end / raw (other processes skew wall clock) | %s / %s |\n", load1, load2)
-	fmt.Fprintf(w, "| padding waste | %.2f%% |\n", sum.PaddingPercent())
-	fmt.Fprintf(w, "| batches / mean rows | %d / %.1f |\n", sum.Batches, float64(sum.Windows)/float64(max(sum.Batches, 1)))
-	fmt.Fprintf(w, "| tokenizer tokens/s (one core, %d tokens) | %.0f |\n", nTokens, tokRate)
-	fmt.Fprintf(w, "| naive loop documents/s (batch 1, truncated at 512, %d docs) | %.3f |\n", min(naiveDocs, len(docs)), naiveRate)
-	fmt.Fprintf(w, "| naive loop: share of context tokens it reads (the rest is truncated) | %.1f%% |\n", 100*seen)
-	fmt.Fprintf(w, "| pipeline / naive documents/s (the naive loop skips most of each long document) | %.2f |\n", sum.DocsPerSecond()/naiveRate)
-	e2eTok := float64(sum.Tokens) / sum.Wall.Seconds()
-	fmt.Fprintf(w, "| model tokens/s: pipeline / naive (work done per second) | %.0f / %.0f = %.2f |\n", e2eTok, naiveTokRate, e2eTok/naiveTokRate)
-	fmt.Fprintf(w, "| peak RSS | %s |\n", peakRSS())
 	return nil
 }
 
+// plan lists the end-to-end configurations: the previous defaults, the
+// best raw shape pinned by hand, the defaults from scratch and from the
+// cache the first run wrote, and the int8 model when there is one.
+func (p *picture) plan(best rawShape, seq int) []config {
+	cold := filepath.Join(p.o.CacheDir, "tuning.json")
+	prev := config{label: fmt.Sprintf("previous defaults (1 session x %d threads, 8192 tokens)", runtime.NumCPU()),
+		model: p.o.Model, sessions: 1, threads: runtime.NumCPU(), budget: 8192}
+	if p.o.Devices != "" && p.o.Devices != "cpu" && !strings.HasPrefix(p.o.Devices, "cpu:") {
+		prev = config{label: "previous defaults (2 sessions per GPU, 8192 tokens)", model: p.o.Model, sessions: 2, budget: 8192}
+	}
+	cs := []config{
+		prev,
+		{label: fmt.Sprintf("by hand: the best raw shape (%s = %d tokens)", best, best.budget(seq)), model: p.o.Model,
+			sessions: best.layout.Sessions, threads: best.layout.Threads, budget: best.budget(seq)},
+		{label: "defaults, first run (searches)", model: p.o.Model, cache: cold, fresh: true},
+		{label: "defaults, next run (from the cache)", model: p.o.Model, cache: cold},
+	}
+	if p.o.Int8Model != "" {
+		if _, err := os.Stat(filepath.Join(p.o.Int8Model, "model.onnx")); err == nil {
+			cs = append(cs, config{label: "int8 model, defaults (cached after the first repetition)", model: p.o.Int8Model,
+				cache: filepath.Join(p.o.CacheDir, "int8.json")})
+		} else {
+			p.int8Missing = p.o.Int8Model
+		}
+	}
+	return cs
+}
+
 type benchDoc struct {
-	ID      string `json:"id"`
-	Context string `json:"context"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Context string          `json:"context"`
 }
 
 func readCorpus(path string) ([]benchDoc, error) {
@@ -139,44 +177,4 @@ func jsonLines(docs []benchDoc) []string {
 		out[i] = string(b)
 	}
 	return out
-}
-
-// tokenizerRate encodes the contexts on one goroutine, repeating the
-// corpus until at least a second has passed so the figure is stable.
-func tokenizerRate(tok *tokenizer.Tokenizer, docs []benchDoc) (float64, int) {
-	n := 0
-	start := time.Now()
-	for time.Since(start) < time.Second {
-		for _, d := range docs {
-			n += tok.Encode(d.Context).Len()
-		}
-	}
-	return float64(n) / time.Since(start).Seconds(), n
-}
-
-type shapeLog struct {
-	mu     sync.Mutex
-	shapes [][2]int
-}
-
-func (s *shapeLog) add(rows, l int) {
-	s.mu.Lock()
-	s.shapes = append(s.shapes, [2]int{rows, l})
-	s.mu.Unlock()
-}
-func (s *shapeLog) all() [][2]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][2]int(nil), s.shapes...)
-}
-
-// recorder notes the shape of every batch the pipeline runs.
-type recorder struct {
-	scheduler.Replica
-	log *shapeLog
-}
-
-func (r recorder) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
-	r.log.add(b.Rows, b.Len)
-	return r.Replica.Run(ctx, b)
 }

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"qa-shard/input"
@@ -147,10 +146,4 @@ func writeInputCorpus(dir string, p inputBench) error {
 		}
 	}
 	return nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

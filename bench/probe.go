@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ type schedProbe struct {
 	rec         *schedRecorder
 	first, last time.Time
 	between     time.Duration
+	gaps        []time.Duration // from each batch's return to the next call
 	batches     int
 }
 
@@ -32,6 +34,7 @@ func (r *schedProbe) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 		r.first = start
 	} else {
 		r.between += start.Sub(r.last)
+		r.gaps = append(r.gaps, start.Sub(r.last))
 	}
 	out, err := r.Replica.Run(ctx, b)
 	r.last = time.Now()
@@ -46,11 +49,13 @@ func (r *schedProbe) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 
 func schedIdleOf(probes []*schedProbe, start, end time.Time) schedIdle {
 	var id schedIdle
+	var gaps []time.Duration
 	n := 0
 	for _, p := range probes {
 		if p.batches == 0 {
 			continue
 		}
+		gaps = append(gaps, p.gaps...)
 		n++
 		id.first += p.first.Sub(start)
 		id.between += p.between
@@ -62,6 +67,10 @@ func schedIdleOf(probes []*schedProbe, start, end time.Time) schedIdle {
 		id.between /= time.Duration(n)
 		id.tail /= time.Duration(n)
 		id.batches /= float64(n)
+	}
+	if len(gaps) > 0 {
+		slices.Sort(gaps)
+		id.gap50, id.gap90 = gaps[len(gaps)/2], gaps[len(gaps)*9/10]
 	}
 	return id
 }

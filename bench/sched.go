@@ -56,7 +56,8 @@ type schedResult struct {
 // and the hand-offs), and after the last one (the tail).
 type schedIdle struct {
 	first, between, tail time.Duration
-	batches              float64 // mean batches per replica
+	batches              float64       // mean batches per replica
+	gap50, gap90         time.Duration // host gaps between two batches of one replica, over all replicas
 }
 
 func (r schedResult) rate() float64 { return float64(r.windows) / r.wall.Seconds() }

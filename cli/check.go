@@ -28,8 +28,8 @@ func (o *Run) Check() error {
 	if err := o.Settings.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	if o.MaxBatchTokens < 8 {
-		return fmt.Errorf("%w: --max-batch-tokens must be at least 8", ErrUsage)
+	if o.MaxBatchTokens != 0 && o.MaxBatchTokens < 8 {
+		return fmt.Errorf("%w: --max-batch-tokens must be at least 8 (or 0: measured)", ErrUsage)
 	}
 	if o.MaxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", ErrUsage)

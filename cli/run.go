@@ -37,6 +37,7 @@ type Run struct {
 	MaxInflightMB    int
 	MaxWindowsPerDoc int
 	TokenizeWorkers  int
+	TuneCache        string
 
 	BatchTimeout, DrainTimeout, CheckpointInterval time.Duration
 
@@ -85,13 +86,13 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.IntVar(&o.Rank, "rank", -1, "this process's rank when several share the corpus (default: from Slurm SLURM_PROCID, torchrun RANK or Kubernetes JOB_COMPLETION_INDEX)")
 	fs.IntVar(&o.WorldSize, "world-size", 0, "number of ranks (default: from the same sources); each rank answers a contiguous block and writes <output>.rank-RRRRR-of-WWWWW, combined by qa-shard merge")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs: cuda (default) or tensorrt; cpu on the CPU")
-	fs.IntVar(&o.ReplicasPerDevice, "replicas-per-device", 0, "sessions per GPU (0: 2, so one batch is prepared and copied while the other computes)")
+	fs.IntVar(&o.ReplicasPerDevice, "replicas-per-device", 0, "sessions per device (0: measured; GPUs try 2 and 1, the CPU one per core down to one of all cores)")
 	fs.BoolVar(&o.FP16, "fp16", false, "TensorRT: build float16 engines")
 	fs.Float64Var(&o.GPUMemFraction, "gpu-mem-fraction", 0, "CUDA arena limit as a fraction of each GPU's memory, shared by its sessions (0: no limit)")
 	fs.StringVar(&o.TRTCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
 	fs.DurationVar(&o.GPUSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
 	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
-	fs.IntVar(&o.Threads, "threads", 0, "intra-op threads per replica (0: the machine's cores divided among the replicas)")
+	fs.IntVar(&o.Threads, "threads", 0, "intra-op threads per session (0: the machine's cores divided among the sessions; on the CPU, setting it pins the layout to cores/threads sessions)")
 	fs.IntVar(&o.Settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")
 	fs.IntVar(&o.Settings.DocStride, "doc-stride", d.DocStride, "tokens of context shared by consecutive windows (overlap, as Hugging Face's stride)")
 	fs.IntVar(&o.Settings.MaxAnswerLen, "max-answer-len", d.MaxAnswerLen, "longest answer in tokens")
@@ -99,7 +100,8 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.BoolVar(&o.Settings.HandleImpossible, "handle-impossible-answer", d.HandleImpossible, "allow the empty answer (SQuAD 2.0 style)")
 	fs.BoolVar(&o.Settings.AlignToWords, "align-to-words", d.AlignToWords, "extend answers to whole words, as Hugging Face does")
 	fs.BoolVar(&o.Settings.LegacyTopK, "legacy-top-k", d.LegacyTopK, "decode as transformers 4.53 and earlier: each window proposes only --top-k spans, so fewer answers may come back (default: 4.54 and later, which ask each window for 2k+10 when aligning to words)")
-	fs.IntVar(&o.MaxBatchTokens, "max-batch-tokens", 8192, "token budget of one batch: rows times padded length")
+	fs.IntVar(&o.MaxBatchTokens, "max-batch-tokens", 0, "token budget of one batch, rows times padded length (0: measured during the run per device class, and cached)")
+	fs.StringVar(&o.TuneCache, "tune-cache", "", "file of the batch shapes and session layouts measured per device, runtime, model and precision (default: qa-shard/tuning.json in the user's cache directory; none: off)")
 	fs.IntVar(&o.MaxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.MaxWindowsPerDoc, "max-windows-per-doc", 2048, "a document needing more windows (all its questions together) gets error records instead of answers, saying how many it needs; 0: no limit")
 	fs.IntVar(&o.MaxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")
@@ -114,4 +116,12 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	AddLogFlags(fs, &o.LogFormat, &o.LogLevel)
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
+}
+
+// Precision is the arithmetic the sessions use, for the tuning cache key.
+func (o *Run) Precision() string {
+	if o.FP16 {
+		return "fp16"
+	}
+	return "fp32"
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"qa-shard/gpu"
 	"qa-shard/scheduler"
+	"qa-shard/tune"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
 )
@@ -29,31 +29,42 @@ var (
 	_ scheduler.Rebuilder = (*worker.Replica)(nil)
 	_ scheduler.Replica   = (*sim.Replica)(nil)
 	_ scheduler.Rebuilder = (*sim.Replica)(nil)
+	_ scheduler.Replica   = (*lazy)(nil)
+	_ scheduler.Rebuilder = (*lazy)(nil)
+	_ scheduler.Idler     = (*lazy)(nil)
+	_ scheduler.Shaper    = (*tune.Tuner)(nil)
 )
 
 // Options say where replicas run and how each session is set up.
 type Options struct {
 	Devices           string  // the --devices value; "sim:..." for simulated replicas
 	Provider          string  // worker.ProviderCUDA (default on GPUs), ProviderTensorRT, or ProviderCPU
-	ReplicasPerDevice int     // sessions per GPU; 0: 2
-	Threads           int     // intra-op threads per replica; 0: on the CPU, the cores divided among the replicas
+	ReplicasPerDevice int     // sessions per device; 0: measured (GPUs: 2 or 1; CPU: sessions x threads)
+	Threads           int     // intra-op threads per session; 0: on the CPU, the cores divided among the sessions
 	FP16              bool    // TensorRT float16 engines
 	GPUMemFraction    float64 // CUDA arena limit as a fraction of each GPU's memory; 0: none
 	TRTCacheDir       string  // TensorRT engine cache; one subfolder per GPU model
 	MaxSeqLen         int     // longest window, for TensorRT's profile
-	MaxBatchTokens    int     // the scheduler's token budget per batch
+	MaxBatchTokens    int     // the token budget per batch; 0: measured (tune)
+	SingleWindow      bool    // every batch is one window (int8 models): no budget to measure
+	Precision         string  // fp32, fp16 or int8: part of the tuning cache key
 	SampleInterval    time.Duration
 	Log               *zap.Logger // nil: no logging
 }
 
 // Fleet is the set of replicas of a run and what watches their devices.
+// Replicas holds every candidate layout's replicas; Classes says which
+// make up which layout, for the tuner (Tuner) that picks among them.
 type Fleet struct {
 	Replicas []scheduler.Replica
+	Classes  []tune.Class
 	Health   <-chan string // replica names whose device became unhealthy
 	Status   func() string // GPU telemetry for the progress line; nil without GPUs
 	Samples  func() []gpu.Sample
 	Summary  func() []gpu.Summary // per GPU over the run; nil without GPUs
 	close    func()
+	sessions map[string]*lazy
+	tuner    *tune.Tuner
 }
 
 // Close releases the sessions and stops the watchers.
@@ -108,7 +119,9 @@ func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap
 }
 
 // Start creates the replicas: simulated ones for "sim:..." (tests and
-// scheduler benchmarks), else ONNX Runtime sessions on the selected devices.
+// scheduler benchmarks), else one replica per session of every candidate
+// layout on the selected devices; the sessions open when first needed
+// (Open opens those the run starts with).
 func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
@@ -120,9 +133,15 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
 		f := &Fleet{close: func() {}}
+		l := tune.Layout{Sessions: len(reps)}
 		for _, r := range reps {
 			f.Replicas = append(f.Replicas, r)
+			l.Replicas = append(l.Replicas, r.Name())
 		}
+		c := tune.Class{Name: "sim", Key: tune.Key{Device: "sim " + o.Devices, Precision: o.Precision}, Layouts: []tune.Layout{l},
+			PinnedBudget: o.MaxBatchTokens > 0 && !o.SingleWindow}
+		c.Budgets, c.Start = budgets(o, tune.CPUBudgets)
+		f.Classes = []tune.Class{c}
 		log.Warn("simulated replicas: no model runs", zap.Int("replicas", len(reps)))
 		return f, nil
 	}
@@ -134,20 +153,18 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 	if n != nil {
 		f.close = func() { n.Close() }
 	}
-	made, err := newReplicas(o, m, sel, log)
+	classes, err := planClasses(o, sel)
 	if err != nil {
 		f.close()
 		return nil, err
 	}
+	f.addReplicas(o, m, classes, log)
 	closeNVML := f.close
 	f.close = func() {
-		for _, r := range made {
+		for _, r := range f.sessions {
 			r.Close()
 		}
 		closeNVML()
-	}
-	for _, r := range made {
-		f.Replicas = append(f.Replicas, r)
 	}
 	if sel.OnGPU() && n != nil {
 		f.watch(ctx, n, sel.Devices, o, log)
@@ -155,54 +172,13 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 	return f, nil
 }
 
-func newReplicas(o Options, m *worker.Model, sel gpu.Selection, log *zap.Logger) ([]*worker.Replica, error) {
-	provider, perDevice, threads := o.Provider, o.ReplicasPerDevice, o.Threads
-	if sel.OnGPU() {
-		if provider == "" {
-			provider = worker.ProviderCUDA
-		}
-		perDevice = worker.SessionsPerGPU(perDevice)
-	} else {
-		if provider != "" && provider != worker.ProviderCPU {
-			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, provider)
-		}
-		provider, perDevice = worker.ProviderCPU, 1
-		if threads <= 0 {
-			threads = max(1, runtime.NumCPU()/len(sel.Devices))
-		}
-	}
-	var made []*worker.Replica
-	for _, d := range sel.Devices {
-		for k := range perDevice {
-			name := d.Name()
-			if perDevice > 1 {
-				name = fmt.Sprintf("%s.%d", name, k)
-			}
-			r, err := worker.NewReplica(m, worker.ReplicaOptions{Name: name, Provider: provider, Threads: threads, GPU: gpuOptions(o, d), Log: log})
-			if err != nil {
-				for _, x := range made {
-					x.Close()
-				}
-				return nil, err
-			}
-			made = append(made, r)
-			fields := []zap.Field{zap.String("replica", name), zap.String("provider", provider)}
-			if d.Kind == gpu.KindCPU {
-				fields = append(fields, zap.Int("threads", threads))
-			} else {
-				fields = append(fields, zap.Int("nvml_index", d.Index), zap.String("uuid", d.UUID), zap.String("bus_id", d.BusID),
-					zap.Int("cuda_device_id", d.DeviceID), zap.String("model", d.Model))
-			}
-			log.Info("replica ready", fields...)
-		}
-	}
-	return made, nil
-}
-
-func gpuOptions(o Options, d gpu.Device) worker.GPUOptions {
+// gpuOptions: the layout's sessions share the device's memory limit;
+// maxTokens is the largest budget the tuner may plan (TensorRT's profile
+// must cover it).
+func gpuOptions(o Options, d gpu.Device, sessions, maxTokens int) worker.GPUOptions {
 	g := worker.GPUOptions{DeviceID: d.DeviceID, FP16: o.FP16, MaxSeqLen: o.MaxSeqLen,
-		MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: BatchRows(o.Provider, o.MaxBatchTokens)}
-	g.MemLimit = worker.SessionMemLimit(o.GPUMemFraction, d.MemoryTotal, o.ReplicasPerDevice)
+		MaxBatchTokens: maxTokens, MaxBatchRows: BatchRows(o.Provider, maxTokens)}
+	g.MemLimit = worker.SessionMemLimit(o.GPUMemFraction, d.MemoryTotal, sessions)
 	if o.Provider == worker.ProviderTensorRT {
 		g.TRTCacheDir, g.GPUModel = o.TRTCacheDir, d.Model
 	}

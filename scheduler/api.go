@@ -54,8 +54,12 @@ type Config struct {
 	Special  qa.Special
 	PadID    int32
 
-	// MaxBatchTokens caps rows*padded length of one batch.
+	// MaxBatchTokens caps rows*padded length of one batch; with a Shaper,
+	// it is the largest budget the Shaper may plan (it sizes the pool).
 	MaxBatchTokens int
+	// Shaper, when set, chooses which replicas take work and the token
+	// budget of each batch (nil: every replica, at MaxBatchTokens).
+	Shaper Shaper
 	// MaxBatchRows caps the rows of one batch (0: no cap); TensorRT needs
 	// it to bound its optimisation profile.
 	MaxBatchRows int
@@ -125,6 +129,8 @@ type Config struct {
 	// Observer receives events for metrics (nil: none).
 	Observer Observer
 	Logger   *zap.Logger
+
+	hooks hooks // tests only
 }
 
 // Summary is what a run did.

@@ -8,10 +8,13 @@ import (
 	"qa-shard/qa"
 )
 
-// batch is a set of windows cut from the pool, padded to Len.
+// batch is a set of windows, sorted by length, padded to len. The batcher
+// makes runs of a whole pool; the dispatcher cuts each batch a replica
+// runs from the head of a run, at that replica's budget at that moment.
 type batch struct {
-	refs []windowRef
-	len  int
+	refs   []windowRef
+	len    int
+	budget int // the token budget it was cut at; 0 for a part of a split batch
 }
 
 // idleFlush is how long the batcher waits for more windows before it cuts
@@ -19,17 +22,18 @@ type batch struct {
 // in-flight budget is exhausted.
 const idleFlush = 20 * time.Millisecond
 
-// batch pools windows from many documents, sorts the pool by length and
-// cuts it into batches under the token budget, so windows of similar
-// length share a batch and little is padding.
+// batch pools windows from many documents and sorts the pool by length
+// into one run, so windows of similar length share a batch and little is
+// padding. Batches are cut from runs when a replica asks (see cut), so
+// the token budget may differ per replica and change during the run.
 func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *batch) error {
 	var pool []windowRef
 	poolTokens := 0
 	timer := time.NewTimer(idleFlush)
 	defer timer.Stop()
 	flush := func() error {
-		for _, b := range p.cutPool(pool) {
-			if err := send(ctx, out, b); err != nil {
+		if run := sortRun(pool); run != nil {
+			if err := send(ctx, out, run); err != nil {
 				return err
 			}
 		}
@@ -63,47 +67,57 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 	}
 }
 
-// cutPool cuts the pool into the batches the configuration asks for.
-func (p *pipeline) cutPool(pool []windowRef) []*batch {
-	if p.cfg.SingleWindowBatches {
-		return singles(pool)
-	}
-	return cutBatches(pool, p.cfg.MaxBatchTokens, p.cfg.MaxBatchRows)
-}
-
-// singles makes one batch of each window, in pool order, at the window's
-// own length: no neighbour and no padding can change its logits.
-func singles(pool []windowRef) []*batch {
-	out := make([]*batch, len(pool))
-	for i, r := range pool {
-		out[i] = &batch{refs: []windowRef{r}, len: r.window().Len()}
-	}
-	return out
-}
-
-// cutBatches sorts windows by length (stable, so document order breaks
-// ties) and cuts them greedily: a batch grows while rows times its padded
-// length stays within maxTokens and rows within maxRows (0: no limit). A
-// window longer than the budget still runs, alone.
-func cutBatches(pool []windowRef, maxTokens, maxRows int) []*batch {
+// sortRun sorts windows by length, stably so document order breaks ties.
+func sortRun(pool []windowRef) *batch {
 	if len(pool) == 0 {
 		return nil
 	}
 	sorted := slices.Clone(pool)
 	slices.SortStableFunc(sorted, func(a, b windowRef) int { return a.window().Len() - b.window().Len() })
-	var out []*batch
-	cur := &batch{}
-	for _, r := range sorted {
-		l := padTo8(r.window().Len())
-		full := (len(cur.refs)+1)*l > maxTokens || (maxRows > 0 && len(cur.refs) >= maxRows)
-		if len(cur.refs) > 0 && full {
-			out = append(out, cur)
-			cur = &batch{}
-		}
-		cur.refs = append(cur.refs, r)
-		cur.len = l
+	return &batch{refs: sorted, len: padTo8(sorted[len(sorted)-1].window().Len())}
+}
+
+// cut takes the next batch from the head of a sorted run, greedily: it
+// grows while rows times its padded length stays within maxTokens and
+// rows within maxRows (0: no limit). A window longer than the budget still
+// runs, alone. rest is nil when the run is used up.
+func cut(run *batch, maxTokens, maxRows int) (head, rest *batch) {
+	n := 1
+	for n < len(run.refs) && (maxRows <= 0 || n < maxRows) &&
+		(n+1)*padTo8(run.refs[n].window().Len()) <= maxTokens {
+		n++
 	}
-	return append(out, cur)
+	head = &batch{refs: run.refs[:n:n], len: padTo8(run.refs[n-1].window().Len()), budget: maxTokens}
+	if n < len(run.refs) {
+		rest = &batch{refs: run.refs[n:], len: run.len}
+	}
+	return head, rest
+}
+
+// cutNext takes the next batch from the head of a run at budget: with
+// SingleWindowBatches one window at its own length, unpadded, whatever the
+// budget (a model that quantizes activations at run time gives a window
+// other logits beside other rows or padding), else cut.
+func (p *pipeline) cutNext(run *batch, budget int) (head, rest *batch) {
+	if !p.cfg.SingleWindowBatches {
+		return cut(run, budget, p.cfg.MaxBatchRows)
+	}
+	head = &batch{refs: run.refs[:1:1], len: run.refs[0].window().Len(), budget: budget}
+	if len(run.refs) > 1 {
+		rest = &batch{refs: run.refs[1:], len: run.len}
+	}
+	return head, rest
+}
+
+// cutBatches sorts a pool and cuts all of it at one budget.
+func cutBatches(pool []windowRef, maxTokens, maxRows int) []*batch {
+	var out []*batch
+	for run := sortRun(pool); run != nil; {
+		var head *batch
+		head, run = cut(run, maxTokens, maxRows)
+		out = append(out, head)
+	}
+	return out
 }
 
 // padTo8 rounds up to a multiple of 8, the granularity tensor cores and

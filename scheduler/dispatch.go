@@ -2,39 +2,62 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
-// outcome is what a replica reports after taking a batch.
-type outcome struct {
-	requeue []*batch // work it could not do, for the others
-	retired bool     // it takes no more work
+// grant is the dispatcher's answer to a replica asking for work.
+type grant struct {
+	b       *batch
+	wait    bool // the Shaper does not use this replica now
+	stop    bool // no more work for it in this run
+	forGood bool // with stop: its layout was set aside (give the session back)
 }
 
-// dispatch hands batches to whichever replica asks first (work is
-// unbuffered, so the fastest replica takes the most) and takes back the
-// batches of a replica that failed, giving them precedence. It ends when
-// the batcher is done and nothing is queued or running, and fails when
-// every replica has been retired with work left.
-func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, work chan<- *batch, outcomes <-chan outcome) error {
-	defer close(work)
-	var queue []*batch
-	inflight, alive := 0, len(p.replicas)
+// outcome is what a replica reports after each batch it was granted.
+type outcome struct {
+	r       *replica
+	requeue []*batch // work it could not do, for the others
+	retired bool     // it failed for good and takes no more work
+}
+
+// dispatcher is the dispatch stage's state; one goroutine owns it.
+type dispatcher struct {
+	p        *pipeline
+	queue    []*batch   // sorted runs; work handed back comes first
+	pending  []*replica // replicas that asked for work, in order
+	inflight int        // batches granted and not yet reported
+	live     int        // replicas that may still take work
+	failed   int        // replicas retired after failures
+}
+
+// dispatch hands work to replicas as they ask (each replica's feed asks
+// for its next batch while the current one runs), cutting each batch from
+// the head of the queue at the asking replica's budget, so the fastest
+// replica takes the most and each replica class gets its own batch shape.
+// It takes back the work of a replica that failed, giving it precedence.
+// It ends when the batcher is done and nothing is queued or running, and
+// fails when every replica has been retired with work left.
+func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, requests <-chan *replica, outcomes <-chan outcome) error {
+	d := &dispatcher{p: p, live: len(p.reps)}
+	defer d.close()
 	for {
-		if in == nil && len(queue) == 0 && inflight == 0 {
+		granted := d.grant()
+		if in == nil && len(d.queue) == 0 && d.inflight == 0 {
 			return nil
 		}
-		if alive == 0 {
-			return fmt.Errorf("%w (%d batches left)", ErrAllReplicasFailed, len(queue))
+		if d.live == 0 {
+			if d.failed > 0 {
+				return fmt.Errorf("%w (%d windows left)", ErrAllReplicasFailed, d.windows())
+			}
+			return errors.New("scheduler: the shaper took every replica out of use with work left")
 		}
-		p.queued.Store(int64(len(queue)))
-		var out chan<- *batch
-		var next *batch
-		if len(queue) > 0 {
-			out, next = work, queue[0]
+		if len(d.queue) > 0 && d.inflight == 0 && granted == 0 && len(d.pending) == d.live {
+			return errors.New("scheduler: every replica waits for the shaper while work is queued")
 		}
+		p.queued.Store(int64(len(d.queue)))
 		recv := in
-		if len(queue) > 0 {
+		if len(d.queue) > 0 {
 			recv = nil // keep the queue short: the batcher waits instead
 		}
 		select {
@@ -45,16 +68,89 @@ func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, work chan<- *
 				in = nil
 				continue
 			}
-			queue = append(queue, b)
-		case out <- next:
-			queue = queue[1:]
-			inflight++
+			d.queue = append(d.queue, b)
+		case r := <-requests:
+			d.pending = append(d.pending, r)
 		case o := <-outcomes:
-			inflight--
-			queue = append(o.requeue, queue...)
-			if o.retired {
-				alive--
-			}
+			d.outcome(o)
 		}
 	}
+}
+
+// grant answers every pending request it can and returns how many
+// batches it handed out. The Shaper is asked only when there is work, so
+// each positive Plan becomes a batch.
+func (d *dispatcher) grant() int {
+	n := 0
+	keep := d.pending[:0]
+	for _, r := range d.pending {
+		if r.failed {
+			r.reply <- grant{stop: true}
+			continue
+		}
+		if len(d.queue) == 0 {
+			keep = append(keep, r)
+			continue
+		}
+		switch budget := d.p.plan(r); {
+		case budget < 0:
+			r.stopped = true
+			d.live--
+			r.reply <- grant{stop: true, forGood: true}
+		case budget == 0 && r.parked:
+			keep = append(keep, r)
+		case budget == 0:
+			r.parked = true
+			r.reply <- grant{wait: true}
+		default:
+			r.parked = false
+			head, rest := d.p.cutNext(d.queue[0], budget)
+			if rest == nil {
+				d.queue = d.queue[1:]
+			} else {
+				d.queue[0] = rest
+			}
+			d.inflight++
+			n++
+			r.reply <- grant{b: head}
+		}
+	}
+	d.pending = keep
+	return n
+}
+
+// outcome takes a replica's report: its batch is no longer in flight,
+// what it could not do goes first in the queue, and a failed replica
+// leaves the run.
+func (d *dispatcher) outcome(o outcome) {
+	d.inflight--
+	d.queue = append(o.requeue, d.queue...)
+	if o.retired && !o.r.failed {
+		o.r.failed = true
+		if !o.r.stopped {
+			d.live--
+			d.failed++
+		}
+		if d.p.cfg.Shaper != nil {
+			d.p.cfg.Shaper.Retired(o.r.Name())
+		}
+	}
+}
+
+// windows counts the queued windows, for the error when nobody is left.
+func (d *dispatcher) windows() int {
+	n := 0
+	for _, b := range d.queue {
+		n += len(b.refs)
+	}
+	return n
+}
+
+// close tells every waiting replica there is no more work, and any that
+// asks later (p.dispatched).
+func (d *dispatcher) close() {
+	for _, r := range d.pending {
+		r.reply <- grant{stop: true}
+	}
+	close(d.p.dispatched)
 }

@@ -32,7 +32,8 @@ type Progress struct {
 	// ETA is the estimated time to the end; -1 when unknown.
 	ETA time.Duration
 	// Queue depths: documents in flight, windows waiting to be batched,
-	// batches waiting for a replica.
+	// sorted runs of windows waiting for replicas (each replica's batch is
+	// cut from them when it asks).
 	DocsInFlight, WindowsPooled, BatchesQueued int
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,22 +27,28 @@ type docState struct {
 	questions []questionState
 	windows   int64 // of all questions
 	pending   atomic.Int64
-	weight    int64 // in-flight budget held until written
+	ran       atomic.Int64 // windows the device is done with
+	weight    int64        // in-flight budget held until written
 	mu        sync.Mutex
 }
 
-// finishWindow counts one window done; it returns the document when that
-// was the last one, and the window's share of the document's input bytes
-// (the shares of all its windows add up to exactly doc.Bytes). The atomic
-// decrement orders every window's writes before the writer's reads.
-func (d *docState) finishWindow() (*docState, int64) {
-	left := d.pending.Add(-1)
-	k := d.windows - left // windows done, 1..windows
-	share := d.doc.Bytes*k/d.windows - d.doc.Bytes*(k-1)/d.windows
-	if left == 0 {
-		return d, share
+// finishWindow counts one window decoded; it returns the document when
+// that was the last one. The atomic decrement orders every window's writes
+// before the writer's reads.
+func (d *docState) finishWindow() *docState {
+	if d.pending.Add(-1) == 0 {
+		return d
 	}
-	return nil, share
+	return nil
+}
+
+// ranWindow counts one window the device is done with (run, or given up
+// on) and returns its share of the document's input bytes: the shares of
+// all its windows add up to exactly doc.Bytes. Progress counts work here,
+// as batches return, not when the decoders get to them.
+func (d *docState) ranWindow() int64 {
+	k := d.ran.Add(1) // windows done, 1..windows
+	return d.doc.Bytes*k/d.windows - d.doc.Bytes*(k-1)/d.windows
 }
 
 // fail marks a question whose window could not be run.
@@ -77,11 +84,14 @@ type pipeline struct {
 	answers  AnswerSink
 	logits   LogitsSink
 
-	inflight *semaphore.Weighted
-	progress *progress
-	first    snapshot // progress when the run started
-	stats    stats
-	byName   map[string]*replica
+	inflight   *semaphore.Weighted
+	progress   *progress
+	first      snapshot // progress when the run started
+	stats      stats
+	reps       []*replica
+	byName     map[string]*replica
+	done       chan<- *docState // documents whose windows are all decoded
+	dispatched chan struct{}    // closed when the dispatcher ends
 
 	stopping atomic.Bool  // Stop was closed: drain, then end
 	readAll  atomic.Bool  // the input was read to its end
@@ -97,12 +107,20 @@ type stats struct {
 }
 
 func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
-	return &pipeline{
+	p := &pipeline{
 		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
-		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress: newProgress(cfg, replicaNames(replicas)),
-		byName:   map[string]*replica{},
+		inflight:   semaphore.NewWeighted(cfg.MaxInFlightBytes),
+		progress:   newProgress(cfg, replicaNames(replicas)),
+		byName:     map[string]*replica{},
+		dispatched: make(chan struct{}),
 	}
+	for _, r := range replicas {
+		rs := &replica{Replica: r, reply: make(chan grant, 1), ready: make(chan prepared)}
+		rs.maxTokens.Store(math.MaxInt64)
+		p.reps = append(p.reps, rs)
+		p.byName[r.Name()] = rs
+	}
+	return p
 }
 
 func (p *pipeline) run(ctx context.Context) (Summary, error) {
@@ -116,6 +134,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	windows := make(chan windowRef, 1024)
 	batches := make(chan *batch, 2*len(p.replicas))
 	done := make(chan *docState, 256)
+	p.done = done
 
 	// The reader runs under its own context: a graceful stop cancels it,
 	// and every document already read is finished and written, as if the
@@ -130,21 +149,12 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
 	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
-	work := make(chan *batch)
-	outcomes := make(chan outcome)
-	workers, wctx := errgroup.WithContext(ctx)
-	// The dispatcher belongs to the workers' group: if it fails (every
-	// replica retired), done must not be closed as if all were written.
-	workers.Go(func() error { return p.dispatch(wctx, batches, work, outcomes) })
-	for _, r := range p.replicas {
-		rs := &replica{Replica: r, maxTokens: p.cfg.MaxBatchTokens}
-		p.byName[r.Name()] = rs
-		workers.Go(func() error { return p.serve(wctx, rs, work, outcomes, done) })
-	}
+	workers := p.startReplicas(ctx, batches, done)
 	g.Go(func() error {
-		// done has two kinds of senders: the replicas and the tokenizing
-		// workers (documents without windows). Close it only once all of
-		// them returned without error; on an error the writer stops on ctx.
+		// done has two kinds of senders: the decoders (and replicas, for
+		// windows that failed) and the tokenizing workers (documents
+		// without windows). Close it only once all of them returned
+		// without error; on an error the writer stops on ctx.
 		if err := workers.Wait(); err != nil {
 			return err
 		}
@@ -228,54 +238,6 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
 
 func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
-
-// watchStop turns a closed Config.Stop into a drain: no more documents
-// are read; those already read are finished and written.
-func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
-	select {
-	case <-ctx.Done():
-	case <-p.cfg.Stop:
-		p.stopping.Store(true)
-		stopReading()
-	}
-}
-
-// stopped hides the cancellation a graceful stop causes the reader
-// (whether watchStop or the Input saw Stop first).
-func (p *pipeline) stopped(err error) error {
-	if !errors.Is(err, context.Canceled) {
-		return err
-	}
-	select {
-	case <-p.cfg.Stop:
-		p.stopping.Store(true)
-		return nil
-	default:
-		return err
-	}
-}
-
-// watchHealth marks replicas whose device was reported unhealthy; they
-// retire at their next batch and hand it to the others.
-func (p *pipeline) watchHealth(ctx context.Context) {
-	if p.cfg.Health == nil {
-		return
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case name, ok := <-p.cfg.Health:
-			if !ok {
-				return
-			}
-			if r := p.byName[name]; r != nil {
-				r.unhealthy.Store(true)
-				p.log().Error("device unhealthy: replica will retire", zap.String("replica", name))
-			}
-		}
-	}
-}
 
 func replicaNames(rs []Replica) []string {
 	names := make([]string, len(rs))

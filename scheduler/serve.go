@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -18,58 +17,31 @@ type Rebuilder interface {
 	Rebuild() error
 }
 
-// replica is the scheduler's view of one replica during a run.
-type replica struct {
-	Replica
-	maxTokens int // shrinks after out-of-memory errors
-	rebuilt   bool
-	unhealthy atomic.Bool
-	slowest   atomic.Int64 // longest successful batch, ns
-}
-
-// serve is one replica's loop: take a batch, run it (splitting and
-// retrying as failures demand), report the outcome.
-func (p *pipeline) serve(ctx context.Context, r *replica, work <-chan *batch, outcomes chan<- outcome, done chan<- *docState) error {
-	for {
-		var b *batch
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case v, ok := <-work:
-			if !ok {
-				return nil
-			}
-			b = v
-		}
-		o, err := p.runBatch(ctx, r, b, done)
-		if err != nil {
-			return err
-		}
-		if err := send(ctx, outcomes, o); err != nil {
-			return err
-		}
-		if o.retired {
-			return nil
-		}
-	}
-}
-
 // runBatch works through b on r. Out of memory: halve the batch and this
 // replica's budget. Other errors: halve to isolate the window at fault, and
 // a single window that still fails becomes an error record. Fatal: rebuild
 // the session once and retry; after that, retire and hand the rest back.
-func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan<- *docState) (outcome, error) {
-	todo := r.fit(b)
+func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, decoded chan<- decodeJob) (outcome, error) {
+	todo := r.fit(next.b)
+	t := tally{whole: len(todo) == 1}
+	defer p.ran(r, next.b, &t)
 	for len(todo) > 0 {
 		part := todo[0]
 		if r.unhealthy.Load() {
 			p.log().Warn("retiring replica: device unhealthy", zap.String("replica", r.Name()))
 			return outcome{requeue: todo, retired: true}, nil
 		}
-		out, err := p.runOnce(ctx, r, part)
+		in := next.in
+		if part != next.b {
+			in = part.tensors(p.cfg.PadID)
+		}
+		out, err := p.runOnce(ctx, r, part, in, &t)
 		if err == nil {
 			todo = todo[1:]
-			if err := p.deliver(ctx, r, part, out, done); err != nil {
+			for _, ref := range part.refs {
+				p.progress.addWork(ref.doc.ranWindow())
+			}
+			if err := send(ctx, decoded, decodeJob{r: r, b: part, out: out}); err != nil {
 				return outcome{}, err
 			}
 			continue
@@ -78,6 +50,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan
 			return outcome{}, ctx.Err()
 		}
 		kind := classify(err)
+		t.whole = false
 		p.progress.addFailure(kind)
 		p.cfg.Observer.Failure(r.Name(), kind.String())
 		p.log().Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
@@ -90,12 +63,15 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan
 			return outcome{requeue: todo, retired: true}, nil
 		case len(part.refs) == 1:
 			todo = todo[1:]
-			if err := p.failWindow(ctx, part.refs[0], fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err), done); err != nil {
+			if err := p.failWindow(ctx, part.refs[0], fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err), p.done); err != nil {
 				return outcome{}, err
 			}
 		default:
 			if kind == failOOM {
-				r.maxTokens = max(8, len(part.refs)*part.len/2)
+				r.maxTokens.Store(int64(max(8, len(part.refs)*part.len/2)))
+				if p.cfg.Shaper != nil {
+					p.cfg.Shaper.OutOfMemory(r.Name(), len(part.refs)*part.len)
+				}
 			}
 			todo = append(halves(part), todo[1:]...)
 		}
@@ -103,9 +79,8 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, b *batch, done chan
 	return outcome{}, nil
 }
 
-// runOnce runs one batch under the batch timeout.
-func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits, error) {
-	in := b.tensors(p.cfg.PadID)
+// runOnce runs one batch under the batch timeout and adds it to t.
+func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batch, t *tally) (qa.Logits, error) {
 	limit := p.batchTimeout(r)
 	rctx, cancel := context.WithTimeoutCause(ctx, limit, ErrBatchTimeout)
 	defer cancel()
@@ -124,7 +99,9 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch) (qa.Logits
 	if int64(d) > r.slowest.Load() {
 		r.slowest.Store(int64(d))
 	}
-	p.cfg.Observer.BatchDone(r.Name(), in.Rows, realTokens(b), in.Rows*in.Len, d)
+	tokens := realTokens(b)
+	t.add(r, tokens, in.Rows*in.Len, d)
+	p.cfg.Observer.BatchDone(r.Name(), in.Rows, tokens, in.Rows*in.Len, d)
 	return out, nil
 }
 
@@ -140,7 +117,7 @@ func (p *pipeline) batchTimeout(r *replica) time.Duration {
 // fit splits a batch that exceeds this replica's (possibly reduced)
 // token budget.
 func (r *replica) fit(b *batch) []*batch {
-	if len(b.refs) <= 1 || len(b.refs)*b.len <= r.maxTokens {
+	if len(b.refs) <= 1 || int64(len(b.refs)*b.len) <= r.maxTokens.Load() {
 		return []*batch{b}
 	}
 	return append(r.fit(halves(b)[0]), r.fit(halves(b)[1])...)
@@ -208,18 +185,15 @@ func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, err
 	if qs.raw != nil {
 		qs.raw[ref.w] = qa.Logits{Start: append([]float32(nil), start...), End: append([]float32(nil), end...)}
 	}
-	d, work := ref.doc.finishWindow()
-	p.progress.addWork(work)
-	return d, nil
+	return ref.doc.finishWindow(), nil
 }
 
 // failWindow records that one window could not be run: its question gets
 // an error record instead of an answer.
 func (p *pipeline) failWindow(ctx context.Context, ref windowRef, err error, done chan<- *docState) error {
 	ref.doc.fail(ref.q, err)
-	d, work := ref.doc.finishWindow()
-	p.progress.addWork(work)
-	if d != nil {
+	p.progress.addWork(ref.doc.ranWindow())
+	if d := ref.doc.finishWindow(); d != nil {
 		return send(ctx, done, d)
 	}
 	return nil

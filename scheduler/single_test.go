@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -64,14 +65,18 @@ func TestSingleWindowBatches(t *testing.T) {
 }
 
 func TestSingles(t *testing.T) {
-	pool := windowsOfLen(t, []int{30, 9, 17, 9})
-	bs := singles(pool)
-	if len(bs) != len(pool) {
-		t.Fatalf("%d batches for %d windows", len(bs), len(pool))
-	}
-	for i, b := range bs {
-		if len(b.refs) != 1 || b.refs[0].doc != pool[i].doc || b.len != pool[i].window().Len() {
-			t.Errorf("batch %d: %d rows of length %d; want window %d alone at its length %d", i, len(b.refs), b.len, i, pool[i].window().Len())
+	lengths := []int{30, 9, 17, 9}
+	p := &pipeline{cfg: Config{SingleWindowBatches: true, MaxBatchRows: 8}}
+	var got []int
+	for run := sortRun(windowsOfLen(t, lengths)); run != nil; {
+		var b *batch
+		b, run = p.cutNext(run, 1<<20)
+		if len(b.refs) != 1 || b.len != b.refs[0].window().Len() {
+			t.Fatalf("batch of %d rows of length %d; want one window at its own length %d", len(b.refs), b.len, b.refs[0].window().Len())
 		}
+		got = append(got, b.len)
+	}
+	if fmt.Sprint(got) != "[9 9 17 30]" {
+		t.Fatalf("windows %v, want each of %v once", got, lengths)
 	}
 }

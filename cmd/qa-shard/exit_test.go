@@ -83,7 +83,7 @@ func TestRunIOFailuresExit1(t *testing.T) {
 // have their own tests).
 func TestSubcommandExitCodes(t *testing.T) {
 	in := writeCorpus(t, 6, 9)
-	bench := []string{"bench", "--model", model(t, "tiny"), "--input", in, "--ort-lib", ortLib, "--naive-docs", "2"}
+	bench := []string{"bench", "--model", model(t, "tiny"), "--input", in, "--ort-lib", ortLib, "--naive-docs", "2", "--reps", "1", "--raw-batches", "1"}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -96,8 +96,9 @@ func TestSubcommandExitCodes(t *testing.T) {
 		{"help merge", []string{"help", "merge"}, exitOK, "Usage: qa-shard merge"},
 		{"merge --help after files", []string{"merge", "a.jsonl", "--help"}, exitOK, "--overwrite"},
 		{"help for nothing", []string{"help", "frobnicate"}, exitUsage, `no subcommand "frobnicate"`},
-		{"bench", append(bench, "--devices", "cpu"), exitOK, "| end-to-end documents/s |"},
-		{"bench, every replica failing", append(bench, "--devices", "sim:1:fatal-after=0:recur"), exitInternal, "every replica failed"},
+		{"bench", append(bench, "--devices", "cpu"), exitOK, "| qa-shard defaults, next run (from the cache) |"},
+		{"bench, one configuration", append(bench, "--devices", "cpu", "--max-batch-tokens", "1024"), exitOK, "| end-to-end documents/s |"},
+		{"bench, every replica failing", append(bench, "--devices", "sim:1:fatal-after=0:recur"), exitInternal, "CUDA failure 700"},
 		{"bench without input", []string{"bench", "--model", model(t, "tiny")}, exitUsage, "--input FILE"},
 		{"bench on a folder", []string{"bench", "--model", model(t, "tiny"), "--input", t.TempDir()}, exitUsage, "is a folder"},
 		{"bench with a bad flag", []string{"bench", "--scheduling=maybe"}, exitUsage, "invalid argument"},

@@ -30,7 +30,7 @@ Usage:
   qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
-  qa-shard bench --model DIR --input docs.jsonl [--devices cpu:N]   (pipeline vs raw model vs naive loop)
+  qa-shard bench --model DIR --input docs.jsonl   (raw model, end to end tuned and by hand, int8, naive loop)
   qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)
   qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...   (SQuAD exact match and F1, within and beyond token 512)
   qa-shard version
@@ -49,5 +49,5 @@ second SIGINT or SIGTERM stops at once; the journal stays consistent.`
 func fleetOptions(o *cli.Run, log *zap.Logger) fleet.Options {
 	return fleet.Options{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: o.ReplicasPerDevice, Threads: o.Threads,
 		FP16: o.FP16, GPUMemFraction: o.GPUMemFraction, TRTCacheDir: o.TRTCacheDir, MaxSeqLen: o.Settings.MaxSeqLen,
-		MaxBatchTokens: o.MaxBatchTokens, SampleInterval: o.GPUSampleInterval, Log: log}
+		MaxBatchTokens: o.MaxBatchTokens, Precision: o.Precision(), SampleInterval: o.GPUSampleInterval, Log: log}
 }

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	modelsDir = dir
+	// Runs measure their batch shape and cache it in the user's cache
+	// directory: keep the tests' choices to themselves.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
 		setupErr = testmodels.Generate(dir)
 	}

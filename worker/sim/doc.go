@@ -22,7 +22,7 @@
 // The CLI builds simulated replicas from a --devices value (ParseSpec):
 //
 //	spec    = "sim" [ ":" item { ":" item } ]
-//	item    = count | key "=" value | "recur"
+//	item    = count | key "=" value | "recur" | "virtual"
 //	count   = N                  N equal replicas, 1..256 (default 1)
 //	speeds=F,F,...               one replica per value, relative speed > 0
 //	                             (0.25 is four times slower); with a count,
@@ -44,6 +44,14 @@
 //	                             one document
 //	recur                        faults come back after Reset or Rebuild
 //	                             (see Replica.Reset)
+//	overhead=D, row-cost=D       a fixed cost per batch and per row (Go
+//	                             durations: 2ms, 150us)
+//	cliff=T, cliff-factor=F      above T padded tokens, every token costs F
+//	                             times more per doubling of the batch (Curve)
+//	drift-after=N                after N successful batches the device
+//	drift-speed=F, drift-cliff=T drifts to speed F and cliff T
+//	virtual                      no sleeping: simulated time only
+//	                             (Replica.DeviceTime), for tests
 //
 // A fault value without "@i" applies to every replica; "@i" (0-based)
 // applies it to replica i only, and several entries may be listed with
@@ -53,4 +61,5 @@
 //	sim:8
 //	sim:speeds=1,1,1,1,1,1,1,0.25:rate=200000:jitter=0.05
 //	sim:4:oom-above=20000:fatal-after=3@2:hang-after=5@1:fail-token=901
+//	sim:2:overhead=2ms:cliff=2048:cliff-factor=3:drift-after=40:drift-cliff=512
 package sim

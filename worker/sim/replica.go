@@ -25,6 +25,8 @@ type Options struct {
 	Jitter float64 // relative jitter, 0 <= Jitter < 1
 	Seed   uint64
 	Faults Faults
+	// Curve shapes the latency beyond tokens over Rate (see Curve).
+	Curve Curve
 	// Sleep waits d or until ctx is done; nil means a timer. Tests pass a
 	// recorder so they check the requested delays instead of wall time.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -80,6 +82,8 @@ type Replica struct {
 
 	batches, windows, tokens, padded, failures atomic.Int64
 	busy, simulated                            atomic.Int64
+	last                                       atomic.Int64 // delay of the latest batch, ns
+	lifetime                                   atomic.Int64 // successful batches, never reset (drift)
 }
 
 // New makes a replica; options out of range take their defaults.
@@ -135,15 +139,21 @@ func (r *Replica) Stats() Stats {
 	}
 }
 
-// Delay is how long the replica takes for b: padded tokens over its rate,
-// scaled by the batch's jitter.
+// Delay is how long the replica takes for b now: the curve's cost of its
+// shape (padded tokens over the rate, plus the curve's overheads and
+// cliff, after a drift the drifted curve), scaled by the batch's jitter.
 func (r *Replica) Delay(b qa.Batch) time.Duration {
-	secs := float64(b.Tokens()) / (r.opt.Rate * r.opt.Speed)
+	secs := r.opt.Curve.seconds(b.Rows, b.Tokens(), r.opt.Rate, r.opt.Speed, int(r.lifetime.Load()))
 	if r.opt.Jitter > 0 {
 		secs *= 1 + r.opt.Jitter*unit(batchHash(b, r.opt.Seed))
 	}
 	return time.Duration(secs * float64(time.Second))
 }
+
+// DeviceTime is the simulated time of the latest batch: what the device
+// took, whatever the host's timers did (the scheduler's tuner learns from
+// it, so tests on simulated devices are deterministic).
+func (r *Replica) DeviceTime() time.Duration { return time.Duration(r.last.Load()) }
 
 // Run simulates one forward pass. Faults are checked first and fail fast,
 // as a real allocation failure or a poisoned input does; then the replica
@@ -176,6 +186,7 @@ func (r *Replica) run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	}
 	d := r.Delay(b)
 	r.simulated.Add(int64(d))
+	r.last.Store(int64(d))
 	if err := r.opt.Sleep(ctx, d); err != nil {
 		return qa.Logits{}, fmt.Errorf("replica %s: batch %dx%d: %w", r.opt.Name, b.Rows, b.Len, err)
 	}
@@ -184,6 +195,7 @@ func (r *Replica) run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	r.succeeded++
 	r.mu.Unlock()
 	r.batches.Add(1)
+	r.lifetime.Add(1)
 	r.windows.Add(int64(b.Rows))
 	r.padded.Add(int64(b.Tokens()))
 	r.tokens.Add(attended(b))

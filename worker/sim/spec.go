@@ -45,13 +45,15 @@ type entry struct {
 // parsed collects the items before the replica count is known, since a
 // fault's target can only be checked against it.
 type parsed struct {
-	count  int
-	speeds []float64
-	rate   float64
-	jitter float64
-	seed   uint64
-	recur  bool
-	faults map[string][]entry
+	count   int
+	speeds  []float64
+	rate    float64
+	jitter  float64
+	seed    uint64
+	recur   bool
+	virtual bool
+	curve   Curve
+	faults  map[string][]entry
 }
 
 // faultKeys are the keys taking value[@i] lists, with their least value.
@@ -84,7 +86,7 @@ func (p *parsed) item(item string, seen map[string]bool) error {
 		return errors.New("empty item (two colons in a row, or a trailing colon)")
 	}
 	key, val, hasVal := strings.Cut(item, "=")
-	if !hasVal && item != "recur" {
+	if !hasVal && item != "recur" && item != "virtual" {
 		key = "count"
 	}
 	if seen[key] {
@@ -92,11 +94,12 @@ func (p *parsed) item(item string, seen map[string]bool) error {
 	}
 	seen[key] = true
 	switch {
-	case key == "recur":
+	case key == "recur" || key == "virtual":
 		if hasVal {
-			return errors.New("recur takes no value")
+			return fmt.Errorf("%s takes no value", key)
 		}
-		p.recur = true
+		p.recur = p.recur || key == "recur"
+		p.virtual = p.virtual || key == "virtual"
 	case !hasVal:
 		n, err := strconv.Atoi(item)
 		if err != nil {
@@ -136,9 +139,12 @@ func (p *parsed) item(item string, seen map[string]bool) error {
 		}
 		p.seed = v
 	default:
+		if known, err := p.curve.item(key, val); known {
+			return err
+		}
 		least, ok := faultKeys[key]
 		if !ok {
-			return fmt.Errorf("unknown key %q (known: speeds, rate, jitter, seed, oom-above, fatal-after, hang-after, fail-token, recur)", key)
+			return fmt.Errorf("unknown key %q (known: speeds, rate, jitter, seed, %s, oom-above, fatal-after, hang-after, fail-token, recur, virtual)", key, curveKeys)
 		}
 		es, err := entries(key, val, least)
 		if err != nil {
@@ -183,7 +189,10 @@ func (p *parsed) options() ([]Options, error) {
 	opts := make([]Options, n)
 	for i := range opts {
 		opts[i] = Options{Name: fmt.Sprintf("sim:%d", i), Index: i, Rate: p.rate, Speed: 1,
-			Jitter: p.jitter, Seed: p.seed, Faults: Faults{Recur: p.recur}}
+			Jitter: p.jitter, Seed: p.seed, Faults: Faults{Recur: p.recur}, Curve: p.curve}
+		if p.virtual {
+			opts[i].Sleep = virtualSleep
+		}
 		if p.speeds != nil {
 			opts[i].Speed = p.speeds[i]
 		}

@@ -1,0 +1,29 @@
+# Benchmark: the whole picture side by side in one run (qa-shard bench):
+# the raw model at every candidate shape (the best is the ceiling),
+# qa-shard end to end with the previous defaults, by hand (the best raw
+# shape pinned), tuned from scratch and from the cache the first run
+# wrote, the int8 copy qa-shard quantize makes, and the naive truncating
+# batch-1 loop, as medians of interleaved repetitions with the load
+# average. Then scheduling on simulated devices (with the host gap between
+# two batches of a replica), the input formats, and the Go benchmarks. The model is generated (bert-base: ~440 MB, never
+# committed); BENCH_MODEL=small runs the 4-layer, 256-hidden one.
+BENCH_MODEL ?= base
+BENCH_DOCS ?= 16
+BENCH_REPS ?= 3
+BENCH_DEVICES ?= cpu
+.PHONY: bench
+bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-int8/model.onnx
+	$(GO) run ./tools/gencorpus -n $(BENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(BUILD)/bench-corpus.jsonl
+	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	$(BIN) bench --model $(MODELS)/$(BENCH_MODEL) --int8-model $(MODELS)/$(BENCH_MODEL)-int8 \
+		--input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES) --reps $(BENCH_REPS)
+	$(BIN) bench --scheduling
+	$(BIN) bench --inputs
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The int8 copy of a generated model (qa-shard quantize refuses to write
+# over a folder).
+$(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
+	rm -rf $(MODELS)/$*-int8
+	$(BIN) quantize --model $(MODELS)/$* --out $(MODELS)/$*-int8
