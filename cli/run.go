@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -124,4 +125,30 @@ func (o *Run) Precision() string {
 		return "fp16"
 	}
 	return "fp32"
+}
+
+// AllQuestions are the --question flags followed by the lines of
+// --questions-file.
+func (o *Run) AllQuestions() ([]string, error) {
+	if o.QuestionsFile == "" {
+		return o.Questions, nil
+	}
+	qs, err := shard.ReadQuestionsFile(o.QuestionsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --questions-file: %w", ErrUsage, err)
+	}
+	return append(slices.Clone(o.Questions), qs...), nil
+}
+
+// AnswerSettings are the settings the answers and logits depend on, with
+// the run's record schema: part of the fingerprint --resume compares.
+func (o *Run) AnswerSettings(schema shard.Schema) any {
+	return struct {
+		Settings         qa.Settings
+		MaxLineBytes     int
+		Logits           bool
+		Fields           shard.Fields
+		Schema           shard.Schema
+		MaxWindowsPerDoc int
+	}{o.Settings, o.MaxLineBytes, o.Logits != "", o.Fields, schema, o.MaxWindowsPerDoc}
 }

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"qa-shard/shard"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/shard"
 )
 
 // TestTypedIDAndKeptFields: an integer id is stored as INT64 (the answers

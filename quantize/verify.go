@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -89,4 +90,18 @@ func windowBatch(w qa.Window) qa.Batch {
 		b.InputIDs[i], b.AttentionMask[i], b.TypeIDs[i] = int64(id), 1, int64(w.TypeIDs[i])
 	}
 	return b
+}
+
+// Check is Verify for a copy just written by Dir: a copy ONNX Runtime
+// refuses is removed, and the error says so.
+func Check(orig, quant string) (Sample, error) {
+	c, err := Verify(orig, quant)
+	switch {
+	case errors.Is(err, ErrUnusable):
+		os.RemoveAll(quant)
+		return c, fmt.Errorf("checking the result: %w (%s removed; please report this model)", err, quant)
+	case err != nil:
+		return c, fmt.Errorf("checking the result: %w", err)
+	}
+	return c, nil
 }

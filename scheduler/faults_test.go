@@ -3,9 +3,10 @@ package scheduler
 import (
 	"errors"
 	"fmt"
-	"qa-shard/qa"
 	"strings"
 	"testing"
+
+	"qa-shard/qa"
 )
 
 type oomError struct{ error }

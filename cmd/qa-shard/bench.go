@@ -50,8 +50,8 @@ func benchCmd(args []string) error {
 	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := cli.NoArgs(fs); err != nil {
+		return err
 	}
 	lg, err := logs.New(logFormat, logLevel)
 	if err != nil {

@@ -41,10 +41,11 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := cli.NoArgs(fs); err != nil {
+		return err
 	}
-	if _, err := logs.New(logFormat, logLevel); err != nil {
+	log, err := logs.New(logFormat, logLevel)
+	if err != nil {
 		return err
 	}
 	n, err := open()
@@ -58,18 +59,11 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if *compare != "" {
 		return compareSMI(w, found, err, *compare)
 	}
-	if err := fleet.WriteInventory(w, found, err, driver, os.LookupEnv, *asJSON); err != nil {
+	if err := fleet.WriteInventory(w, found, err, driver, os.LookupEnv, *asJSON); err != nil || *sample <= 0 {
 		return err
-	}
-	if *sample <= 0 {
-		return nil
 	}
 	if n == nil {
 		return fmt.Errorf("--sample: %s", fleet.NoDriverLine)
-	}
-	log, err := logs.New(logFormat, logLevel)
-	if err != nil {
-		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -79,8 +73,8 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	return nil
 }
 
-// compareSMI checks discovery against nvidia-smi's
-// --query-gpu=index,uuid,pci.bus_id --format=csv,noheader output.
+// compareSMI checks discovery (found, or the error that prevented it)
+// against nvidia-smi's --query-gpu=index,uuid,pci.bus_id --format=csv,noheader output.
 func compareSMI(w io.Writer, found []gpu.Device, foundErr error, path string) error {
 	if foundErr != nil {
 		return fmt.Errorf("--compare-smi: %w", foundErr)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"go.uber.org/zap"
@@ -18,28 +17,16 @@ type inputs struct {
 	record shard.Options
 }
 
-// openInputs finds the input files, this process's rank and its share of
-// them (giving a rank its own output files), and the run's schema. It
-// reads no document: at most the first record, a few bytes of each file
-// it owns and the footers of its Parquet files.
+// openInputs finds this process's rank and its share of the input files
+// (giving a rank its own output files) and the run's schema.
 func openInputs(o *cli.Run, questions []string, log *zap.Logger) (*inputs, error) {
-	files, err := input.Find(o.Inputs)
-	if err != nil {
-		return nil, err
-	}
 	r, err := shard.DetectRank(o.Rank, o.WorldSize, os.LookupEnv)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	plan, err := input.Split(files, r)
 	if err != nil {
 		return nil, err
 	}
 	rec := shard.Options{MaxLineBytes: o.MaxLineBytes, Questions: questions, Fields: o.Fields}
-	if rec.Schema, err = input.Schema(plan.Files, rec, o.IDType); err != nil {
-		return nil, err
-	}
-	if err := input.CheckOutputs(o.Inputs, files, o.Output, o.Logits); err != nil {
+	plan, rec, err := input.Prepare(o.Inputs, r, rec, o.IDType, o.Output, o.Logits)
+	if err != nil {
 		return nil, err
 	}
 	if r.World > 1 {

@@ -84,15 +84,7 @@ func storageFault(runErr, saveErr error) error {
 // report says what the run did: one "summary" object in JSON, a table for
 // a person on a console.
 func report(log *zap.Logger, o *cli.Run, s scheduler.Summary, fl *fleet.Fleet) {
-	var gpus, shapes []string
-	for _, ch := range fl.Choices() {
-		shapes = append(shapes, ch.String())
-	}
-	if fl.Summary != nil {
-		for _, x := range fl.Summary() {
-			gpus = append(gpus, x.String())
-		}
-	}
+	shapes, gpus := fl.Describe()
 	if logs.Resolve(o.LogFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),
 			zap.Strings("batch_shape", shapes), zap.Strings("gpus", gpus))...)

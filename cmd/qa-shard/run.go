@@ -46,13 +46,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	if err := o.Check(); err != nil {
 		return err
 	}
-	questions := o.Questions
-	if o.QuestionsFile != "" {
-		qs, err := shard.ReadQuestionsFile(o.QuestionsFile)
-		if err != nil {
-			return fmt.Errorf("%w: --questions-file: %w", errUsage, err)
-		}
-		questions = append(questions, qs...)
+	questions, err := o.AllQuestions()
+	if err != nil {
+		return err
 	}
 	in, err := openInputs(o, questions, log)
 	if err != nil {
@@ -98,14 +94,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	defer fl.Close()
 
 	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.Model, o.Output, struct {
-		Settings         qa.Settings
-		MaxLineBytes     int
-		Logits           bool
-		Fields           shard.Fields
-		Schema           shard.Schema
-		MaxWindowsPerDoc int
-	}{o.Settings, o.MaxLineBytes, o.Logits != "", in.record.Fields, in.record.Schema, o.MaxWindowsPerDoc}, questions)
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.Model, o.Output, o.AnswerSettings(in.record.Schema), questions)
 	if err != nil {
 		return err
 	}
@@ -113,7 +102,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
-	tn, err := startTuner(o, fl, fp.Model, log)
+	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
 	if err != nil {
 		return err
 	}
@@ -167,7 +156,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		docs, answers = testHook(ctx, stop, out, docs, answers)
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
-	saveTuning(tn, log)
+	fl.SaveTuning(log)
 	return finish(o, out, fl, log, sum, runErr)
 }
 

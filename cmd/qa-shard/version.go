@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"qa-shard/cli"
 
 	"github.com/spf13/pflag"
+
+	"qa-shard/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -16,8 +17,8 @@ func versionCmd(args []string) error {
 	if err := cli.Parse(fs, args, "Usage: qa-shard version\n\nPrints the version of this build."); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := cli.NoArgs(fs); err != nil {
+		return err
 	}
 	fmt.Printf("qa-shard %s\n", version)
 	return nil
