@@ -87,6 +87,11 @@ type State struct {
 	// AnswerParts counts completed answers part files when the answers
 	// are a Parquet folder; 0 otherwise.
 	AnswerParts int `json:"answer_parts,omitempty"`
+	// Records and Errors count the records (answers and error records) and
+	// the error records among them in those documents, so a resumed run
+	// judges --max-errors on the whole output.
+	Records int64 `json:"records,omitempty"`
+	Errors  int64 `json:"errors,omitempty"`
 	// Input says where the input continues and what was read of it.
 	Input InputState `json:"input"`
 	// Complete is set by Finish: the run ended and nothing is left to do.

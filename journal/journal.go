@@ -119,7 +119,8 @@ func truncateOutput(outputPath string, size int64) error {
 // then the journal is replaced atomically, so the journal never claims
 // bytes that are not durable. Counts may not go backwards.
 func (j *Journal) Checkpoint(out Syncer, done, bytes int64, logitsParts int) error {
-	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: j.State().Input})
+	last := j.State()
+	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // Save is Checkpoint with everything a checkpoint records.
@@ -135,7 +136,8 @@ func (j *Journal) Complete(out Syncer, p Progress) error {
 // Finish is the final checkpoint: the same, with State.Complete set. No
 // checkpoint may follow it.
 func (j *Journal) Finish(out Syncer, done, bytes int64, logitsParts int) error {
-	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: j.State().Input})
+	last := j.State()
+	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // State returns the state most recently made durable.
@@ -164,7 +166,7 @@ func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
 	}
 	s := last
 	s.Done, s.Bytes, s.LogitsParts, s.Complete = done, bytes, logitsParts, complete
-	s.AnswerParts, s.Input = p.AnswerParts, p.Input
+	s.AnswerParts, s.Input, s.Records, s.Errors = p.AnswerParts, p.Input, p.Records, p.Errors
 	return j.write(s)
 }
 

@@ -66,6 +66,7 @@ type Outputs struct {
 	Input   *journal.InputState
 	path    string
 	sink    sink
+	count   *counter
 	journal *journal.Journal
 	at      func(next int64) journal.InputState
 	// failed is the first failure to write or save: after it no
@@ -94,8 +95,9 @@ func Open(o Options) (*Outputs, error) {
 		if o.Resume {
 			return nil, fmt.Errorf("%w: --resume needs --output FILE: standard output cannot be continued", journal.ErrInvalid)
 		}
-		out := &Outputs{path: "-", sink: newStream(os.Stdout, JSONL, 0, o.Keep)}
-		out.Answers = out.sink
+		s := newStream(os.Stdout, JSONL, 0, o.Keep)
+		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
+		out.Answers = out.count
 		return out, out.openLogits(o, 0)
 	}
 	if o.Resume {
@@ -115,7 +117,8 @@ func Open(o Options) (*Outputs, error) {
 		if err != nil {
 			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
 		}
-		out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j, Skip: st.Done, Input: &st.Input}
+		c := &counter{Records: s, records: st.Records, errors: st.Errors}
+		out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, Skip: st.Done, Input: &st.Input}
 		return out, out.openLogits(o, st.LogitsParts)
 	}
 	return fresh(o)
@@ -137,7 +140,8 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
 	}
-	out := &Outputs{path: o.Answers, sink: s, Answers: s, journal: j}
+	c := &counter{Records: s}
+	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}
 	return out, out.openLogits(o, 0)
 }
 
@@ -212,6 +216,7 @@ func (o *Outputs) sync(next int64, done bool) error {
 
 func (o *Outputs) save(next int64, done bool) error {
 	p := journal.Progress{Done: next}
+	p.Records, p.Errors = o.Counts()
 	if o.Logits != nil {
 		n, err := o.Logits.Seal()
 		if err != nil {

@@ -58,6 +58,13 @@ func ParseErrorLimit(s string) (ErrorLimit, error) {
 	return ErrorLimit{count: n}, nil
 }
 
+// Whole is s with the record counts of the whole output (records and
+// the error records among them), those written before a --resume included.
+func (s Summary) Whole(records, errors int64) Summary {
+	s.Pairs, s.RecordErrors = records-errors, errors
+	return s
+}
+
 // Allows says whether the run's error records are within the limit.
 func (l ErrorLimit) Allows(s Summary) bool {
 	if l.share {

@@ -47,6 +47,7 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
 	}
 	report(log, o, sum, fl)
+	whole := sum.Whole(out.Counts())
 	switch {
 	case runErr == nil && sum.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", saved, resume)}
@@ -54,10 +55,10 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
-	case sum.RecordErrors > 0:
-		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", sum.RecordErrors, o.Output)
-		if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(sum) {
-			log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", sum.RecordErrors))
+	case whole.RecordErrors > 0: // the whole output's, before a --resume too
+		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, o.Output)
+		if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(whole) {
+			log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
 			return nil
 		}
 		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors)}
