@@ -6,44 +6,18 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"qa-shard/internal/faultfs"
 )
 
-// fullDisk is a storage with room for a number of bytes; a write past it
-// stores what fits and fails with ENOSPC. syncErr is what Sync returns.
-type fullDisk struct {
-	room    int
-	syncErr error
-}
-
-type faultyFile struct {
-	*os.File
-	d *fullDisk
-}
-
-func (f *faultyFile) Write(p []byte) (int, error) {
-	n, err := f.File.Write(p[:min(len(p), f.d.room)])
-	f.d.room -= n
-	if err == nil && n < len(p) {
-		err = &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-	}
-	return n, err
-}
-
-func (f *faultyFile) Sync() error {
-	if f.d.syncErr != nil {
-		return &os.PathError{Op: "sync", Path: f.Name(), Err: f.d.syncErr}
-	}
-	return f.File.Sync()
-}
-
-func withDisk(t *testing.T, d *fullDisk) {
+func withDisk(t *testing.T, d *faultfs.Disk) {
 	saved := createFile
 	createFile = func(name string) (file, error) {
 		f, err := saved(name)
 		if err != nil {
 			return nil, err
 		}
-		return &faultyFile{f.(*os.File), d}, nil
+		return &faultfs.File{File: f.(*os.File), D: d}, nil
 	}
 	t.Cleanup(func() { createFile = saved })
 }
@@ -57,11 +31,11 @@ func TestPartsStorageFaults(t *testing.T) {
 	rows := genRows(40)
 	for _, tc := range []struct {
 		name  string
-		disk  fullDisk
+		disk  faultfs.Disk
 		cause error
 	}{
-		{"no space", fullDisk{room: 2000}, syscall.ENOSPC},
-		{"I/O error on fsync", fullDisk{room: 1 << 30, syncErr: syscall.EIO}, syscall.EIO},
+		{"no space", faultfs.Disk{Room: 2000}, syscall.ENOSPC},
+		{"I/O error on fsync", faultfs.Disk{Room: 1 << 30, SyncErr: syscall.EIO}, syscall.EIO},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "logits")
@@ -90,7 +64,7 @@ func TestPartsStorageFaults(t *testing.T) {
 					t.Errorf("%s after the failure: %v", gone, err)
 				}
 			}
-			d.room, d.syncErr = 1<<30, nil
+			d.Room, d.SyncErr = 1<<30, nil
 			p, err = OpenParts(dir, 1, Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -10,46 +10,14 @@ import (
 	"testing"
 
 	"qa-shard/filelock"
+	"qa-shard/internal/faultfs"
 	"qa-shard/journal"
 )
 
-// disk is a storage with room for a given number of bytes of the answers
-// file: a write past it stores what fits and fails with ENOSPC, as a full
-// file system does. syncErr, when set, is what every Sync returns.
-type disk struct {
-	room    int
-	syncErr error
-}
+// disk opens faultfs files as package output's files.
+type disk struct{ faultfs.Disk }
 
-type faultyFile struct {
-	*os.File
-	d *disk
-}
-
-func (d *disk) open(name string, flag int) (file, error) {
-	f, err := os.OpenFile(name, flag, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &faultyFile{f, d}, nil
-}
-
-func (f *faultyFile) Write(p []byte) (int, error) {
-	n := min(len(p), f.d.room)
-	n, err := f.File.Write(p[:n])
-	f.d.room -= n
-	if err == nil && n < len(p) {
-		err = &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-	}
-	return n, err
-}
-
-func (f *faultyFile) Sync() error {
-	if f.d.syncErr != nil {
-		return &os.PathError{Op: "sync", Path: f.Name(), Err: f.d.syncErr}
-	}
-	return f.File.Sync()
-}
+func (d *disk) open(name string, flag int) (file, error) { return d.Open(name, flag) }
 
 // TestStorageFaults: ENOSPC while writing the answers, and EIO from fsync,
 // stop the checkpoints: the failure is ErrStorage with its cause and path,
@@ -79,14 +47,14 @@ func TestStorageFaults(t *testing.T) {
 		disk  disk
 		cause error
 	}{
-		{"no space while writing", disk{room: 3*record + 5}, syscall.ENOSPC},
-		{"I/O error from fsync", disk{room: 1 << 20, syncErr: syscall.EIO}, syscall.EIO},
+		{"no space while writing", disk{faultfs.Disk{Room: 3*record + 5}}, syscall.ENOSPC},
+		{"I/O error from fsync", disk{faultfs.Disk{Room: 1 << 20, SyncErr: syscall.EIO}}, syscall.EIO},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "answers.jsonl")
 			d := tc.disk
-			syncErr := d.syncErr
-			d.syncErr = nil
+			syncErr := d.SyncErr
+			d.SyncErr = nil
 			out, err := Open(Options{Answers: path, Fingerprint: fp, openFile: d.open})
 			if err != nil {
 				t.Fatal(err)
@@ -95,13 +63,13 @@ func TestStorageFaults(t *testing.T) {
 			if err := out.Checkpoint(2); err != nil {
 				t.Fatal(err)
 			}
-			d.syncErr = syncErr
+			d.SyncErr = syncErr
 			write(t, out, "c", "d")
 			err = out.Checkpoint(4)
 			if !errors.Is(err, ErrStorage) || !errors.Is(err, tc.cause) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("checkpoint on a failing disk: %v, want ErrStorage from %v naming %s", err, tc.cause, path)
 			}
-			d.room, d.syncErr = 1<<20, nil // the space is freed: still no checkpoint
+			d.Room, d.SyncErr = 1<<20, nil // the space is freed: still no checkpoint
 			if err2 := out.Finish(4); !errors.Is(err2, tc.cause) {
 				t.Fatalf("a checkpoint after the failure: %v, want the first failure again", err2)
 			}
