@@ -71,8 +71,8 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 }
 
 // TestMergeExitCodes: rank files that do not form a run, an existing
-// output and command-line mistakes exit 2; a failing write exits 1; and
-// nothing is written in either case.
+// output and command-line mistakes exit 2; an I/O failure while copying
+// exits 1; and nothing is written in either case.
 func TestMergeExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	in := writeCorpus(t, 12, 22)
@@ -110,5 +110,21 @@ func TestMergeExitCodes(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
 		t.Errorf("an existing output was replaced: %q", b)
+	}
+	// An I/O failure while copying (rank 1's answers turned into a folder
+	// after its journal was written): exit 1, and nothing written.
+	if err := os.Rename(files[1], files[1]+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(files[1], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "m.jsonl")
+	code, _, stderr := capture(t, func() int { return run(append([]string{"merge", "--output", out}, files...)) })
+	if code != exitInternal || !strings.Contains(stderr, "is a directory") {
+		t.Errorf("merge with an unreadable rank file: exit %d, want %d:\n%s", code, exitInternal, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed merge left its output")
 	}
 }
