@@ -70,3 +70,37 @@ func TestLazySessions(t *testing.T) {
 		t.Fatalf("opening a missing model: %v, want a fatal error", err)
 	}
 }
+
+// TestOpenAll: Open opens every named replica (concurrently), ignores
+// names it does not know, and returns a session's failure to open.
+func TestOpenAll(t *testing.T) {
+	dir, lib := testmodels.Setup(t)
+	if err := worker.Init(lib); err != nil {
+		t.Fatal(err)
+	}
+	m, err := worker.OpenModel(filepath.Join(dir, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Start(context.Background(), Options{Devices: "cpu", MaxSeqLen: 64}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var names []string
+	for _, l := range f.Classes[0].Layouts {
+		names = append(names, l.Replicas...)
+	}
+	if err := f.Open(append(names, "no-such-replica")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if f.sessions[name].r == nil {
+			t.Fatalf("Open(%v) left %s without a session", names, name)
+		}
+	}
+	f.sessions["bad"] = &lazy{name: "bad", model: &worker.Model{ONNXPath: filepath.Join(dir, "missing.onnx")}, log: f.sessions[names[0]].log}
+	if err := f.Open([]string{names[0], "bad"}); err == nil {
+		t.Fatal("Open with a session that cannot open returned no error")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"qa-shard/gpu"
 	"qa-shard/tune"
@@ -49,16 +50,32 @@ func replicaFields(name, provider string, l layout, d gpu.Device) []zap.Field {
 
 // Open opens the sessions of the named replicas now, so that a model or
 // library the device cannot run is refused before the run starts (the
-// others open when the tuner first uses them).
+// others open when the tuner first uses them). They open concurrently:
+// loading and optimizing a model is mostly one core's work per session,
+// and a TensorRT engine build takes minutes per GPU. The first error is
+// returned once every open has ended. One TensorRT session opens first,
+// alone: it builds the engine and writes it to the engine cache, which
+// the others then read (concurrent builds would write one file at once).
 func (f *Fleet) Open(names []string) error {
+	var rs []*lazy
 	for _, name := range names {
 		if r, ok := f.sessions[name]; ok {
-			if _, err := r.open(); err != nil {
-				return err
-			}
+			rs = append(rs, r)
 		}
 	}
-	return nil
+	if i := slices.IndexFunc(rs, func(r *lazy) bool { return r.opt.Provider == worker.ProviderTensorRT }); i >= 0 {
+		if _, err := rs[i].open(); err != nil {
+			return err
+		}
+	}
+	var g errgroup.Group
+	for _, r := range rs {
+		g.Go(func() error {
+			_, err := r.open()
+			return err
+		})
+	}
+	return g.Wait()
 }
 
 // Tuner makes the tuner that chooses among the fleet's layouts and

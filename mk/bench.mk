@@ -23,7 +23,10 @@ bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-i
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The int8 copy of a generated model (qa-shard quantize refuses to write
-# over a folder).
-$(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
+# over a folder). A static pattern rule: as an implicit rule it would lose
+# to the generator's $(MODELS)/%/model.onnx whenever the float32 model is
+# not built yet, and the "int8" folder would get a float32 model.
+INT8_MODELS := $(foreach m,tiny small base,$(MODELS)/$(m)-int8/model.onnx)
+$(INT8_MODELS): $(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
 	rm -rf $(MODELS)/$*-int8
 	$(BIN) quantize --model $(MODELS)/$* --out $(MODELS)/$*-int8

@@ -39,6 +39,7 @@ const (
 	TensorDims         protowire.Number = 1
 	TensorDataType     protowire.Number = 2
 	TensorFloatData    protowire.Number = 4
+	TensorInt64Data    protowire.Number = 7
 	TensorName         protowire.Number = 8
 	TensorRawData      protowire.Number = 9
 	TensorDataLocation protowire.Number = 14

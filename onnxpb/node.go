@@ -12,6 +12,7 @@ type Node struct {
 	Inputs, Outputs []string
 	Name, OpType    string
 	Domain          string
+	Attrs           map[string]Attr // FLOAT, INT and INTS attributes (others: type only)
 	Subgraphs       []*Graph
 }
 
@@ -52,6 +53,14 @@ func parseNode(b []byte, depth int) (*Node, error) {
 				return nil, err
 			}
 			n.Subgraphs = append(n.Subgraphs, gs...)
+			name, a, err := parseAttr(f.Data)
+			if err != nil {
+				return nil, err
+			}
+			if n.Attrs == nil {
+				n.Attrs = map[string]Attr{}
+			}
+			n.Attrs[name] = a
 		}
 	}
 	return n, nil

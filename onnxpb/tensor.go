@@ -22,6 +22,7 @@ type Tensor struct {
 	raw    []byte
 	hasRaw bool
 	floats []Field // float_data occurrences
+	ints   []Field // int64_data occurrences
 }
 
 func parseTensor(b []byte) (*Tensor, error) {
@@ -48,6 +49,8 @@ func parseTensor(b []byte) (*Tensor, error) {
 			t.raw, t.hasRaw = f.Data, true
 		case TensorFloatData:
 			t.floats = append(t.floats, f)
+		case TensorInt64Data:
+			t.ints = append(t.ints, f)
 		case TensorDataLocation:
 			t.External = f.Type == protowire.VarintType && f.Varint == 1
 		}
@@ -103,6 +106,36 @@ func (t *Tensor) Float32s() ([]float32, error) {
 	return out, nil
 }
 
+// Int64s returns the values of an int64 tensor stored in the file (shapes,
+// axes), from raw_data or int64_data.
+func (t *Tensor) Int64s() ([]int64, error) {
+	if t.DataType != Int64 || t.External {
+		return nil, fmt.Errorf("tensor %q is not an int64 tensor stored in the model", t.Name)
+	}
+	want := t.Elements()
+	var out []int64
+	if t.hasRaw {
+		if int64(len(t.raw)) != 8*want {
+			return nil, fmt.Errorf("%w: tensor %q holds %d bytes, its shape %v needs %d", ErrMalformed, t.Name, len(t.raw), t.Dims, 8*want)
+		}
+		for i := range want {
+			out = append(out, int64(binary.LittleEndian.Uint64(t.raw[8*i:])))
+		}
+		return out, nil
+	}
+	for _, f := range t.ints {
+		v, err := int64s(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	if int64(len(out)) != want {
+		return nil, fmt.Errorf("%w: tensor %q holds %d values, its shape %v needs %d", ErrMalformed, t.Name, len(out), t.Dims, want)
+	}
+	return out, nil
+}
+
 // EncodeTensor encodes a TensorProto with its values in raw_data.
 func EncodeTensor(name string, dtype int32, dims []int64, raw []byte) []byte {
 	var b []byte
@@ -115,7 +148,7 @@ func EncodeTensor(name string, dtype int32, dims []int64, raw []byte) []byte {
 	return protowire.AppendBytes(b, raw)
 }
 
-// EncodeNode encodes a NodeProto without attributes.
+// EncodeNode encodes a NodeProto with its FLOAT, INT and INTS attributes.
 func EncodeNode(n Node) []byte {
 	var b []byte
 	for _, s := range n.Inputs {
@@ -128,6 +161,7 @@ func EncodeNode(n Node) []byte {
 		b = AppendString(b, NodeName, n.Name)
 	}
 	b = AppendString(b, NodeOpType, n.OpType)
+	b = encodeAttrs(b, n.Attrs)
 	if n.Domain != "" {
 		b = AppendString(b, NodeDomain, n.Domain)
 	}

@@ -4,7 +4,8 @@
 // com.microsoft DynamicQuantizeMatMul: the weights as int8 with one
 // symmetric scale per output column, and the bias of the Add that follows
 // folded into the node (unfolded, the Add costs 13-16% on this kind of
-// model). Activations are quantized at run time with one scale per tensor,
+// model). Each attention core it recognizes becomes one MultiHeadAttention
+// without a padding mask (attention.go). Activations are quantized at run time with one scale per tensor,
 // so a window's logits depend on what else is in its batch, padding
 // included: such a model must run one unpadded window per batch to give
 // the same answers whatever the timing (see worker.Model and
@@ -29,10 +30,13 @@ const MetadataKey = "qa-shard.quantization"
 
 // Report says what a quantization did.
 type Report struct {
-	MatMuls int   // MatMul nodes rewritten as DynamicQuantizeMatMul
-	Folded  int   // of those, how many took the following Add's bias
-	Float   int   // MatMul nodes left in float32 (no weight initializer)
-	Weights int64 // weight values now int8
+	MatMuls int // MatMul nodes rewritten as DynamicQuantizeMatMul
+	Folded  int // of those, how many took the following Add's bias
+	Float   int // MatMul nodes left in float32 (no weight initializer)
+	// Attention counts the attention cores fused into MultiHeadAttention
+	// (their two activation x activation MatMuls are not in Float).
+	Attention int
+	Weights   int64 // weight values now int8
 
 	InBytes, OutBytes int64    // size of model.onnx before and after
 	Copied            []string // other files of the folder, copied as they were

@@ -105,9 +105,10 @@ func openReplica(t testing.TB, dir string, threads int) (*worker.Model, *worker.
 // saturation, hence the margin); weights quantized with the scale of the
 // neighbouring column give 3.4%. TestLinearUnderORT bounds the kernel
 // exactly, biases included (the generated model's biases are zero). The
-// test also shows the trap that makes qa-shard run int8 one unpadded
-// window per batch: in a padded batch a window's int8 logits change with
-// its neighbour.
+// test also shows why qa-shard runs int8 one unpadded window per batch:
+// in a padded batch a window's int8 logits change with its neighbour (the
+// activation scales are per tensor, and the fused attention has no
+// padding mask).
 func TestTinyBERTLogits(t *testing.T) {
 	requireORT(t)
 	vocabPath, err := testenv.VocabJSON()

@@ -20,6 +20,7 @@ type plan struct {
 	dropped map[int]bool        // node field indices of folded Adds
 	gone    map[string]bool     // values no node produces any more
 	weights map[string]*weight  // float weight name -> its int8 form
+	orphans map[string]bool     // initializers only removed nodes read
 	rep     Report
 }
 
@@ -35,7 +36,7 @@ type weight struct {
 func newPlan(g *onnxpb.Graph) *plan {
 	p := &plan{g: g, inits: map[string]*onnxpb.Tensor{}, uses: map[string]int{}, inputs: map[string]bool{},
 		outputs: map[string]bool{}, taken: map[string]bool{}, fused: map[int]onnxpb.Node{},
-		dropped: map[int]bool{}, gone: map[string]bool{}, weights: map[string]*weight{}}
+		dropped: map[int]bool{}, gone: map[string]bool{}, weights: map[string]*weight{}, orphans: map[string]bool{}}
 	for _, t := range g.Initializers {
 		p.inits[t.Name] = t
 		p.taken[t.Name] = true
@@ -91,7 +92,7 @@ func (p *plan) matmuls() (total int, why map[string]int, err error) {
 		}
 	}
 	for _, n := range p.g.Nodes {
-		if n.OpType != "MatMul" || !n.DefaultDomain() {
+		if n.OpType != "MatMul" || !n.DefaultDomain() || p.dropped[n.Field] {
 			continue
 		}
 		total++
@@ -199,6 +200,8 @@ func rewrite(model []byte) (onnxpb.Pieces, Report, error) {
 		return nil, Report{}, err
 	}
 	p := newPlan(m.Graph)
+	opset, _ := m.OpsetVersion("")
+	p.attention(opset)
 	total, why, err := p.matmuls()
 	if err != nil {
 		return nil, p.rep, err
@@ -218,8 +221,8 @@ func rewrite(model []byte) (onnxpb.Pieces, Report, error) {
 	if _, ok := m.OpsetVersion(msDomain); !ok {
 		out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelOpsetImport, onnxpb.EncodeOpset(onnxpb.Opset{Domain: msDomain, Version: 1})))
 	}
-	note := fmt.Sprintf("dynamic int8: %d MatMul weights int8 per output column (scale max|w|/127, zero point 0) in %s DynamicQuantizeMatMul, %d biases folded; activations are quantized per tensor at run time, so run one unpadded window per batch",
-		p.rep.MatMuls, msDomain, p.rep.Folded)
+	note := fmt.Sprintf("dynamic int8: %d MatMul weights int8 per output column (scale max|w|/127, zero point 0) in %s DynamicQuantizeMatMul, %d biases folded; %s; activations are quantized per tensor at run time, so run one unpadded window per batch",
+		p.rep.MatMuls, msDomain, p.rep.Folded, describeAttention(p.rep.Attention))
 	out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelMetadataProps, onnxpb.EncodeEntry(MetadataKey, note)))
 	return out, p.rep, nil
 }
@@ -244,6 +247,7 @@ func (p *plan) graph() onnxpb.Pieces {
 		case f.Num == onnxpb.GraphNode && p.fused[i].OpType != "":
 			out.Add(onnxpb.AppendMessage(nil, onnxpb.GraphNode, onnxpb.EncodeNode(p.fused[i])))
 		case f.Num == onnxpb.GraphValueInfo && p.gone[names[i]]:
+		case f.Num == onnxpb.GraphInitializer && inits[i] != nil && p.orphans[inits[i].Name]:
 		case f.Num == onnxpb.GraphInitializer && inits[i] != nil && p.weights[inits[i].Name] != nil:
 			q := p.weights[inits[i].Name]
 			if p.uses[q.src.Name] > q.users || p.outputs[q.src.Name] {

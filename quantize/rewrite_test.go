@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/onnxpb"
+	"qa-shard/testmodel"
 )
 
 // TestQuantizeTinyBERT checks the rewritten graph of the generated BERT
@@ -17,9 +18,10 @@ func TestQuantizeTinyBERT(t *testing.T) {
 	in := tinyBERT(t)
 	out, rep := mustQuantize(t, in)
 	// 2 layers x 6 linear layers + the qa_outputs head; the 2 x 2
-	// attention products (both inputs computed) stay float32.
-	if rep.MatMuls != 13 || rep.Folded != 13 || rep.Float != 4 {
-		t.Errorf("report %+v: want 13 MatMuls, 13 folded, 4 float", rep)
+	// attention products (both inputs computed) fuse into 2
+	// MultiHeadAttention nodes, so no MatMul stays float32.
+	if rep.MatMuls != 13 || rep.Folded != 13 || rep.Float != 0 || rep.Attention != 2 {
+		t.Errorf("report %+v: want 13 MatMuls, 13 folded, 0 float, 2 attention blocks", rep)
 	}
 	orig, m := mustParse(t, in), mustParse(t, out)
 	if v, ok := m.OpsetVersion(msDomain); !ok || v != 1 {
@@ -32,8 +34,23 @@ func TestQuantizeTinyBERT(t *testing.T) {
 		t.Errorf("metadata %q", m.Metadata[MetadataKey])
 	}
 	before, after := opCounts(orig.Graph), opCounts(m.Graph)
-	if after["DynamicQuantizeMatMul"] != 13 || after["MatMul"] != 4 || before["Add"]-after["Add"] != 13 {
+	// Each fusion replaces 3 Reshape+Transpose pairs, MatMul, Div, the
+	// mask's Add, Softmax, MatMul, Transpose and Reshape; the mask's own
+	// arithmetic (Unsqueeze, Cast, Sub, Mul) is then read by nothing.
+	if after["DynamicQuantizeMatMul"] != 13 || after["MatMul"] != 0 || after["MultiHeadAttention"] != 2 ||
+		after["Softmax"]+after["Reshape"]+after["Transpose"]+after["Cast"]+after["Unsqueeze"] != 0 ||
+		before["Add"]-after["Add"] != 13+2 || before["Div"]-after["Div"] != 2 || before["Mul"]-after["Mul"] != 1 {
 		t.Errorf("operators before %v, after %v", before, after)
+	}
+	for _, n := range m.Graph.Nodes {
+		if n.OpType != "MultiHeadAttention" {
+			continue
+		}
+		heads, _ := n.Int("num_heads")
+		if n.Domain != msDomain || len(n.Inputs) != 3 || heads != int64(testmodel.Tiny.Heads) ||
+			n.Attrs["scale"].F != float32(1/math.Sqrt(float64(testmodel.Tiny.Hidden/testmodel.Tiny.Heads))) {
+			t.Errorf("node %s: domain %q, inputs %v, attributes %+v", n.Name, n.Domain, n.Inputs, n.Attrs)
+		}
 	}
 	oi, qi := initializers(orig.Graph), initializers(m.Graph)
 	quantized := map[string]bool{}
@@ -62,14 +79,26 @@ func TestQuantizeTinyBERT(t *testing.T) {
 		}
 		checkDequantized(t, m.Graph, src, q, s, z)
 	}
-	// Everything not quantized is the original, byte for byte.
+	// Everything not quantized is the original, byte for byte, except the
+	// constants only the fused nodes read (head shapes, scale, mask).
+	read := map[string]bool{}
+	m.Graph.Walk(func(n *onnxpb.Node) {
+		for _, s := range n.Inputs {
+			read[s] = true
+		}
+	})
 	for name, x := range oi {
 		if quantized[name] {
 			continue
 		}
 		y := qi[name]
-		if y == nil || !bytes.Equal(orig.Graph.Fields[x.Field].Raw, m.Graph.Fields[y.Field].Raw) {
-			t.Errorf("initializer %s changed or vanished", name)
+		switch {
+		case y == nil && read[name]:
+			t.Errorf("initializer %s vanished but is read", name)
+		case y != nil && !read[name]:
+			t.Errorf("initializer %s kept but read by nothing", name)
+		case y != nil && !bytes.Equal(orig.Graph.Fields[x.Field].Raw, m.Graph.Fields[y.Field].Raw):
+			t.Errorf("initializer %s changed", name)
 		}
 	}
 	checkGraph(t, m.Graph)

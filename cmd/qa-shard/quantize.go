@@ -17,10 +17,11 @@ import (
 const quantizeHelp = `Usage: qa-shard quantize --model DIR --out DIR
 
 Writes an int8 copy of an optimum-exported model folder for the CPU: every
-MatMul with a float32 weight becomes ONNX Runtime's DynamicQuantizeMatMul
-(int8 weights, one scale per output column, bias folded in); the other files
-are copied. Pass the result to --model unchanged: qa-shard runs it one
-unpadded window per batch, so answers stay identical whatever the timing.
+MatMul with a float32 weight becomes DynamicQuantizeMatMul (int8 weights, a
+scale per output column, bias folded in), each attention core it recognizes
+one MultiHeadAttention (flash kernel, no padding mask); other files are
+copied. Pass it to --model unchanged: qa-shard runs it one unpadded window
+per batch, so answers stay identical whatever the timing.
 Where an ONNX Runtime library is found, the copy is loaded and its logits on
 a sample window are compared with the original's.`
 
@@ -50,8 +51,8 @@ func quantizeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info(fmt.Sprintf("wrote %s: %d MatMuls now int8 (%d with the bias folded in, %d left float32), model.onnx %.1f MB -> %.1f MB",
-		*out, rep.MatMuls, rep.Folded, rep.Float, float64(rep.InBytes)/1e6, float64(rep.OutBytes)/1e6),
+	log.Info(fmt.Sprintf("wrote %s: %d MatMuls now int8 (%d with the bias folded in, %d left float32), %d attention blocks fused, model.onnx %.1f MB -> %.1f MB",
+		*out, rep.MatMuls, rep.Folded, rep.Float, rep.Attention, float64(rep.InBytes)/1e6, float64(rep.OutBytes)/1e6), zap.Int("attention_fused", rep.Attention),
 		zap.String("out", *out), zap.Duration("took", time.Since(start)), zap.Int("matmuls_int8", rep.MatMuls), zap.Int("bias_folded", rep.Folded),
 		zap.Int("matmuls_float", rep.Float), zap.Int64("int8_weights", rep.Weights), zap.Int64("bytes_in", rep.InBytes), zap.Int64("bytes_out", rep.OutBytes),
 		zap.Strings("copied", rep.Copied), zap.Strings("not_copied_subfolders", rep.Ignored))

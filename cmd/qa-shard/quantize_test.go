@@ -58,7 +58,7 @@ func TestQuantizeCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	for _, want := range []string{"13 MatMuls now int8 (13 with the bias folded in, 4 left float32)", "checked", "tokenizer.json"} {
+	for _, want := range []string{"13 MatMuls now int8 (13 with the bias folded in, 0 left float32), 2 attention blocks fused", "checked", "tokenizer.json"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the summary does not say %q:\n%s", want, stderr)
 		}

@@ -1,0 +1,107 @@
+package onnxpb
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// AttributeProto fields and AttributeType values this package reads and
+// writes (graph-valued attributes are read as Node.Subgraphs).
+const (
+	attrName  protowire.Number = 1
+	attrF     protowire.Number = 2
+	attrI     protowire.Number = 3
+	attrInts  protowire.Number = 8
+	attrType  protowire.Number = 20
+	AttrFloat int32            = 1
+	AttrInt   int32            = 2
+	AttrInts  int32            = 7
+)
+
+// Attr is a scalar or integer-list attribute of a node: Type says which
+// of F, I and Ints holds its value.
+type Attr struct {
+	Type int32
+	F    float32
+	I    int64
+	Ints []int64
+}
+
+// Int returns an INT attribute; ok is false when the node has no such
+// attribute of that type.
+func (n *Node) Int(name string) (int64, bool) {
+	a, ok := n.Attrs[name]
+	return a.I, ok && a.Type == AttrInt
+}
+
+// IntList returns an INTS attribute.
+func (n *Node) IntList(name string) ([]int64, bool) {
+	a, ok := n.Attrs[name]
+	return a.Ints, ok && a.Type == AttrInts
+}
+
+// parseAttr decodes one AttributeProto: its name and, for FLOAT, INT and
+// INTS attributes, its value (other kinds keep only their type).
+func parseAttr(b []byte) (string, Attr, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return "", Attr{}, err
+	}
+	var name string
+	var a Attr
+	for _, f := range fs {
+		switch f.Num {
+		case attrName:
+			if name, err = str(f); err != nil {
+				return "", Attr{}, err
+			}
+		case attrType:
+			a.Type = int32(f.Varint)
+		case attrI:
+			a.I = int64(f.Varint)
+		case attrF:
+			if f.Type != protowire.Fixed32Type {
+				return "", Attr{}, fmt.Errorf("%w: float attribute of wire type %d", ErrMalformed, f.Type)
+			}
+			a.F = math.Float32frombits(binary.LittleEndian.Uint32(f.Raw[len(f.Raw)-4:]))
+		case attrInts:
+			v, err := int64s(f)
+			if err != nil {
+				return "", Attr{}, err
+			}
+			a.Ints = append(a.Ints, v...)
+		}
+	}
+	return name, a, nil
+}
+
+// encodeAttrs appends a node's attributes, by name so the bytes are stable.
+func encodeAttrs(b []byte, attrs map[string]Attr) []byte {
+	names := make([]string, 0, len(attrs))
+	for k := range attrs {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		a := attrs[name]
+		m := AppendString(nil, attrName, name)
+		switch a.Type {
+		case AttrFloat:
+			m = protowire.AppendTag(m, attrF, protowire.Fixed32Type)
+			m = protowire.AppendFixed32(m, math.Float32bits(a.F))
+		case AttrInt:
+			m = AppendVarint(m, attrI, uint64(a.I))
+		case AttrInts:
+			for _, v := range a.Ints {
+				m = AppendVarint(m, attrInts, uint64(v))
+			}
+		}
+		m = AppendVarint(m, attrType, uint64(a.Type))
+		b = AppendMessage(b, NodeAttribute, m)
+	}
+	return b
+}

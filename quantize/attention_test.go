@@ -1,0 +1,116 @@
+package quantize
+
+import (
+	"slices"
+	"testing"
+
+	"qa-shard/onnxpb"
+)
+
+func i64(name string, v ...int64) []byte {
+	raw := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		raw = append(raw, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
+	}
+	return onnxpb.EncodeTensor(name, onnxpb.Int64, []int64{int64(len(v))}, raw)
+}
+
+func scalarTensor(name string, v float32) []byte {
+	return onnxpb.EncodeTensor(name, onnxpb.Float, nil, f32(v))
+}
+
+func withAttrs(n onnxpb.Node, attrs map[string]onnxpb.Attr) onnxpb.Node {
+	n.Attrs = attrs
+	return n
+}
+
+func perm(p ...int64) map[string]onnxpb.Attr {
+	return map[string]onnxpb.Attr{"perm": {Type: onnxpb.AttrInts, Ints: p}}
+}
+
+// attentionGraph is one self-attention block as torch exports BERT's
+// eager attention: 8 wide, 2 heads of 4, scores divided by 2, an additive
+// mask made from the graph input m. change edits it before it is encoded.
+func attentionGraph(change func(*mini)) []byte {
+	m := mini{
+		nodes: []onnxpb.Node{
+			node("Mul", []string{"m", "neg"}, "mask"),
+			node("MatMul", []string{"x", "Wq"}, "q"), node("MatMul", []string{"x", "Wk"}, "k"), node("MatMul", []string{"x", "Wv"}, "v"),
+			node("Reshape", []string{"q", "split"}, "q4"), withAttrs(node("Transpose", []string{"q4"}, "qt"), perm(0, 2, 1, 3)),
+			node("Reshape", []string{"k", "split"}, "k4"), withAttrs(node("Transpose", []string{"k4"}, "kt"), perm(0, 2, 3, 1)),
+			node("Reshape", []string{"v", "split"}, "v4"), withAttrs(node("Transpose", []string{"v4"}, "vt"), perm(0, 2, 1, 3)),
+			node("MatMul", []string{"qt", "kt"}, "s"), node("Div", []string{"s", "two"}, "sd"), node("Add", []string{"sd", "mask"}, "sm"),
+			withAttrs(node("Softmax", []string{"sm"}, "p"), map[string]onnxpb.Attr{"axis": {Type: onnxpb.AttrInt, I: -1}}),
+			node("MatMul", []string{"p", "vt"}, "c"), withAttrs(node("Transpose", []string{"c"}, "ct"), perm(0, 2, 1, 3)),
+			node("Reshape", []string{"ct", "merge"}, "out"),
+		},
+		inits: [][]byte{randomTensor("Wq", 1, 8, 8), randomTensor("Wk", 2, 8, 8), randomTensor("Wv", 3, 8, 8),
+			i64("split", 0, 0, 2, 4), i64("merge", 0, 0, 8), scalarTensor("two", 2), scalarTensor("neg", -10000)},
+		inputs:  []string{"x", "m"},
+		outputs: []string{"out"},
+	}
+	if change != nil {
+		change(&m)
+	}
+	return m.bytes()
+}
+
+// TestAttentionFused: the block becomes one MultiHeadAttention over the
+// (quantized) projections with its heads and scale, and what only the
+// block read goes: the mask's Mul and the shape and scale constants.
+func TestAttentionFused(t *testing.T) {
+	out, rep := mustQuantize(t, attentionGraph(nil))
+	if rep.Attention != 1 || rep.MatMuls != 3 || rep.Float != 0 {
+		t.Fatalf("report %+v: want 1 attention block, 3 MatMuls int8, none float", rep)
+	}
+	q := mustParse(t, out)
+	checkGraph(t, q.Graph)
+	if ops := opCounts(q.Graph); len(ops) != 2 || ops["DynamicQuantizeMatMul"] != 3 || ops["MultiHeadAttention"] != 1 {
+		t.Fatalf("operators %v: want 3 DynamicQuantizeMatMul and 1 MultiHeadAttention", ops)
+	}
+	for _, n := range q.Graph.Nodes {
+		if n.OpType != "MultiHeadAttention" {
+			continue
+		}
+		heads, _ := n.Int("num_heads")
+		if !slices.Equal(n.Inputs, []string{"q", "k", "v"}) || !slices.Equal(n.Outputs, []string{"out"}) || heads != 2 ||
+			n.Attrs["scale"].Type != onnxpb.AttrFloat || n.Attrs["scale"].F != 0.5 || n.Domain != msDomain {
+			t.Errorf("fused node %+v", n)
+		}
+	}
+	inits := initializers(q.Graph)
+	for _, name := range []string{"split", "merge", "two", "neg"} {
+		if inits[name] != nil {
+			t.Errorf("initializer %s is read by nothing now but was kept", name)
+		}
+	}
+}
+
+// TestAttentionNotFused: a block that differs from the exported form in
+// any way that matters stays as it is, its two products float32.
+func TestAttentionNotFused(t *testing.T) {
+	cases := map[string]func(*mini){
+		"probabilities also a graph output": func(m *mini) { m.outputs = append(m.outputs, "p") },
+		"scores also a graph output":        func(m *mini) { m.outputs = append(m.outputs, "s") },
+		"K not transposed for Q x K^T":      func(m *mini) { m.nodes[7] = withAttrs(m.nodes[7], perm(0, 2, 1, 3)) },
+		"softmax over another axis": func(m *mini) {
+			m.nodes[13] = withAttrs(m.nodes[13], map[string]onnxpb.Attr{"axis": {Type: onnxpb.AttrInt, I: 1}})
+		},
+		"head split computed": func(m *mini) { m.inputs = append(m.inputs, "split") },
+		"heads differ":        func(m *mini) { m.nodes[8].Inputs[1] = "split2"; m.inits = append(m.inits, i64("split2", 0, 0, 4, 2)) },
+		"scale not a constant": func(m *mini) { m.nodes[11].Inputs[1] = "x" },
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, rep := mustQuantize(t, attentionGraph(change))
+			if rep.Attention != 0 || rep.Float != 2 {
+				t.Fatalf("report %+v: want no fusion and the 2 attention products float32", rep)
+			}
+			q := mustParse(t, out)
+			checkGraph(t, q.Graph)
+			if ops := opCounts(q.Graph); ops["Softmax"] != 1 || ops["Mul"] != 1 || ops["MultiHeadAttention"] != 0 {
+				t.Errorf("operators %v", ops)
+			}
+		})
+	}
+}
