@@ -111,7 +111,7 @@ func Open(o Options) (*Outputs, error) {
 		case err != nil:
 			return nil, fmt.Errorf("cannot resume: %w", err)
 		case st.Complete:
-			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done}, nil
+			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
 		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {

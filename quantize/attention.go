@@ -169,9 +169,11 @@ func (m matcher) block(sm *onnxpb.Node, opset int64) (block, bool) {
 	var nodes []*onnxpb.Node
 	scores := sm.Inputs[0]
 	if add := m.from(scores, "Add"); add != nil && len(add.Inputs) == 2 {
-		// The mask: whichever input is not the scaled scores.
+		// The mask: whichever input is not the scaled scores (the mask
+		// may be a Mul too, of the attention mask by a large negative).
 		for _, in := range add.Inputs {
-			if n := m.producer[in]; n != nil && (n.OpType == "Div" || n.OpType == "Mul") && m.from(in, n.OpType) != nil {
+			if n := m.producer[in]; n != nil && (n.OpType == "Div" || n.OpType == "Mul") && m.from(in, n.OpType) != nil &&
+				len(n.Inputs) == 2 && m.from(n.Inputs[0], "MatMul") != nil {
 				scores = in
 				nodes = append(nodes, add)
 				break

@@ -59,7 +59,17 @@ func attentionGraph(change func(*mini)) []byte {
 // (quantized) projections with its heads and scale, and what only the
 // block read goes: the mask's Mul and the shape and scale constants.
 func TestAttentionFused(t *testing.T) {
-	out, rep := mustQuantize(t, attentionGraph(nil))
+	for name, change := range map[string]func(*mini){
+		"as exported":           nil,
+		"mask the first addend": func(m *mini) { m.nodes[12].Inputs = []string{"mask", "sd"} },
+		"scaled by Mul":         func(m *mini) { m.nodes[11].OpType = "Mul"; m.inits[5] = scalarTensor("two", 0.5) },
+	} {
+		t.Run(name, func(t *testing.T) { checkFused(t, attentionGraph(change)) })
+	}
+}
+
+func checkFused(t *testing.T, model []byte) {
+	out, rep := mustQuantize(t, model)
 	if rep.Attention != 1 || rep.MatMuls != 3 || rep.Float != 0 {
 		t.Fatalf("report %+v: want 1 attention block, 3 MatMuls int8, none float", rep)
 	}
@@ -96,8 +106,8 @@ func TestAttentionNotFused(t *testing.T) {
 		"softmax over another axis": func(m *mini) {
 			m.nodes[13] = withAttrs(m.nodes[13], map[string]onnxpb.Attr{"axis": {Type: onnxpb.AttrInt, I: 1}})
 		},
-		"head split computed": func(m *mini) { m.inputs = append(m.inputs, "split") },
-		"heads differ":        func(m *mini) { m.nodes[8].Inputs[1] = "split2"; m.inits = append(m.inits, i64("split2", 0, 0, 4, 2)) },
+		"head split computed":  func(m *mini) { m.inputs = append(m.inputs, "split") },
+		"heads differ":         func(m *mini) { m.nodes[8].Inputs[1] = "split2"; m.inits = append(m.inits, i64("split2", 0, 0, 4, 2)) },
 		"scale not a constant": func(m *mini) { m.nodes[11].Inputs[1] = "x" },
 	}
 	for name, change := range cases {

@@ -11,7 +11,8 @@ import (
 // TestMaxErrorsCountsRecordsBeforeResume: an error record written before
 // an interruption still counts after --resume: the resumed process, which
 // writes no error record itself, exits 3 (or 0 within --max-errors), and
-// the journal keeps the whole output's counts.
+// the journal keeps the whole output's counts; so does a --resume of the
+// output once it is complete.
 func TestMaxErrorsCountsRecordsBeforeResume(t *testing.T) {
 	const docs = 300
 	b, err := os.ReadFile(writeCorpus(t, docs, 11))
@@ -55,6 +56,11 @@ func TestMaxErrorsCountsRecordsBeforeResume(t *testing.T) {
 			lines := int64(strings.Count(string(written), "\n"))
 			if st := journalCounts(t, out); st.Done != docs || st.Records != lines || st.Errors != 1 {
 				t.Errorf("journal at the end: %+v, want %d documents, %d records (the output's lines), 1 error", st, docs, lines)
+			}
+			// Resuming the complete output answers nothing and judges the same.
+			code, stderr = runCLI(t, append(args, append([]string{"--resume"}, tc.extra...)...)...)
+			if code != tc.want || !strings.Contains(stderr, "already complete") || !strings.Contains(stderr, tc.says) {
+				t.Fatalf("resume of the complete output: exit %d, want %d saying it is complete and %q:\n%s", code, tc.want, tc.says, stderr)
 			}
 		})
 	}

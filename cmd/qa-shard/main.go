@@ -102,25 +102,8 @@ func main() {
 // command returns the subcommand called name (each in the file named after
 // it), or nil.
 func command(name string) func([]string) error {
-	switch name {
-	case "run":
-		return runCmd
-	case "devices":
-		return devicesCmd
-	case "merge":
-		return mergeCmd
-	case "bench":
-		return benchCmd
-	case "quantize":
-		return quantizeCmd
-	case "eval":
-		return evalCmd
-	case "version":
-		return versionCmd
-	case "help":
-		return helpCmd
-	}
-	return nil
+	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": mergeCmd, "bench": benchCmd,
+		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "help": helpCmd}[name]
 }
 
 // run dispatches to a subcommand (run when the first argument names

@@ -55,15 +55,22 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
-	case whole.RecordErrors > 0: // the whole output's, before a --resume too
-		msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, o.Output)
-		if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(whole) {
-			log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
-			return nil
-		}
-		return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors)}
 	}
-	return nil
+	return judgeRecords(o, log, whole)
+}
+
+// judgeRecords is the exit of a complete output from its error records,
+// the whole output's (before a --resume too): 0, or 3 past --max-errors.
+func judgeRecords(o *cli.Run, log *zap.Logger, whole scheduler.Summary) error {
+	if whole.RecordErrors == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, o.Output)
+	if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(whole) {
+		log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
+		return nil
+	}
+	return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors)}
 }
 
 // storageFault is the failure of the outputs' storage (marked

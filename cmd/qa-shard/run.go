@@ -114,7 +114,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	defer out.Close()
 	if out.Complete {
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
-		return nil
+		return judgeRecords(o, log, scheduler.Summary{}.Whole(out.Counts()))
 	}
 	src, err := in.plan.Open(in.record, out.Input, out.Skip)
 	if err != nil {
