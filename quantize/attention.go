@@ -276,7 +276,10 @@ func (p *plan) dropDead() map[string]bool {
 }
 
 // describeAttention is the report's phrase for the fusion.
-func describeAttention(n int) string {
+func describeAttention(n int, kept bool) string {
+	if kept {
+		return "attention kept as exported, padding mask included"
+	}
 	if n == 0 {
 		return "no attention block recognized (the attention stays as exported)"
 	}

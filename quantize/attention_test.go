@@ -1,7 +1,9 @@
 package quantize
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"qa-shard/onnxpb"
@@ -122,5 +124,26 @@ func TestAttentionNotFused(t *testing.T) {
 				t.Errorf("operators %v", ops)
 			}
 		})
+	}
+}
+
+// TestKeepAttention: with Options.KeepAttention the block stays as
+// exported, mask included, and the metadata says so.
+func TestKeepAttention(t *testing.T) {
+	var out bytes.Buffer
+	rep, err := Model(attentionGraph(nil), &out, Options{KeepAttention: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Attention != 0 || rep.Float != 2 || rep.MatMuls != 3 {
+		t.Fatalf("report %+v: want the block kept, its 2 products float32", rep)
+	}
+	q := mustParse(t, out.Bytes())
+	checkGraph(t, q.Graph)
+	if ops := opCounts(q.Graph); ops["Softmax"] != 1 || ops["Mul"] != 1 || ops["MultiHeadAttention"] != 0 {
+		t.Errorf("operators %v", ops)
+	}
+	if !strings.Contains(q.Metadata[MetadataKey], "attention kept as exported") {
+		t.Errorf("metadata %q", q.Metadata[MetadataKey])
 	}
 }

@@ -75,7 +75,7 @@ func setupBase(b *testing.B) {
 		}
 		s.dst = filepath.Join(s.dir, "base-int8")
 		start := time.Now()
-		if s.rep, err = Dir(s.src, s.dst); err != nil {
+		if s.rep, err = Dir(s.src, s.dst, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		s.took = time.Since(start)

@@ -129,7 +129,7 @@ func TestTinyBERTLogits(t *testing.T) {
 	if err := testmodel.Generate(src, testmodel.Tiny, vocab); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Dir(src, dst); err != nil {
+	if _, err := Dir(src, dst, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	fm, fr := openReplica(t, src, 1)

@@ -15,7 +15,7 @@ import (
 // model.onnx quantized, every other file copied unchanged. dst must not
 // exist or be an empty folder. The copy is assembled in a temporary folder
 // beside dst and renamed into place, so dst never holds half a model.
-func Dir(src, dst string) (Report, error) {
+func Dir(src, dst string, o Options) (Report, error) {
 	model := filepath.Join(src, "model.onnx")
 	if st, err := os.Stat(src); err != nil || !st.IsDir() {
 		return Report{}, fmt.Errorf("%w: --model %s is not a folder: pass the folder exported by `optimum-cli export onnx --task question-answering`", ErrUnsupported, src)
@@ -30,7 +30,7 @@ func Dir(src, dst string) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("creating the output folder: %w", err)
 	}
-	rep, err := fill(src, tmp)
+	rep, err := fill(src, tmp, o)
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
@@ -65,7 +65,7 @@ func emptyOrAbsent(dst string) error {
 }
 
 // fill writes the quantized model and the copies into the folder tmp.
-func fill(src, tmp string) (Report, error) {
+func fill(src, tmp string, o Options) (Report, error) {
 	f, err := onnxpb.Open(filepath.Join(src, "model.onnx"))
 	if err != nil {
 		return Report{}, fmt.Errorf("%w: model.onnx: %w", ErrUnsupported, err)
@@ -74,7 +74,7 @@ func fill(src, tmp string) (Report, error) {
 	var rep Report
 	err = writeFile(filepath.Join(tmp, "model.onnx"), func(w io.Writer) error {
 		var err error
-		rep, err = Model(f.Bytes(), w)
+		rep, err = Model(f.Bytes(), w, o)
 		return err
 	})
 	if err != nil {

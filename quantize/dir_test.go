@@ -32,7 +32,7 @@ func TestDir(t *testing.T) {
 	src := modelFolder(t, model)
 	parent := t.TempDir()
 	dst := filepath.Join(parent, "int8")
-	rep, err := Dir(src, dst)
+	rep, err := Dir(src, dst, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDir(t *testing.T) {
 	// The output may be an empty folder; anything else is refused.
 	empty := filepath.Join(parent, "empty")
 	os.Mkdir(empty, 0o755)
-	if _, err := Dir(src, empty); err != nil {
+	if _, err := Dir(src, empty, Options{}); err != nil {
 		t.Errorf("empty output folder: %v", err)
 	}
 	for name, c := range map[string]struct{ src, dst, want string }{
@@ -68,7 +68,7 @@ func TestDir(t *testing.T) {
 		"no model.onnx":     {dst + "-missing", filepath.Join(parent, "x2"), "not a folder"},
 		"folder of no onnx": {filepath.Join(src, "onnx-extra"), filepath.Join(parent, "x3"), "has no model.onnx"},
 	} {
-		if _, err := Dir(c.src, c.dst); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+		if _, err := Dir(c.src, c.dst, Options{}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want ErrUnsupported saying %q", name, err, c.want)
 		}
 	}
@@ -79,7 +79,7 @@ func TestDir(t *testing.T) {
 func TestDirRefusedLeavesNothing(t *testing.T) {
 	src := modelFolder(t, []byte("not a model"))
 	parent := t.TempDir()
-	if _, err := Dir(src, filepath.Join(parent, "out")); !errors.Is(err, ErrUnsupported) {
+	if _, err := Dir(src, filepath.Join(parent, "out"), Options{}); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("garbage model: %v", err)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {

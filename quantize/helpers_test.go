@@ -101,7 +101,7 @@ func tinyBERT(t *testing.T) []byte {
 func mustQuantize(t *testing.T, model []byte) ([]byte, Report) {
 	t.Helper()
 	var out bytes.Buffer
-	rep, err := Model(model, &out)
+	rep, err := Model(model, &out, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func (p *plan) foldable(mm *onnxpb.Node, consumers map[string][]*onnxpb.Node, n 
 }
 
 // rewrite turns a serialized ModelProto into the quantized one.
-func rewrite(model []byte) (onnxpb.Pieces, Report, error) {
+func rewrite(model []byte, o Options) (onnxpb.Pieces, Report, error) {
 	m, err := onnxpb.Parse(model)
 	if err != nil {
 		return nil, Report{}, fmt.Errorf("%w: model.onnx cannot be read as ONNX: %w", ErrUnsupported, err)
@@ -200,8 +200,9 @@ func rewrite(model []byte) (onnxpb.Pieces, Report, error) {
 		return nil, Report{}, err
 	}
 	p := newPlan(m.Graph)
-	opset, _ := m.OpsetVersion("")
-	p.attention(opset)
+	if opset, _ := m.OpsetVersion(""); !o.KeepAttention {
+		p.attention(opset)
+	}
 	total, why, err := p.matmuls()
 	if err != nil {
 		return nil, p.rep, err
@@ -222,7 +223,7 @@ func rewrite(model []byte) (onnxpb.Pieces, Report, error) {
 		out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelOpsetImport, onnxpb.EncodeOpset(onnxpb.Opset{Domain: msDomain, Version: 1})))
 	}
 	note := fmt.Sprintf("dynamic int8: %d MatMul weights int8 per output column (scale max|w|/127, zero point 0) in %s DynamicQuantizeMatMul, %d biases folded; %s; activations are quantized per tensor at run time, so run one unpadded window per batch",
-		p.rep.MatMuls, msDomain, p.rep.Folded, describeAttention(p.rep.Attention))
+		p.rep.MatMuls, msDomain, p.rep.Folded, describeAttention(p.rep.Attention, o.KeepAttention))
 	out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelMetadataProps, onnxpb.EncodeEntry(MetadataKey, note)))
 	return out, p.rep, nil
 }

@@ -25,7 +25,7 @@ func int8Model(t *testing.T) string {
 	src := model(t, "tiny")
 	int8Once.Do(func() {
 		int8Once.dir = filepath.Join(modelsDir, "tiny-int8")
-		_, int8Once.err = quantize.Dir(src, int8Once.dir)
+		_, int8Once.err = quantize.Dir(src, int8Once.dir, quantize.Options{})
 	})
 	if int8Once.err != nil {
 		t.Fatal(int8Once.err)
