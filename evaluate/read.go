@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // ErrInput marks a gold or answers file that cannot be read as such.
@@ -34,10 +33,32 @@ func ReadGold(path string) ([]Gold, error) {
 	return out, err
 }
 
-// ReadAnswers reads answer records as qa-shard writes them; an error record
-// counts as an empty answer. A second record for the same pair is an error.
+// ReadAnswers reads answer records as qa-shard writes them, in any of its
+// answers formats (formats.go); an error record counts as an empty answer.
+// A second record for the same pair is an error.
 func ReadAnswers(path string) (map[Key]string, error) {
 	out := map[Key]string{}
+	add := func(k Key, answer string) error {
+		if _, dup := out[k]; dup {
+			return fmt.Errorf("a second answer for document %s, question %q", k.ID, k.Question)
+		}
+		out[k] = answer
+		return nil
+	}
+	if parts, ok, err := parquetParts(path); ok {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		for _, part := range parts {
+			err := eachParquetRow(part, func(_ int64, id, question, answer string) error {
+				return add(Key{ID: id, Question: question}, answer)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrInput, part, err)
+			}
+		}
+		return out, nil
+	}
 	err := eachLine(path, func(n int, line []byte) error {
 		var r struct {
 			ID       json.RawMessage `json:"id"`
@@ -47,12 +68,7 @@ func ReadAnswers(path string) (map[Key]string, error) {
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
 		}
-		k := Key{ID: idString(r.ID), Question: r.Question}
-		if _, dup := out[k]; dup {
-			return fmt.Errorf("a second answer for document %s, question %q", k.ID, k.Question)
-		}
-		out[k] = r.Answer
-		return nil
+		return add(Key{ID: idString(r.ID), Question: r.Question}, r.Answer)
 	})
 	return out, err
 }
@@ -68,7 +84,7 @@ func idString(raw json.RawMessage) string {
 }
 
 func eachLine(path string, fn func(int, []byte) error) error {
-	f, err := os.Open(path)
+	f, err := openLines(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}

@@ -11,9 +11,9 @@ import (
 	"qa-shard/logs"
 )
 
-const evalHelp = `Usage: qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...
+const evalHelp = `Usage: qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS...
 
-Scores answers files (JSONL, as qa-shard or tools/naiveqa write them)
+Scores answers files (any format qa-shard writes, or tools/naiveqa's JSONL)
 against gold answers (tools/gencorpus --gold): SQuAD exact match and F1 with
 the official normalisation, overall and split by where the gold answer
 starts in its document (within the first --split tokens, or beyond), one

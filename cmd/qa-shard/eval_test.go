@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +46,20 @@ func TestDemoModelAnswers(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 6 || !strings.HasPrefix(lines[4], "demo ") || !strings.HasPrefix(lines[5], "answers ") {
 		t.Errorf("eval printed:\n%s\nwant gold, summary, two header lines, a demo row and an answers row", stdout)
+	}
+
+	// eval reads the other answers formats qa-shard writes: the same run
+	// to a Parquet folder and to zstd JSON lines scores the same answers.
+	for _, name := range []string{"answers.parquet", "answers.jsonl.zst"} {
+		other := filepath.Join(t.TempDir(), name)
+		if code, stderr := runCLI(t, "--devices", "cpu:2", "--model", model(t, "demo"), "--input", "testdata/eval-docs.jsonl",
+			"--questions-file", "testdata/eval-questions.txt", "--output", other); code != exitOK {
+			t.Fatalf("%s: exit %d:\n%s", name, code, stderr)
+		}
+		got, err := evaluate.ReadAnswers(other)
+		if err != nil || !maps.Equal(got, answers) {
+			t.Errorf("%s read back %d answers (%v); want the %d of the JSONL run, equal", name, len(got), err, len(answers))
+		}
 	}
 }
 

@@ -1,0 +1,132 @@
+package evaluate
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+)
+
+// The answers formats qa-shard writes (package output): JSON lines, plain
+// or compressed by the file's name (.gz; .zst or .zstd, one frame per
+// checkpoint), or a .parquet folder of part-NNNNN.parquet files.
+
+// openLines opens path as JSON lines, decompressed by its name.
+func openLines(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".gz":
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		return readCloser{z, f}, nil
+	case ".zst", ".zstd":
+		z, err := zstd.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: zstd: %w", path, err)
+		}
+		return readCloser{z.IOReadCloser(), f}, nil
+	}
+	return f, nil
+}
+
+type readCloser struct {
+	io.ReadCloser
+	file *os.File
+}
+
+func (r readCloser) Close() error {
+	r.ReadCloser.Close()
+	return r.file.Close()
+}
+
+// parquetParts lists the Parquet files of an answers output: the parts of
+// a folder in order, or the file itself. ok is false for other formats.
+func parquetParts(path string) (parts []string, ok bool, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, strings.EqualFold(filepath.Ext(path), ".parquet"), err
+	case !st.IsDir():
+		return []string{path}, strings.EqualFold(filepath.Ext(path), ".parquet"), nil
+	}
+	parts, err = filepath.Glob(filepath.Join(path, "part-*.parquet"))
+	if err == nil && len(parts) == 0 {
+		err = fmt.Errorf("%s is a folder without part-*.parquet files: pass an answers file, or the .parquet folder qa-shard wrote", path)
+	}
+	return parts, true, err // Glob sorts: part-00000 first
+}
+
+// eachParquetRow calls fn with the id, question and answer of every row of
+// one Parquet answers file (answer "" for an error record).
+func eachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return err
+	}
+	for _, col := range []string{"id", "question", "answer"} {
+		if _, ok := pf.Schema().Lookup(col); !ok {
+			return fmt.Errorf("no %q column (qa-shard's answers have id, question and answer)", col)
+		}
+	}
+	r := parquet.NewGenericReader[map[string]any](pf, pf.Schema())
+	defer r.Close()
+	rows := make([]map[string]any, 256)
+	for n := int64(0); ; {
+		for i := range rows {
+			rows[i] = map[string]any{}
+		}
+		k, err := r.Read(rows)
+		for _, m := range rows[:k] {
+			n++
+			if ferr := fn(n, text(m["id"]), text(m["question"]), text(m["answer"])); ferr != nil {
+				return fmt.Errorf("row %d: %w", n, ferr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// text is a Parquet value as the JSON answers would spell it: strings as
+// they are, integer ids in decimal, null as "".
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return fmt.Sprint(v)
+}
