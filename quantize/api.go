@@ -47,7 +47,7 @@ type Report struct {
 type Options struct {
 	// KeepAttention leaves the attention cores as exported, padding mask
 	// included, instead of fusing them into MultiHeadAttention without a
-	// mask (about 5% slower on the 4-layer, 256-wide model; for running
+	// mask (6-8% slower on the 4-layer, 256-wide model; for running
 	// the int8 model elsewhere on padded batches).
 	KeepAttention bool
 }
