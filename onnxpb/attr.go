@@ -12,23 +12,27 @@ import (
 // AttributeProto fields and AttributeType values this package reads and
 // writes (graph-valued attributes are read as Node.Subgraphs).
 const (
-	attrName  protowire.Number = 1
-	attrF     protowire.Number = 2
-	attrI     protowire.Number = 3
-	attrInts  protowire.Number = 8
-	attrType  protowire.Number = 20
-	AttrFloat int32            = 1
-	AttrInt   int32            = 2
-	AttrInts  int32            = 7
+	attrName   protowire.Number = 1
+	attrF      protowire.Number = 2
+	attrI      protowire.Number = 3
+	attrT      protowire.Number = 5
+	attrInts   protowire.Number = 8
+	attrType   protowire.Number = 20
+	AttrFloat  int32            = 1
+	AttrInt    int32            = 2
+	AttrTensor int32            = 4
+	AttrInts   int32            = 7
 )
 
-// Attr is a scalar or integer-list attribute of a node: Type says which
-// of F, I and Ints holds its value.
+// Attr is a scalar, integer-list or tensor attribute of a node: Type says
+// which of F, I, Ints and T holds its value (a Constant node's value is a
+// tensor). Tensor attributes are read, never written.
 type Attr struct {
 	Type int32
 	F    float32
 	I    int64
 	Ints []int64
+	T    *Tensor
 }
 
 // Int returns an INT attribute; ok is false when the node has no such
@@ -44,8 +48,8 @@ func (n *Node) IntList(name string) ([]int64, bool) {
 	return a.Ints, ok && a.Type == AttrInts
 }
 
-// parseAttr decodes one AttributeProto: its name and, for FLOAT, INT and
-// INTS attributes, its value (other kinds keep only their type).
+// parseAttr decodes one AttributeProto: its name and, for FLOAT, INT, INTS
+// and TENSOR attributes, its value (other kinds keep only their type).
 func parseAttr(b []byte) (string, Attr, error) {
 	fs, err := fields(b)
 	if err != nil {
@@ -74,6 +78,13 @@ func parseAttr(b []byte) (string, Attr, error) {
 				return "", Attr{}, err
 			}
 			a.Ints = append(a.Ints, v...)
+		case attrT:
+			if f.Type != protowire.BytesType {
+				return "", Attr{}, fmt.Errorf("%w: tensor attribute of wire type %d", ErrMalformed, f.Type)
+			}
+			if a.T, err = parseTensor(f.Data); err != nil {
+				return "", Attr{}, err
+			}
 		}
 	}
 	return name, a, nil

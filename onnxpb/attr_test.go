@@ -47,3 +47,25 @@ func TestInt64s(t *testing.T) {
 		t.Error("16 bytes for 3 int64 values accepted")
 	}
 }
+
+// TestConstantValue: a Constant node's value attribute reads as a tensor.
+func TestConstantValue(t *testing.T) {
+	raw := []byte{12, 0, 0, 0, 0, 0, 0, 0}
+	a := AppendString(nil, attrName, "value")
+	a = AppendMessage(a, attrT, EncodeTensor("", Int64, []int64{1}, raw))
+	a = AppendVarint(a, attrType, uint64(AttrTensor))
+	b := AppendString(nil, NodeOutput, "heads")
+	b = AppendString(b, NodeOpType, "Constant")
+	b = AppendMessage(b, NodeAttribute, a)
+	n, err := parseNode(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := n.Attrs["value"]
+	if v.Type != AttrTensor || v.T == nil {
+		t.Fatalf("value attribute %+v", v)
+	}
+	if got, err := v.T.Int64s(); err != nil || !slices.Equal(got, []int64{12}) {
+		t.Fatalf("value %v, %v", got, err)
+	}
+}

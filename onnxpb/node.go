@@ -12,7 +12,7 @@ type Node struct {
 	Inputs, Outputs []string
 	Name, OpType    string
 	Domain          string
-	Attrs           map[string]Attr // FLOAT, INT and INTS attributes (others: type only)
+	Attrs           map[string]Attr // FLOAT, INT, INTS and TENSOR attributes (others: type only)
 	Subgraphs       []*Graph
 }
 

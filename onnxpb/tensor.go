@@ -148,7 +148,8 @@ func EncodeTensor(name string, dtype int32, dims []int64, raw []byte) []byte {
 	return protowire.AppendBytes(b, raw)
 }
 
-// EncodeNode encodes a NodeProto with its FLOAT, INT and INTS attributes.
+// EncodeNode encodes a NodeProto with its FLOAT, INT and INTS attributes
+// (tensor attributes are not written).
 func EncodeNode(n Node) []byte {
 	var b []byte
 	for _, s := range n.Inputs {

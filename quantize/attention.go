@@ -17,7 +17,10 @@ import (
 // padding mask. An int8 model made here runs one unpadded window per
 // batch (its activation scales require it), so the mask is all ones and
 // dropping it changes nothing: attention fuses each block it recognizes
-// into MultiHeadAttention without a mask.
+// into MultiHeadAttention without a mask. The head shapes may be constant
+// or, as exports with dynamic axes build them, a Concat of sizes taken
+// from Shape and constant head counts; constants may be initializers or
+// Constant nodes (match.go).
 
 // block is one self-attention core matched in the graph.
 type block struct {
@@ -76,86 +79,6 @@ func (p *plan) attention(opset int64) {
 	}
 }
 
-type matcher struct {
-	p         *plan
-	producer  map[string]*onnxpb.Node
-	consumers map[string][]*onnxpb.Node
-}
-
-// from returns the standard operator of type op that produces value, if
-// value is read by nothing else (it disappears in the fusion).
-func (m matcher) from(value, op string) *onnxpb.Node {
-	n := m.producer[value]
-	if n == nil || n.OpType != op || !n.DefaultDomain() || len(n.Outputs) != 1 || m.p.dropped[n.Field] || !m.private(value) {
-		return nil
-	}
-	return n
-}
-
-// private: value has one reader, in the top-level graph, and is no output.
-func (m matcher) private(value string) bool {
-	return len(m.consumers[value]) == 1 && m.p.uses[value] == 1 && !m.p.outputs[value]
-}
-
-// only returns value's single reader if it is the standard operator op.
-func (m matcher) only(value, op string) *onnxpb.Node {
-	if !m.private(value) {
-		return nil
-	}
-	n := m.consumers[value][0]
-	if n.OpType != op || !n.DefaultDomain() || len(n.Outputs) != 1 || m.p.dropped[n.Field] {
-		return nil
-	}
-	return n
-}
-
-// heads reads value = Transpose(perm)(Reshape(x, [_, _, heads, size])):
-// x split into heads. It returns x, the nodes and the split.
-func (m matcher) heads(value string, perm ...int64) (string, []*onnxpb.Node, [2]int64, bool) {
-	t := m.from(value, "Transpose")
-	if t == nil || len(t.Inputs) != 1 {
-		return "", nil, [2]int64{}, false
-	}
-	if got, ok := t.IntList("perm"); !ok || !slices.Equal(got, perm) {
-		return "", nil, [2]int64{}, false
-	}
-	r := m.from(t.Inputs[0], "Reshape")
-	if r == nil || len(r.Inputs) != 2 {
-		return "", nil, [2]int64{}, false
-	}
-	shape := m.ints(r.Inputs[1])
-	if len(shape) != 4 || shape[0] > 0 || shape[1] > 0 || shape[2] <= 0 || shape[3] <= 0 {
-		return "", nil, [2]int64{}, false
-	}
-	return r.Inputs[0], []*onnxpb.Node{r, t}, [2]int64{shape[2], shape[3]}, true
-}
-
-// ints is an int64 initializer's values (nil if name is none).
-func (m matcher) ints(name string) []int64 {
-	t := m.p.inits[name]
-	if t == nil || m.p.inputs[name] {
-		return nil
-	}
-	v, err := t.Int64s()
-	if err != nil {
-		return nil
-	}
-	return v
-}
-
-// scalar is a float32 initializer holding one value.
-func (m matcher) scalar(name string) (float32, bool) {
-	t := m.p.inits[name]
-	if t == nil || m.p.inputs[name] || t.DataType != onnxpb.Float || t.Elements() != 1 {
-		return 0, false
-	}
-	v, err := t.Float32s()
-	if err != nil || len(v) != 1 {
-		return 0, false
-	}
-	return v[0], true
-}
-
 // block matches the attention core that ends at Softmax sm: Softmax(
 // QK^T scaled [+ mask]) x V, in transformers' eager form as torch exports
 // it, then transposed and reshaped back to [batch, seq, hidden].
@@ -202,6 +125,14 @@ func (m matcher) block(sm *onnxpb.Node, opset int64) (block, bool) {
 	}
 	q, qn, qs, ok1 := m.heads(qk.Inputs[0], 0, 2, 1, 3)
 	k, kn, ks, ok2 := m.heads(qk.Inputs[1], 0, 2, 3, 1)
+	if t := m.from(qk.Inputs[1], "Transpose"); !ok2 && t != nil && len(t.Inputs) == 1 {
+		// K^T in two steps, as permute then transpose(-1, -2) export
+		// unless the exporter merges them.
+		if perm, ok := t.IntList("perm"); ok && slices.Equal(perm, []int64{0, 1, 3, 2}) {
+			k, kn, ks, ok2 = m.heads(t.Inputs[0], 0, 2, 1, 3)
+			kn = append(kn, t)
+		}
+	}
 	av := m.only(sm.Outputs[0], "MatMul")
 	if !ok1 || !ok2 || av == nil || len(av.Inputs) != 2 || av.Inputs[0] != sm.Outputs[0] {
 		return block{}, false

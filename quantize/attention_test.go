@@ -147,3 +147,50 @@ func TestKeepAttention(t *testing.T) {
 		t.Errorf("metadata %q", q.Metadata[MetadataKey])
 	}
 }
+
+// constNode is a Constant node whose value is the encoded TensorProto t.
+func constNode(out string, t []byte) []byte {
+	a := onnxpb.AppendString(nil, 1, "value")
+	a = onnxpb.AppendMessage(a, 5, t)
+	a = onnxpb.AppendVarint(a, 20, uint64(onnxpb.AttrTensor))
+	b := onnxpb.AppendString(nil, onnxpb.NodeOutput, out)
+	b = onnxpb.AppendString(b, onnxpb.NodeName, "Constant_"+out)
+	b = onnxpb.AppendString(b, onnxpb.NodeOpType, "Constant")
+	return onnxpb.AppendMessage(b, onnxpb.NodeAttribute, a)
+}
+
+// TestAttentionFusedDynamicShapes: the block as torch exports it with
+// dynamic axes (shapes from Shape, Gather, Unsqueeze and Concat with
+// Constant head counts, the scale a Constant node, K^T as two Transposes)
+// fuses too, and the shape arithmetic and constants go with it.
+func TestAttentionFusedDynamicShapes(t *testing.T) {
+	model := attentionGraphDyn()
+	checkFused(t, model)
+	out, _ := mustQuantize(t, model)
+	inits := initializers(mustParse(t, out).Graph)
+	for _, name := range []string{"i0", "i1", "ax0", "neg"} {
+		if inits[name] != nil {
+			t.Errorf("initializer %s is read by nothing now but was kept", name)
+		}
+	}
+}
+
+func attentionGraphDyn() []byte {
+	return attentionGraph(func(m *mini) {
+		m.raw = [][]byte{constNode("heads", i64("", 2)), constNode("size", i64("", 4)), constNode("hidden", i64("", 8)),
+			constNode("two_c", scalarTensor("", 2))}
+		dims := []onnxpb.Node{
+			node("Shape", []string{"x"}, "xs"),
+			node("Gather", []string{"xs", "i0"}, "dim0"), node("Unsqueeze", []string{"dim0", "ax0"}, "b1"),
+			node("Gather", []string{"xs", "i1"}, "dim1"), node("Unsqueeze", []string{"dim1", "ax0"}, "s1"),
+			withAttrs(node("Concat", []string{"b1", "s1", "heads", "size"}, "split"), map[string]onnxpb.Attr{"axis": {Type: onnxpb.AttrInt, I: 0}}),
+			withAttrs(node("Concat", []string{"b1", "s1", "hidden"}, "merge"), map[string]onnxpb.Attr{"axis": {Type: onnxpb.AttrInt, I: 0}}),
+		}
+		m.nodes = append(dims, m.nodes...)
+		k := len(dims)
+		m.nodes[k+7] = withAttrs(node("Transpose", []string{"k4"}, "kp"), perm(0, 2, 1, 3))                         // K: heads first,
+		m.nodes = slices.Insert(m.nodes, k+8, withAttrs(node("Transpose", []string{"kp"}, "kt"), perm(0, 1, 3, 2))) // then K^T
+		m.nodes[k+12].Inputs[1] = "two_c"
+		m.inits = append(m.inits[:3], i64("i0", 0), i64("i1", 1), i64("ax0", 0), scalarTensor("neg", -10000))
+	})
+}

@@ -14,6 +14,7 @@ import (
 // mini is a small hand-built model for the cases BERT does not exercise.
 type mini struct {
 	opsets  []onnxpb.Opset
+	raw     [][]byte // encoded NodeProtos, before nodes
 	nodes   []onnxpb.Node
 	inits   [][]byte // encoded TensorProtos
 	inputs  []string // float32 graph inputs
@@ -24,6 +25,9 @@ type mini struct {
 
 func (m mini) bytes() []byte {
 	var g []byte
+	for _, n := range m.raw {
+		g = onnxpb.AppendMessage(g, onnxpb.GraphNode, n)
+	}
 	for _, n := range m.nodes {
 		g = onnxpb.AppendMessage(g, onnxpb.GraphNode, onnxpb.EncodeNode(n))
 	}
