@@ -17,19 +17,7 @@ import (
 // aside, and opens again if used after all; a session that cannot open
 // is a fatal error for its replica.
 func TestLazySessions(t *testing.T) {
-	dir, lib := testmodels.Setup(t)
-	if err := worker.Init(lib); err != nil {
-		t.Fatal(err)
-	}
-	m, err := worker.OpenModel(filepath.Join(dir, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Start(context.Background(), Options{Devices: "cpu", MaxSeqLen: 64}, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, dir := tinyFleet(t)
 	if len(f.Classes) != 1 || len(f.Replicas) < len(f.Classes[0].Layouts) {
 		t.Fatalf("classes %+v for %d replicas", f.Classes, len(f.Replicas))
 	}
@@ -64,7 +52,7 @@ func TestLazySessions(t *testing.T) {
 	}
 	// A session that cannot open: the replica's error says fatal.
 	bad := &lazy{name: "bad", model: &worker.Model{ONNXPath: filepath.Join(dir, "missing.onnx")}, log: f.sessions[first].log}
-	_, err = bad.Run(context.Background(), b)
+	_, err := bad.Run(context.Background(), b)
 	var fatal scheduler.Fatal
 	if err == nil || !errors.As(err, &fatal) || !fatal.Fatal() {
 		t.Fatalf("opening a missing model: %v, want a fatal error", err)
@@ -74,19 +62,7 @@ func TestLazySessions(t *testing.T) {
 // TestOpenAll: Open opens every named replica (concurrently), ignores
 // names it does not know, and returns a session's failure to open.
 func TestOpenAll(t *testing.T) {
-	dir, lib := testmodels.Setup(t)
-	if err := worker.Init(lib); err != nil {
-		t.Fatal(err)
-	}
-	m, err := worker.OpenModel(filepath.Join(dir, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Start(context.Background(), Options{Devices: "cpu", MaxSeqLen: 64}, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, dir := tinyFleet(t)
 	var names []string
 	for _, l := range f.Classes[0].Layouts {
 		names = append(names, l.Replicas...)
@@ -103,4 +79,24 @@ func TestOpenAll(t *testing.T) {
 	if err := f.Open([]string{names[0], "bad"}); err == nil {
 		t.Fatal("Open with a session that cannot open returned no error")
 	}
+}
+
+// tinyFleet is the fleet of the generated tiny model on the CPU, closed at
+// the end of the test, and the folder of the generated models.
+func tinyFleet(t *testing.T) (*Fleet, string) {
+	t.Helper()
+	dir, lib := testmodels.Setup(t)
+	if err := worker.Init(lib); err != nil {
+		t.Fatal(err)
+	}
+	m, err := worker.OpenModel(filepath.Join(dir, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Start(context.Background(), Options{Devices: "cpu", MaxSeqLen: 64}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f, dir
 }

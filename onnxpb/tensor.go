@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -70,61 +71,46 @@ func (t *Tensor) Elements() int64 {
 // Float32s returns the values of a float32 tensor stored in the file, from
 // raw_data (little-endian, as ONNX specifies) or float_data.
 func (t *Tensor) Float32s() ([]float32, error) {
-	if t.DataType != Float {
-		return nil, fmt.Errorf("tensor %q has data type %d, not float32", t.Name, t.DataType)
-	}
-	if t.External {
-		return nil, fmt.Errorf("tensor %q keeps its values in an external file", t.Name)
-	}
-	want := t.Elements()
-	for _, d := range t.Dims {
-		if d < 0 {
-			return nil, fmt.Errorf("%w: tensor %q has a negative dimension", ErrMalformed, t.Name)
-		}
-	}
-	var out []float32
-	if t.hasRaw {
-		if int64(len(t.raw)) != 4*want {
-			return nil, fmt.Errorf("%w: tensor %q holds %d bytes, its shape %v needs %d", ErrMalformed, t.Name, len(t.raw), t.Dims, 4*want)
-		}
-		out = make([]float32, want)
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.raw[4*i:]))
-		}
-		return out, nil
-	}
-	for _, f := range t.floats {
-		v, err := float32s(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v...)
-	}
-	if int64(len(out)) != want {
-		return nil, fmt.Errorf("%w: tensor %q holds %d floats, its shape %v needs %d", ErrMalformed, t.Name, len(out), t.Dims, want)
-	}
-	return out, nil
+	return values(t, Float, "float32", t.floats, float32s, func(b []byte) float32 {
+		return math.Float32frombits(binary.LittleEndian.Uint32(b))
+	})
 }
 
 // Int64s returns the values of an int64 tensor stored in the file (shapes,
 // axes), from raw_data or int64_data.
 func (t *Tensor) Int64s() ([]int64, error) {
-	if t.DataType != Int64 || t.External {
-		return nil, fmt.Errorf("tensor %q is not an int64 tensor stored in the model", t.Name)
+	return values(t, Int64, "int64", t.ints, int64s, func(b []byte) int64 {
+		return int64(binary.LittleEndian.Uint64(b))
+	})
+}
+
+// values decodes a tensor of data type dtype (named name) from raw_data,
+// each value from its own little-endian bytes, or from the occurrences of
+// its typed repeated field, checking the count against the shape.
+func values[T any](t *Tensor, dtype int32, name string, typed []Field, parse func(Field) ([]T, error), fromRaw func([]byte) T) ([]T, error) {
+	if t.DataType != dtype {
+		return nil, fmt.Errorf("tensor %q has data type %d, not %s", t.Name, t.DataType, name)
 	}
-	want := t.Elements()
-	var out []int64
+	if t.External {
+		return nil, fmt.Errorf("tensor %q keeps its values in an external file", t.Name)
+	}
+	if slices.ContainsFunc(t.Dims, func(d int64) bool { return d < 0 }) {
+		return nil, fmt.Errorf("%w: tensor %q has a negative dimension", ErrMalformed, t.Name)
+	}
+	want, size := t.Elements(), int64(binary.Size(*new(T)))
 	if t.hasRaw {
-		if int64(len(t.raw)) != 8*want {
-			return nil, fmt.Errorf("%w: tensor %q holds %d bytes, its shape %v needs %d", ErrMalformed, t.Name, len(t.raw), t.Dims, 8*want)
+		if int64(len(t.raw)) != size*want {
+			return nil, fmt.Errorf("%w: tensor %q holds %d bytes, its shape %v needs %d", ErrMalformed, t.Name, len(t.raw), t.Dims, size*want)
 		}
-		for i := range want {
-			out = append(out, int64(binary.LittleEndian.Uint64(t.raw[8*i:])))
+		out := make([]T, want)
+		for i := range out {
+			out[i] = fromRaw(t.raw[size*int64(i):])
 		}
 		return out, nil
 	}
-	for _, f := range t.ints {
-		v, err := int64s(f)
+	var out []T
+	for _, f := range typed {
+		v, err := parse(f)
 		if err != nil {
 			return nil, err
 		}
