@@ -43,14 +43,14 @@ $(BIN): $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 	$(GO) build $(GOFLAGS_BUILD) -o $@ ./cmd/qa-shard
 
 # Generated BERT-for-question-answering model directories (see testmodel/).
-$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard worker/tokenizer/*.go)
+$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -preset $(firstword $(subst -, ,$*)) -vocab $(VOCAB_JSON) -out $(MODELS)/$* \
 		$(if $(findstring notype,$*),-no-token-type-ids) $(if $(findstring fp16,$*),-fp16-logits)
 
 # The demo model: the graph above around weights trained on gencorpus's
 # facts (testmodel/demo, rebuilt by `make train`, see mk/train.mk).
 DEMO_WEIGHTS := testmodel/demo/model.safetensors
-$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard worker/tokenizer/*.go)
+$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -weights $(DEMO_WEIGHTS) -vocab $(VOCAB_JSON) -out $(MODELS)/demo
 
 .PHONY: demo-model
@@ -111,24 +111,24 @@ bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
 # Tokenizer parity with the official Hugging Face tokenizers (npm), on local
 # text (Go's own sources) and on every Unicode code point. Not part of
 # `make test`: it installs tokenizers@0.23.2 from npm and takes minutes.
-TOKDATA := worker/tokenizer/testdata
+TOKDATA := tokenizer/testdata
 PARITY := $(BUILD)/parity
 .PHONY: parity
 parity: $(VOCAB_JSON)
 	@mkdir -p $(PARITY)
 	cd $(TOKDATA) && npm ci --silent
-	$(GO) run ./worker/tokenizer/internal/bertjson -o $(PARITY)/tokenizer.json
+	$(GO) run ./tokenizer/internal/bertjson -o $(PARITY)/tokenizer.json
 	node $(TOKDATA)/golden.mjs $(PARITY)/tokenizer.json $(TOKDATA)/pairs.json $(PARITY)/golden.json
 	cmp $(PARITY)/golden.json $(TOKDATA)/golden.json && echo "golden set: regenerated file identical to the committed one"
 	node $(TOKDATA)/parity-corpus.mjs $(PARITY)/tokenizer.json "$$($(GO) env GOROOT)/src" $(PARITY)/corpus.jsonl
-	QA_SHARD_PARITY_CORPUS=$(abspath $(PARITY))/corpus.jsonl $(GO) test -count=1 -tags parity ./worker/tokenizer -run TestParityCorpus -v
+	QA_SHARD_PARITY_CORPUS=$(abspath $(PARITY))/corpus.jsonl $(GO) test -count=1 -tags parity ./tokenizer -run TestParityCorpus -v
 	node $(TOKDATA)/codepoints.mjs $(PARITY)/tokenizer.json $(PARITY)/codepoints.tsv
-	QA_SHARD_PARITY_CODEPOINTS=$(abspath $(PARITY))/codepoints.tsv $(GO) test -count=1 -tags parity ./worker/tokenizer -run TestCodepointParity -v
+	QA_SHARD_PARITY_CODEPOINTS=$(abspath $(PARITY))/codepoints.tsv $(GO) test -count=1 -tags parity ./tokenizer -run TestCodepointParity -v
 
 FUZZTIME ?= 60s
 .PHONY: fuzz
 fuzz: $(VOCAB_JSON)
-	$(TEST_ENV) $(GO) test ./worker/tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test ./tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./shard -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME)
 

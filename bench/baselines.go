@@ -11,7 +11,7 @@ import (
 	"qa-shard/fleet"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 // The baselines qa-shard bench compares the pipeline with, and the

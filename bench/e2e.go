@@ -13,9 +13,9 @@ import (
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
+	"qa-shard/tokenizer"
 	"qa-shard/tune"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // config is one end-to-end configuration of qa-shard: what a run with

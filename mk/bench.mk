@@ -22,7 +22,7 @@ bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-i
 		--input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES) --reps $(BENCH_REPS)
 	$(BIN) bench --scheduling
 	$(BIN) bench --inputs
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./worker/tokenizer ./qa
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./tokenizer ./qa
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The int8 copy of a generated model (qa-shard quantize refuses to write

@@ -10,8 +10,8 @@ import (
 	"qa-shard/internal/testenv"
 	"qa-shard/qa"
 	"qa-shard/testmodel"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // realWindows cuts the project's own documentation (English prose) into

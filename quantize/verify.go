@@ -10,8 +10,8 @@ import (
 	"runtime"
 
 	"qa-shard/qa"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // ErrUnusable: ONNX Runtime refused the model just written.

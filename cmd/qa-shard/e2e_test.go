@@ -11,8 +11,8 @@ import (
 
 	"qa-shard/logits"
 	"qa-shard/qa"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // TestBatchedEqualsSingleWindows is the core promise: pooling windows of

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 // simRun runs the corpus on simulated replicas (deterministic logits from

@@ -21,8 +21,8 @@ import (
 	"qa-shard/scheduler"
 	"qa-shard/shard"
 	"qa-shard/signals"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 // runCmd answers the questions of a corpus: the default subcommand.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 // goldRecord is one line of the gold file; qa-shard eval reads it.

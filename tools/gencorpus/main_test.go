@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testmodels"
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 // TestCorpusUnchanged pins the corpus of a seed: gold answers were added

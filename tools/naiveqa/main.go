@@ -20,8 +20,8 @@ import (
 	"qa-shard/baseline"
 	"qa-shard/qa"
 	"qa-shard/shard"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
-	"qa-shard/worker/tokenizer"
 )
 
 func main() {

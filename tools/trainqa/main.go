@@ -22,7 +22,7 @@ import (
 	"os"
 
 	"qa-shard/qa"
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 type gold struct {

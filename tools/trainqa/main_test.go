@@ -6,7 +6,7 @@ import (
 
 	"qa-shard/internal/testmodels"
 	"qa-shard/qa"
-	"qa-shard/worker/tokenizer"
+	"qa-shard/tokenizer"
 )
 
 // TestLabel: the windows are qa-shard's, and each is labelled with the

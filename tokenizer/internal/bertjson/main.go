@@ -1,8 +1,8 @@
 // Command bertjson writes bert-base-uncased's tokenizer.json, built offline
 // from the npm vocabulary by package testmodel, for the parity scripts under
-// worker/tokenizer/testdata. Run from the repository root:
+// tokenizer/testdata. Run from the repository root:
 //
-//	go run ./worker/tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//	go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
 package main
 
 import (
