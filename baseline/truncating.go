@@ -28,7 +28,7 @@ type Encoder interface {
 type Truncating struct {
 	Model    Runner
 	Tok      Encoder
-	Special  qa.Special
+	Template  qa.Template
 	MaxLen   int
 	Settings qa.Settings
 }
@@ -51,7 +51,7 @@ func (t Truncating) Answer(ctx context.Context, question, text string) (Result, 
 	if keep := t.MaxLen - q.Len() - 3; c.Len() > keep && keep > 0 {
 		c = qa.Tokens{IDs: c.IDs[:keep], Offsets: c.Offsets[:keep], Words: c.Words[:keep]}
 	}
-	ws, err := qa.Windows(q, c, t.Special, s)
+	ws, err := qa.Windows(q, c, t.Template, s)
 	if err != nil {
 		return res, err
 	}
@@ -65,7 +65,7 @@ func (t Truncating) Answer(ctx context.Context, question, text string) (Result, 
 	if err != nil {
 		return res, fmt.Errorf("truncating reader: %w", err)
 	}
-	dec, err := qa.DecodeWindow(w, c, t.Special, l.Start, l.End, s)
+	dec, err := qa.DecodeWindow(w, c, t.Template, l.Start, l.End, s)
 	if err != nil {
 		return res, fmt.Errorf("truncating reader: %w", err)
 	}

@@ -50,7 +50,7 @@ func TestTruncatingSeesOnlyTheFirstTokens(t *testing.T) {
 	// 30 filler words, then the answer "Lisbon" (the only 6-letter word).
 	ctx := strings.Repeat("abc ", 30) + "Lisbon is here"
 	m := &peak{id: 1006}
-	r := Truncating{Model: m, Tok: words{}, Special: qa.Special{CLS: 101, SEP: 102}, MaxLen: 40, Settings: qa.DefaultSettings()}
+	r := Truncating{Model: m, Tok: words{}, Template: qa.BertTemplate(101, 102), MaxLen: 40, Settings: qa.DefaultSettings()}
 
 	got, err := r.Answer(context.Background(), "where", ctx)
 	if err != nil {

@@ -55,7 +55,7 @@ func (ms *models) naiveRun(ctx context.Context, o Options, docs []benchDoc) (nai
 	defer fl.Close()
 	cls, sep, _ := mi.tok.SpecialIDs()
 	docs = docs[:min(max(1, o.NaiveDocs), len(docs))]
-	rate, tokRate, seen, err := naive(fl.Replicas[0], mi.tok, qa.Special{CLS: cls, SEP: sep}, docs, o.Question)
+	rate, tokRate, seen, err := naive(fl.Replicas[0], mi.tok, qa.BertTemplate(cls, sep), docs, o.Question)
 	return naiveResult{docsPerSec: rate, tokensPerSec: tokRate, seen: seen, docs: len(docs)}, err
 }
 
@@ -74,7 +74,7 @@ func tokenizerRate(tok *tokenizer.Tokenizer, docs []benchDoc) (float64, int) {
 
 // naive mimics the usual script: one document at a time, batch of one,
 // context truncated so the pair fits 512 tokens, answer decoded.
-func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs []benchDoc, question string) (rate, tokRate, seen float64, err error) {
+func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, tpl qa.Template, docs []benchDoc, question string) (rate, tokRate, seen float64, err error) {
 	s := qa.DefaultSettings()
 	s.MaxSeqLen, s.DocStride = 512, 0
 	var all, kept, fed int
@@ -86,7 +86,7 @@ func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs 
 		if keep := 512 - q.Len() - 3; ctx.Len() > keep {
 			ctx = qa.Tokens{IDs: ctx.IDs[:keep], Offsets: ctx.Offsets[:keep], Words: ctx.Words[:keep]}
 		}
-		ws, err := qa.Windows(q, ctx, sp, s)
+		ws, err := qa.Windows(q, ctx, tpl, s)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -100,7 +100,7 @@ func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, sp qa.Special, docs 
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		res, err := qa.DecodeWindow(w, ctx, sp, l.Start, l.End, s)
+		res, err := qa.DecodeWindow(w, ctx, tpl, l.Start, l.End, s)
 		if err != nil {
 			return 0, 0, 0, err
 		}

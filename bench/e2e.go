@@ -113,7 +113,7 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		return e2eResult{}, err
 	}
 	cls, sep, pad := mi.tok.SpecialIDs()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(cls, sep), PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn,
 		SingleWindowBatches: mi.m.QuantizedActivations}
 	in := shard.NewReader(strings.NewReader(corpus), shard.Options{Questions: []string{ms.o.Question}})

@@ -57,7 +57,7 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 		}
 	}
 	cls, sep, pad := mi.tok.SpecialIDs()
-	sp := qa.Special{CLS: cls, SEP: sep}
+	sp := qa.BertTemplate(cls, sep)
 	tokRate, nTokens := tokenizerRate(mi.tok, docs)
 	rec := make([]scheduler.Replica, len(reps))
 	shapes := &shapeLog{}
@@ -66,7 +66,7 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
 	cpu0 := cpuTime()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: sp, PadID: pad, MaxBatchTokens: o.MaxBatchTokens,
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: sp, PadID: pad, MaxBatchTokens: o.MaxBatchTokens,
 		MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations}
 	sum, err := scheduler.Run(ctx, cfg, shard.NewReader(in, shard.Options{Questions: []string{o.Question}}), mi.tok, rec, shard.NewWriter(io.Discard), nil)
 	if err != nil {

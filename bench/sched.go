@@ -131,7 +131,7 @@ func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, 
 	}
 	cfg := scheduler.Config{
 		Settings:       qa.DefaultSettings(),
-		Special:        qa.Special{CLS: 101, SEP: 102},
+		Template:        qa.BertTemplate(101, 102),
 		PadID:          0,
 		MaxBatchTokens: p.maxBatchTokens,
 	}

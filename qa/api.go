@@ -18,6 +18,12 @@ type Tokens struct {
 	IDs     []int32
 	Offsets []Span
 	Words   []int32
+	// FirstStarts, when not nil, holds each token's Start for when the
+	// token is the first of a window: HF's ByteLevel offset trimming with
+	// add_prefix_space keeps a single leading space of an encoding's first
+	// token, so that token's start depends on where the window begins. Nil
+	// when it never does.
+	FirstStarts []int32
 }
 
 // Len is the number of tokens.
@@ -48,12 +54,9 @@ type Settings struct {
 	LegacyTopK bool
 }
 
-// Special holds the ids of the special tokens framing a window.
-type Special struct {
-	CLS, SEP int32
-}
-
-// Window is one model input: [CLS] question [SEP] context[From:To] [SEP].
+// Window is one model input: the tokenizer's pair template around the
+// question and context[From:To], e.g. [CLS] question [SEP] context [SEP]
+// for BERT or <s> question </s></s> context </s> for RoBERTa.
 //
 // IDs and TypeIDs of all windows cut from one (question, context) pair share
 // two backing arrays and must be treated as read-only.
@@ -62,11 +65,16 @@ type Window struct {
 	Index int
 	// IDs are the input ids, specials included, without padding.
 	IDs []int32
-	// TypeIDs are 0 for [CLS] question [SEP] and 1 for the context and the
-	// final [SEP].
+	// TypeIDs come from the template (BERT: 0 for [CLS] question [SEP], 1
+	// for the context and the final [SEP]).
 	TypeIDs []int32
-	// QuestionLen is the number of question tokens.
-	QuestionLen int
+	// QuestionStart is the position of the first question token and
+	// QuestionLen the number of question tokens.
+	QuestionStart, QuestionLen int
+	// ContextStart is the position of the first context token.
+	ContextStart int
+	// Specials is the number of special tokens the template added.
+	Specials int
 	// From and To delimit the context tokens in this window.
 	From, To int
 	// Question is the question the window was cut for (shared, not copied):

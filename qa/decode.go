@@ -13,7 +13,7 @@ import (
 //
 // start and end must hold exactly w.Len() logits (padding stripped); ctx is
 // the full context the window was cut from.
-func DecodeWindow(w Window, ctx Tokens, sp Special, start, end []float32, s Settings) (WindowResult, error) {
+func DecodeWindow(w Window, ctx Tokens, tpl Template, start, end []float32, s Settings) (WindowResult, error) {
 	if err := s.Validate(); err != nil {
 		return WindowResult{}, err
 	}
@@ -25,7 +25,7 @@ func DecodeWindow(w Window, ctx Tokens, sp Special, start, end []float32, s Sett
 		return WindowResult{}, fmt.Errorf("%w: window %d has %d tokens, got %d start and %d end logits",
 			ErrBadLogits, w.Index, n, len(start), len(end))
 	}
-	allowed := allowedTokens(w, sp)
+	allowed := allowedTokens(w, tpl)
 
 	ps := make([]float32, 2*n)
 	pe := ps[n:]
@@ -75,21 +75,22 @@ func checkWindow(w Window, ctx Tokens) error {
 		return fmt.Errorf("window %d: question: %w", w.Index, err)
 	}
 	if len(w.IDs) != w.Len() || w.Question.Len() != w.QuestionLen ||
-		w.From < 0 || w.From > w.To || w.To > ctx.Len() {
+		w.From < 0 || w.From > w.To || w.To > ctx.Len() ||
+		w.QuestionStart < 0 || w.QuestionStart+w.QuestionLen > w.ContextStart || w.ContextStart+w.To-w.From > w.Len() {
 		return fmt.Errorf("%w: window %d has %d ids, %d of %d question tokens, context [%d,%d) of %d tokens",
 			ErrBadTokens, w.Index, len(w.IDs), w.Question.Len(), w.QuestionLen, w.From, w.To, ctx.Len())
 	}
 	return nil
 }
 
-// allowedTokens is HF's (1 - p_mask) & attention_mask: context tokens, and
-// every position holding the [CLS] id, even one typed inside the question
-// (p_mask[input_ids == cls_token_id] = 0).
-func allowedTokens(w Window, sp Special) []bool {
+// allowedTokens is HF's (1 - p_mask) & attention_mask: context tokens
+// (sequence id 1), and every position holding the cls token id, even one
+// typed inside the question (p_mask[input_ids == cls_token_id] = 0).
+func allowedTokens(w Window, tpl Template) []bool {
 	allowed := make([]bool, w.Len())
-	cs := w.contextStart()
+	cs := w.ContextStart
 	for i := range allowed {
-		allowed[i] = (i >= cs && i < cs+w.To-w.From) || w.IDs[i] == sp.CLS
+		allowed[i] = (i >= cs && i < cs+w.To-w.From) || (tpl.HasCLS && w.IDs[i] == tpl.CLS)
 	}
 	return allowed
 }

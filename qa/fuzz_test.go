@@ -48,7 +48,7 @@ func (f *fuzzInput) tokens(n int) (Tokens, int32) {
 		case 1:
 			id = testSpecial.CLS
 		case 2:
-			id = testSpecial.SEP
+			id = testSpecial.After[0]
 		}
 		w := word
 		if b%29 == 5 {

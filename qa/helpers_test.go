@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var testSpecial = Special{CLS: 101, SEP: 102}
+var testSpecial = BertTemplate(101, 102)
 
 // toks tokenizes a test spec: words split on spaces, '|' splits a word into
 // subword tokens. It returns the text without '|' and its tokens, with ids
@@ -57,10 +57,10 @@ func logits(w Window, base float32, start, end map[int]float32) ([]float32, []fl
 		s[i], e[i] = base, base
 	}
 	for c, v := range start {
-		s[w.contextStart()+c-w.From] = v
+		s[w.ContextStart+c-w.From] = v
 	}
 	for c, v := range end {
-		e[w.contextStart()+c-w.From] = v
+		e[w.ContextStart+c-w.From] = v
 	}
 	return s, e
 }
@@ -71,4 +71,11 @@ func settings(mut func(*Settings)) Settings {
 		mut(&s)
 	}
 	return s
+}
+
+// robertaTemplate is <s> A </s></s> B </s>, with one type id throughout.
+var robertaTemplate = Template{
+	Before: []int32{0}, Between: []int32{2, 2}, After: []int32{2},
+	BeforeTypes: []int32{0}, BetweenTypes: []int32{0, 0}, AfterTypes: []int32{0},
+	CLS: 0, HasCLS: true,
 }

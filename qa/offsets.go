@@ -23,18 +23,40 @@ func charSpan(w Window, ctx Tokens, i, j int, alignToWords bool) (int32, int32) 
 // tokenAt returns the word id and offsets of window position p, and
 // whether the position holds a real (non-special) token.
 func tokenAt(w Window, ctx Tokens, p int) (word int32, off Span, ok bool) {
-	cs := w.contextStart()
-	switch {
-	case p >= 1 && p <= w.QuestionLen:
+	seq, word, off := w.Position(ctx, p)
+	switch seq {
+	case 0:
 		// A question token: its offsets point into the QUESTION. Only a
-		// literal [CLS] typed in the question can get here, and HF then
+		// literal cls token typed in the question can get here, and HF then
 		// slices the context with question offsets; so do we.
-		return w.Question.Words[p-1], w.Question.Offsets[p-1], true
-	case p >= cs && p < cs+w.To-w.From:
-		c := w.From + p - cs
-		return ctx.Words[c], ctx.Offsets[c], true
+		return word, off, true
+	case 1:
+		return word, off, true
 	}
 	return -1, Span{}, false // specials have offsets (0, 0) and no word
+}
+
+// Position describes window position p as HF's encoding of the window
+// does: its sequence id (0 question, 1 context, -1 a special token), word
+// id (-1 for none) and code-point offsets into the question or the
+// context. The first context token of a window gets its window-first start
+// (Tokens.FirstStarts), as tokenizers trims each window's offsets on its
+// own.
+func (w Window) Position(ctx Tokens, p int) (seq int8, word int32, off Span) {
+	qs, cs := w.QuestionStart, w.ContextStart
+	switch {
+	case p >= qs && p < qs+w.QuestionLen:
+		t := p - qs
+		return 0, w.Question.Words[t], w.Question.Offsets[t]
+	case p >= cs && p < cs+w.To-w.From:
+		c := w.From + p - cs
+		off := ctx.Offsets[c]
+		if c == w.From && ctx.FirstStarts != nil {
+			off.Start = ctx.FirstStarts[c]
+		}
+		return 1, ctx.Words[c], off
+	}
+	return -1, -1, Span{}
 }
 
 func tokenOffset(w Window, ctx Tokens, p int) Span {
@@ -74,5 +96,6 @@ func wordChars(w Window, ctx Tokens, p int) (Span, bool) {
 	if first < 0 {
 		return Span{}, false
 	}
-	return Span{ctx.Offsets[first].Start, ctx.Offsets[last].End}, true
+	_, _, a := w.Position(ctx, w.ContextStart+first-w.From)
+	return Span{a.Start, ctx.Offsets[last].End}, true
 }

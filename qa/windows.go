@@ -4,15 +4,19 @@ import "fmt"
 
 // Windows cuts a (question, context) pair into model windows exactly as a
 // Hugging Face fast tokenizer does with truncation="only_second",
-// max_length=MaxSeqLen, stride=DocStride and return_overflowing_tokens.
+// max_length=MaxSeqLen, stride=DocStride and return_overflowing_tokens,
+// then frames each with the tokenizer's pair template.
 //
-// The context budget is B = MaxSeqLen - len(q) - 3. A context of n <= B
-// tokens gives one window; a longer one gives windows starting at 0, B-S,
-// 2(B-S), ... up to the first that reaches n (tokenizers'
+// The context budget is B = MaxSeqLen - len(q) - tpl.Added(). A context of
+// n <= B tokens gives one window; a longer one gives windows starting at 0,
+// B-S, 2(B-S), ... up to the first that reaches n (tokenizers'
 // Encoding::truncate). As in tokenizers, S >= B is only an error when the
 // context has to be cut.
-func Windows(q, ctx Tokens, sp Special, s Settings) ([]Window, error) {
+func Windows(q, ctx Tokens, tpl Template, s Settings) ([]Window, error) {
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := tpl.Validate(); err != nil {
 		return nil, err
 	}
 	if err := checkTokens(q); err != nil {
@@ -27,42 +31,36 @@ func Windows(q, ctx Tokens, sp Special, s Settings) ([]Window, error) {
 	if ctx.Len() == 0 {
 		return nil, ErrEmptyContext
 	}
-	ranges, err := cut(q.Len(), ctx.Len(), s)
+	added := tpl.Added()
+	ranges, err := cut(q.Len(), ctx.Len(), added, s)
 	if err != nil {
 		return nil, err
 	}
 
-	// One allocation for the ids of all windows and one type-id pattern that
-	// every window shares a prefix of: the caller pays a single copy of the
-	// context per question, not one per window.
+	// One allocation for the ids and type ids of all windows: the caller
+	// pays a single copy of the context per question, not one per window.
 	qn := q.Len()
 	total := 0
 	for _, r := range ranges {
-		total += qn + 3 + r[1] - r[0]
+		total += qn + added + r[1] - r[0]
 	}
 	ids := make([]int32, 0, total)
-	types := make([]int32, qn+3+ranges[0][1]-ranges[0][0])
-	for i := qn + 2; i < len(types); i++ {
-		types[i] = 1
-	}
-
+	types := make([]int32, 0, total)
 	out := make([]Window, len(ranges))
 	for i, r := range ranges {
 		start := len(ids)
-		ids = append(ids, sp.CLS)
-		ids = append(ids, q.IDs...)
-		ids = append(ids, sp.SEP)
-		ids = append(ids, ctx.IDs[r[0]:r[1]]...)
-		ids = append(ids, sp.SEP)
-		n := len(ids) - start
+		ids, types = tpl.window(q.IDs, ctx.IDs[r[0]:r[1]], ids, types)
 		out[i] = Window{
-			Index:       i,
-			IDs:         ids[start:len(ids):len(ids)],
-			TypeIDs:     types[:n:n],
-			QuestionLen: qn,
-			From:        r[0],
-			To:          r[1],
-			Question:    q,
+			Index:         i,
+			IDs:           ids[start:len(ids):len(ids)],
+			TypeIDs:       types[start:len(types):len(types)],
+			QuestionStart: len(tpl.Before),
+			QuestionLen:   qn,
+			ContextStart:  len(tpl.Before) + qn + len(tpl.Between),
+			Specials:      added,
+			From:          r[0],
+			To:            r[1],
+			Question:      q,
 		}
 	}
 	return out, nil
@@ -72,9 +70,9 @@ func Windows(q, ctx Tokens, sp Special, s Settings) ([]Window, error) {
 // and a context of n tokens, computed without cutting anything, so that a
 // caller can refuse a document before it pays for its windows. It is 0
 // when Windows would return an error (the question does not fit, or the
-// stride is too large).
-func WindowCount(qLen, n int, s Settings) int {
-	budget := s.MaxSeqLen - qLen - 3
+// stride is too large). added is the template's special tokens for a pair.
+func WindowCount(qLen, n, added int, s Settings) int {
+	budget := s.MaxSeqLen - qLen - added
 	switch {
 	case n <= budget:
 		return 1
@@ -86,18 +84,18 @@ func WindowCount(qLen, n int, s Settings) int {
 }
 
 // cut returns the [from, to) context token ranges of the windows.
-func cut(qLen, n int, s Settings) ([][2]int, error) {
-	budget := s.MaxSeqLen - qLen - 3
+func cut(qLen, n, added int, s Settings) ([][2]int, error) {
+	budget := s.MaxSeqLen - qLen - added
 	if n <= budget {
 		return [][2]int{{0, n}}, nil
 	}
 	if budget <= 0 {
-		return nil, fmt.Errorf("%w: %d question tokens plus 3 specials reach max seq len %d",
-			ErrQuestionTooLong, qLen, s.MaxSeqLen)
+		return nil, fmt.Errorf("%w: %d question tokens plus %d specials reach max seq len %d",
+			ErrQuestionTooLong, qLen, added, s.MaxSeqLen)
 	}
 	if s.DocStride >= budget {
-		return nil, fmt.Errorf("%w: doc stride %d, budget %d tokens (max seq len %d - %d question tokens - 3 specials)",
-			ErrStrideTooLarge, s.DocStride, budget, s.MaxSeqLen, qLen)
+		return nil, fmt.Errorf("%w: doc stride %d, budget %d tokens (max seq len %d - %d question tokens - %d specials)",
+			ErrStrideTooLarge, s.DocStride, budget, s.MaxSeqLen, qLen, added)
 	}
 	step := budget - s.DocStride
 	out := make([][2]int, 0, (n-s.DocStride+step-1)/step)
@@ -111,7 +109,7 @@ func cut(qLen, n int, s Settings) ([][2]int, error) {
 }
 
 func checkTokens(t Tokens) error {
-	if len(t.Offsets) != len(t.IDs) || len(t.Words) != len(t.IDs) {
+	if len(t.Offsets) != len(t.IDs) || len(t.Words) != len(t.IDs) || (t.FirstStarts != nil && len(t.FirstStarts) != len(t.IDs)) {
 		return fmt.Errorf("%w: %d ids, %d offsets, %d words",
 			ErrBadTokens, len(t.IDs), len(t.Offsets), len(t.Words))
 	}
@@ -119,7 +117,4 @@ func checkTokens(t Tokens) error {
 }
 
 // Len is the number of input tokens, specials included.
-func (w Window) Len() int { return w.QuestionLen + 3 + w.To - w.From }
-
-// contextStart is the position of the first context token in the window.
-func (w Window) contextStart() int { return w.QuestionLen + 2 }
+func (w Window) Len() int { return w.QuestionLen + w.Specials + w.To - w.From }

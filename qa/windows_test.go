@@ -118,17 +118,18 @@ func TestWindowsErrors(t *testing.T) {
 // (0 where it refuses), over question and context lengths around every
 // boundary of small settings.
 func TestWindowCount(t *testing.T) {
-	sp := Special{CLS: 101, SEP: 102}
-	for _, s := range []Settings{{MaxSeqLen: 12, DocStride: 3, MaxAnswerLen: 3, TopK: 1}, {MaxSeqLen: 16, DocStride: 0, MaxAnswerLen: 3, TopK: 1}, {MaxSeqLen: 20, DocStride: 9, MaxAnswerLen: 3, TopK: 1}} {
-		for qLen := 1; qLen <= s.MaxSeqLen; qLen++ {
-			for n := 1; n <= 60; n++ {
-				ws, err := Windows(ctxOf(qLen), ctxOf(n), sp, s)
-				want := len(ws)
-				if err != nil {
-					want = 0
-				}
-				if got := WindowCount(qLen, n, s); got != want {
-					t.Fatalf("%+v question %d context %d: WindowCount %d, Windows %d (%v)", s, qLen, n, got, want, err)
+	for _, sp := range []Template{BertTemplate(101, 102), robertaTemplate} {
+		for _, s := range []Settings{{MaxSeqLen: 12, DocStride: 3, MaxAnswerLen: 3, TopK: 1}, {MaxSeqLen: 16, DocStride: 0, MaxAnswerLen: 3, TopK: 1}, {MaxSeqLen: 20, DocStride: 9, MaxAnswerLen: 3, TopK: 1}} {
+			for qLen := 1; qLen <= s.MaxSeqLen; qLen++ {
+				for n := 1; n <= 60; n++ {
+					ws, err := Windows(ctxOf(qLen), ctxOf(n), sp, s)
+					want := len(ws)
+					if err != nil {
+						want = 0
+					}
+					if got := WindowCount(qLen, n, sp.Added(), s); got != want {
+						t.Fatalf("%+v question %d context %d: WindowCount %d, Windows %d (%v)", s, qLen, n, got, want, err)
+					}
 				}
 			}
 		}

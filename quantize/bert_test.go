@@ -33,7 +33,7 @@ func realWindows(t testing.TB, tokenizerPath string) []qa.Window {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws, err := qa.Windows(tok.Encode("How does a run resume after a crash?"), tok.Encode(string(text)), qa.Special{CLS: cls, SEP: sep}, qa.DefaultSettings())
+		ws, err := qa.Windows(tok.Encode("How does a run resume after a crash?"), tok.Encode(string(text)), qa.BertTemplate(cls, sep), qa.DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func Verify(orig, quant string) (Sample, error) {
 		return Sample{}, fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
 	cls, sep, _ := tok.SpecialIDs()
-	ws, err := qa.Windows(tok.Encode(sampleQuestion), tok.Encode(sampleContext), qa.Special{CLS: cls, SEP: sep}, qa.DefaultSettings())
+	ws, err := qa.Windows(tok.Encode(sampleQuestion), tok.Encode(sampleContext), qa.BertTemplate(cls, sep), qa.DefaultSettings())
 	if err != nil {
 		return Sample{}, err
 	}

@@ -25,7 +25,7 @@ const (
 	padID = 0
 )
 
-var special = qa.Special{CLS: clsID, SEP: sepID}
+var special = qa.BertTemplate(clsID, sepID)
 
 // testSettings cut a document of more than ~55 words into several windows.
 func testSettings() qa.Settings {
@@ -33,7 +33,7 @@ func testSettings() qa.Settings {
 }
 
 func testConfig() Config {
-	return Config{Settings: testSettings(), Special: special, PadID: padID, MaxBatchTokens: 512, TokenizeWorkers: 2}
+	return Config{Settings: testSettings(), Template: special, PadID: padID, MaxBatchTokens: 512, TokenizeWorkers: 2}
 }
 
 // wordTokenizer makes one token per whitespace-separated word: the id is a

@@ -23,7 +23,7 @@ func TestMaxWindowsPerDoc(t *testing.T) {
 	var tok wordTokenizer
 	need := 0
 	for _, q := range questions {
-		need += qa.WindowCount(tok.Encode(q).Len(), 5000, testSettings())
+		need += qa.WindowCount(tok.Encode(q).Len(), 5000, 3, testSettings())
 	}
 	fakes, rs := newReplicas(2, 0)
 	var poisoned atomic.Int64

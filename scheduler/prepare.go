@@ -96,7 +96,7 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 			continue
 		}
 		qs[i] = cache.get(p.tok, text)
-		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), p.cfg.Settings)
+		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), p.cfg.Template.Added(), p.cfg.Settings)
 	}
 	// Counted before any window is cut: a hostile document costs its
 	// tokenization and nothing more.
@@ -115,7 +115,7 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 		if q.err != nil {
 			continue
 		}
-		ws, err := qa.Windows(qs[i], d.ctx, p.cfg.Special, p.cfg.Settings)
+		ws, err := qa.Windows(qs[i], d.ctx, p.cfg.Template, p.cfg.Settings)
 		if err != nil {
 			q.err = err
 			continue

@@ -177,7 +177,7 @@ func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, err
 	n := w.Len()
 	start, end := out.Start[off:off+n:off+n], out.End[off:off+n:off+n]
 	qs := &ref.doc.questions[ref.q]
-	res, err := qa.DecodeWindow(*w, ref.doc.ctx, p.cfg.Special, start, end, p.cfg.Settings)
+	res, err := qa.DecodeWindow(*w, ref.doc.ctx, p.cfg.Template, start, end, p.cfg.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("window %d: %w", ref.w, err)
 	}

@@ -133,7 +133,7 @@ func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 	q := d.questions[qi]
 	rows := make([]logits.Row, len(q.windows))
 	for wi, w := range q.windows {
-		n, qt := w.Len(), w.QuestionLen
+		n := w.Len()
 		row := logits.Row{
 			ID: d.doc.ID, Keep: d.doc.Keep, Pos: d.doc.Pos, QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
 			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
@@ -141,17 +141,9 @@ func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
 			StartLogits: q.raw[wi].Start, EndLogits: q.raw[wi].End,
 		}
 		for i := range n {
-			row.SequenceIDs[i], row.WordIDs[i] = -1, -1
-			switch {
-			case i >= 1 && i <= qt:
-				t := i - 1
-				row.SequenceIDs[i], row.WordIDs[i] = 0, w.Question.Words[t]
-				row.OffsetStart[i], row.OffsetEnd[i] = w.Question.Offsets[t].Start, w.Question.Offsets[t].End
-			case i >= qt+2 && i < n-1:
-				c := w.From + i - (qt + 2)
-				row.SequenceIDs[i], row.WordIDs[i] = 1, d.ctx.Words[c]
-				row.OffsetStart[i], row.OffsetEnd[i] = d.ctx.Offsets[c].Start, d.ctx.Offsets[c].End
-			}
+			seq, word, off := w.Position(d.ctx, i)
+			row.SequenceIDs[i], row.WordIDs[i] = seq, word
+			row.OffsetStart[i], row.OffsetEnd[i] = off.Start, off.End
 		}
 		rows[wi] = row
 	}

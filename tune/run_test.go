@@ -69,7 +69,7 @@ func run(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Shaper,
 	defer cancel()
 	var out bytes.Buffer
 	w := shard.NewWriter(&out)
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Special: qa.Special{CLS: 101, SEP: 102}, MaxBatchTokens: budget, Shaper: sh}
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), MaxBatchTokens: budget, Shaper: sh}
 	in := shard.NewReader(strings.NewReader(docs), shard.Options{Questions: []string{"who founded the company"}})
 	sum, err := scheduler.Run(ctx, cfg, in, sim.WordTokenizer{}, rs, w, nil)
 	if err != nil {

@@ -67,7 +67,7 @@ func TestBatchedEqualsSingleWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	cls, sep, _ := tok.SpecialIDs()
-	sp := qa.Special{CLS: cls, SEP: sep}
+	sp := qa.BertTemplate(cls, sep)
 	s := qa.DefaultSettings()
 	i := 0
 	for seq, d := range docs {

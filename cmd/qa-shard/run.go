@@ -124,7 +124,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	out.SetInput(src.At)
 
 	cfg := scheduler.Config{
-		Settings: o.Settings, Special: qa.Special{CLS: cls, SEP: sep}, PadID: pad,
+		Settings: o.Settings, Template: qa.BertTemplate(cls, sep), PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.TokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,

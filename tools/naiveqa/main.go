@@ -74,7 +74,7 @@ func run() error {
 		return err
 	}
 	cls, sep, _ := tok.SpecialIDs()
-	reader := baseline.Truncating{Model: rep, Tok: tok, Special: qa.Special{CLS: cls, SEP: sep}, MaxLen: *maxLen, Settings: qa.DefaultSettings()}
+	reader := baseline.Truncating{Model: rep, Tok: tok, Template: qa.BertTemplate(cls, sep), MaxLen: *maxLen, Settings: qa.DefaultSettings()}
 
 	in, err := os.Open(*input)
 	if err != nil {

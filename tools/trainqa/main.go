@@ -72,7 +72,7 @@ func run() error {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	cls, sep, _ := tok.SpecialIDs()
-	sp := qa.Special{CLS: cls, SEP: sep}
+	tpl := qa.BertTemplate(cls, sep)
 	var ctx qa.Tokens
 	ctxID := ""
 	var windows, positive int
@@ -84,7 +84,7 @@ func run() error {
 		if g.ID != ctxID {
 			ctx, ctxID = tok.Encode(text), g.ID
 		}
-		ls, err := label(tok.Encode(g.Question), ctx, g, sp, s)
+		ls, err := label(tok.Encode(g.Question), ctx, g, tpl, s)
 		if err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ type labelled struct {
 }
 
 // label cuts the pair into qa-shard's windows and labels each.
-func label(q, ctx qa.Tokens, g gold, sp qa.Special, s qa.Settings) ([]labelled, error) {
+func label(q, ctx qa.Tokens, g gold, tpl qa.Template, s qa.Settings) ([]labelled, error) {
 	last := -1 // the context token that ends the answer: the last starting before its end
 	for i := g.Token; i < ctx.Len() && int(ctx.Offsets[i].Start) < g.End; i++ {
 		last = i
@@ -119,7 +119,7 @@ func label(q, ctx qa.Tokens, g gold, sp qa.Special, s qa.Settings) ([]labelled, 
 	if g.Token < 0 || last < 0 {
 		return nil, fmt.Errorf("%s: no tokens for the answer at code points [%d,%d)", g.ID, g.Start, g.End)
 	}
-	ws, err := qa.Windows(q, ctx, sp, s)
+	ws, err := qa.Windows(q, ctx, tpl, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", g.ID, err)
 	}
@@ -127,7 +127,7 @@ func label(q, ctx qa.Tokens, g gold, sp qa.Special, s qa.Settings) ([]labelled, 
 	for i, w := range ws {
 		out[i].win = w
 		if g.Token >= w.From && last < w.To {
-			off := w.QuestionLen + 2 - w.From // [CLS] question [SEP] precede the context
+			off := w.ContextStart - w.From // the template and the question precede the context
 			out[i].start, out[i].end = g.Token+off, last+off
 		}
 	}

@@ -35,11 +35,11 @@ func TestLabel(t *testing.T) {
 	s := qa.DefaultSettings()
 	s.MaxSeqLen, s.DocStride = 48, 16
 	q := tok.Encode(g.Question)
-	ls, err := label(q, ctx, g, qa.Special{CLS: cls, SEP: sep}, s)
+	ls, err := label(q, ctx, g, qa.BertTemplate(cls, sep), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := qa.Windows(q, ctx, qa.Special{CLS: cls, SEP: sep}, s)
+	want, _ := qa.Windows(q, ctx, qa.BertTemplate(cls, sep), s)
 	if len(ls) != len(want) || len(ls) < 4 {
 		t.Fatalf("%d windows, qa.Windows cuts %d (want several)", len(ls), len(want))
 	}
@@ -55,7 +55,7 @@ func TestLabel(t *testing.T) {
 			continue
 		}
 		positives++
-		cs := l.win.QuestionLen + 2
+		cs := l.win.ContextStart
 		first, last := ctx.Offsets[l.win.From+l.start-cs], ctx.Offsets[l.win.From+l.end-cs]
 		if int(first.Start) != g.Start || int(last.End) != g.End || l.end < l.start {
 			t.Errorf("window %d: label [%d,%d] covers code points [%d,%d), the answer is [%d,%d)",
