@@ -53,9 +53,8 @@ func (ms *models) naiveRun(ctx context.Context, o Options, docs []benchDoc) (nai
 		return naiveResult{}, err
 	}
 	defer fl.Close()
-	cls, sep, _ := mi.tok.SpecialIDs()
 	docs = docs[:min(max(1, o.NaiveDocs), len(docs))]
-	rate, tokRate, seen, err := naive(fl.Replicas[0], mi.tok, qa.BertTemplate(cls, sep), docs, o.Question)
+	rate, tokRate, seen, err := naive(fl.Replicas[0], mi.tok, mi.tok.Template(), docs, o.Question)
 	return naiveResult{docsPerSec: rate, tokensPerSec: tokRate, seen: seen, docs: len(docs)}, err
 }
 

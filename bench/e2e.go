@@ -112,8 +112,8 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	if err := fl.Open(tn.Initial()); err != nil {
 		return e2eResult{}, err
 	}
-	cls, sep, pad := mi.tok.SpecialIDs()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(cls, sep), PadID: pad,
+	pad := mi.tok.PadID()
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: mi.tok.Template(), PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn,
 		SingleWindowBatches: mi.m.QuantizedActivations}
 	in := shard.NewReader(strings.NewReader(corpus), shard.Options{Questions: []string{ms.o.Question}})

@@ -56,8 +56,8 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 			reps = append(reps, r)
 		}
 	}
-	cls, sep, pad := mi.tok.SpecialIDs()
-	sp := qa.BertTemplate(cls, sep)
+	pad := mi.tok.PadID()
+	sp := mi.tok.Template()
 	tokRate, nTokens := tokenizerRate(mi.tok, docs)
 	rec := make([]scheduler.Replica, len(reps))
 	shapes := &shapeLog{}

@@ -18,12 +18,12 @@ type Tokens struct {
 	IDs     []int32
 	Offsets []Span
 	Words   []int32
-	// FirstStarts, when not nil, holds each token's Start for when the
+	// FirstOffsets, when not nil, holds each token's offsets for when the
 	// token is the first of a window: HF's ByteLevel offset trimming with
 	// add_prefix_space keeps a single leading space of an encoding's first
-	// token, so that token's start depends on where the window begins. Nil
-	// when it never does.
-	FirstStarts []int32
+	// token, so that token's offsets depend on where the window begins.
+	// Nil when they never do.
+	FirstOffsets []Span
 }
 
 // Len is the number of tokens.

@@ -39,9 +39,9 @@ func tokenAt(w Window, ctx Tokens, p int) (word int32, off Span, ok bool) {
 // Position describes window position p as HF's encoding of the window
 // does: its sequence id (0 question, 1 context, -1 a special token), word
 // id (-1 for none) and code-point offsets into the question or the
-// context. The first context token of a window gets its window-first start
-// (Tokens.FirstStarts), as tokenizers trims each window's offsets on its
-// own.
+// context. The first context token of a window gets its window-first
+// offsets (Tokens.FirstOffsets), as tokenizers trims each window's offsets
+// on its own.
 func (w Window) Position(ctx Tokens, p int) (seq int8, word int32, off Span) {
 	qs, cs := w.QuestionStart, w.ContextStart
 	switch {
@@ -50,11 +50,10 @@ func (w Window) Position(ctx Tokens, p int) (seq int8, word int32, off Span) {
 		return 0, w.Question.Words[t], w.Question.Offsets[t]
 	case p >= cs && p < cs+w.To-w.From:
 		c := w.From + p - cs
-		off := ctx.Offsets[c]
-		if c == w.From && ctx.FirstStarts != nil {
-			off.Start = ctx.FirstStarts[c]
+		if c == w.From && ctx.FirstOffsets != nil {
+			return 1, ctx.Words[c], ctx.FirstOffsets[c]
 		}
-		return 1, ctx.Words[c], off
+		return 1, ctx.Words[c], ctx.Offsets[c]
 	}
 	return -1, -1, Span{}
 }
@@ -97,5 +96,6 @@ func wordChars(w Window, ctx Tokens, p int) (Span, bool) {
 		return Span{}, false
 	}
 	_, _, a := w.Position(ctx, w.ContextStart+first-w.From)
-	return Span{a.Start, ctx.Offsets[last].End}, true
+	_, _, b := w.Position(ctx, w.ContextStart+last-w.From)
+	return Span{a.Start, b.End}, true
 }

@@ -109,7 +109,7 @@ func cut(qLen, n, added int, s Settings) ([][2]int, error) {
 }
 
 func checkTokens(t Tokens) error {
-	if len(t.Offsets) != len(t.IDs) || len(t.Words) != len(t.IDs) || (t.FirstStarts != nil && len(t.FirstStarts) != len(t.IDs)) {
+	if len(t.Offsets) != len(t.IDs) || len(t.Words) != len(t.IDs) || (t.FirstOffsets != nil && len(t.FirstOffsets) != len(t.IDs)) {
 		return fmt.Errorf("%w: %d ids, %d offsets, %d words",
 			ErrBadTokens, len(t.IDs), len(t.Offsets), len(t.Words))
 	}

@@ -26,14 +26,13 @@ func realWindows(t testing.TB, tokenizerPath string) []qa.Window {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, sep, _ := tok.SpecialIDs()
 	var out []qa.Window
 	for _, doc := range []string{"README.md", "docs/ARCHITECTURE.md"} {
 		text, err := os.ReadFile(filepath.Join(root, doc))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws, err := qa.Windows(tok.Encode("How does a run resume after a crash?"), tok.Encode(string(text)), qa.BertTemplate(cls, sep), qa.DefaultSettings())
+		ws, err := qa.Windows(tok.Encode("How does a run resume after a crash?"), tok.Encode(string(text)), tok.Template(), qa.DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}

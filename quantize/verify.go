@@ -49,8 +49,7 @@ func Verify(orig, quant string) (Sample, error) {
 	if err != nil {
 		return Sample{}, fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
-	cls, sep, _ := tok.SpecialIDs()
-	ws, err := qa.Windows(tok.Encode(sampleQuestion), tok.Encode(sampleContext), qa.BertTemplate(cls, sep), qa.DefaultSettings())
+	ws, err := qa.Windows(tok.Encode(sampleQuestion), tok.Encode(sampleContext), tok.Template(), qa.DefaultSettings())
 	if err != nil {
 		return Sample{}, err
 	}

@@ -43,7 +43,7 @@ func TestCodepointParity(t *testing.T) {
 	if !tk.chars.norm.cleanText || !tk.chars.norm.stripAccents || !tk.chars.norm.lowercase || !tk.chars.norm.chineseChars {
 		t.Fatal("the reference was made with bert-base-uncased's normalizer")
 	}
-	configs := []normalizer{{cleanText: true}, {stripAccents: true}, {lowercase: true}}
+	configs := []bertConfig{{cleanText: true}, {stripAccents: true}, {lowercase: true}}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,126 +1,180 @@
 package tokenizer
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-
-	sugar "github.com/sugarme/tokenizer"
+	"strings"
 )
 
-const supported = "qa-shard supports WordPiece models with a BertNormalizer (or none) and a BertPreTokenizer, i.e. BERT/DistilBERT-style exports"
+// ErrUnsupported marks a tokenizer.json that uses a component or an option
+// this package does not reproduce exactly; it is refused, never
+// approximated.
+var ErrUnsupported = errors.New("unsupported tokenizer")
 
-// parseConfig decodes tokenizer.json with sugarme's Config type (its generic
-// mirror of the file) and checks that it describes a tokenizer this package
-// reproduces exactly; anything else is refused rather than approximated.
-func parseConfig(raw []byte) (*Tokenizer, error) {
-	var cfg sugar.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("decode JSON: %w", err)
+// fileConfig is the top level of tokenizer.json; every component stays raw
+// until its own parser reads it.
+type fileConfig struct {
+	Version       string             `json:"version"`
+	Truncation    json.RawMessage    `json:"truncation"`
+	Padding       json.RawMessage    `json:"padding"`
+	AddedTokens   []addedTokenConfig `json:"added_tokens"`
+	Normalizer    json.RawMessage    `json:"normalizer"`
+	PreTokenizer  json.RawMessage    `json:"pre_tokenizer"`
+	Model         json.RawMessage    `json:"model"`
+	PostProcessor json.RawMessage    `json:"post_processor"`
+	Decoder       json.RawMessage    `json:"decoder"`
+}
+
+type addedTokenConfig struct {
+	ID         int64  `json:"id"`
+	Content    string `json:"content"`
+	SingleWord bool   `json:"single_word"`
+	Lstrip     bool   `json:"lstrip"`
+	Rstrip     bool   `json:"rstrip"`
+	Normalized bool   `json:"normalized"`
+	Special    bool   `json:"special"`
+}
+
+// unsupported is the one sentence a refused component gets.
+func unsupported(kind, typ, supported string) error {
+	return fmt.Errorf("%w: %s %q is not supported (qa-shard reads %s)", ErrUnsupported, kind, typ, supported)
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// typeOf reads a component's "type".
+func typeOf(raw json.RawMessage) (string, error) {
+	var c struct {
+		Type *string `json:"type"`
 	}
-	t := &Tokenizer{}
-	if err := t.setModel(cfg.Model); err != nil {
-		return nil, err
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", fmt.Errorf("decode: %w", err)
 	}
-	norm, err := parseNormalizer(cfg.Normalizer)
+	if c.Type == nil {
+		return "", fmt.Errorf("a component without a \"type\": %.80s", raw)
+	}
+	return *c.Type, nil
+}
+
+// strict decodes a component and refuses any field the struct does not
+// know, so that an option this package would ignore is never ignored
+// silently.
+func strict(raw json.RawMessage, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("%w: %s has the option %s, which qa-shard does not reproduce", ErrUnsupported, what, field)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+const (
+	supportedModels     = "WordPiece, BPE and Unigram"
+	supportedNormalizer = "BertNormalizer, Precompiled, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Replace, Prepend and Sequence"
+	supportedPreTok     = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Punctuation, Digits, Split and Sequence"
+)
+
+func parseModel(raw json.RawMessage) (model, error) {
+	typ, err := typeOf(raw)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model: %w", err)
 	}
-	t.chars = newCharTable(norm)
-	if typ := typeOf(cfg.PreTokenizer); typ != `"BertPreTokenizer"` {
-		return nil, fmt.Errorf("pre_tokenizer %s is not supported; %s", typ, supported)
+	switch typ {
+	case "WordPiece":
+		return parseWordPiece(raw)
+	case "BPE":
+		return parseBPE(raw)
+	case "Unigram":
+		return parseUnigram(raw)
 	}
-	if err := t.setAdded(cfg.AddedTokens); err != nil {
-		return nil, err
-	}
-	if err := t.setSpecials(cfg); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return nil, unsupported("model", typ, supportedModels)
 }
 
-func typeOf(m map[string]any) string {
-	if m == nil {
-		return "null"
+func parseNormalizer(raw json.RawMessage) (normalizer, error) {
+	if isNull(raw) {
+		return nil, nil
 	}
-	if s, ok := m["type"].(string); ok {
-		return fmt.Sprintf("%q", s)
+	typ, err := typeOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("normalizer: %w", err)
 	}
-	return "without a type"
-}
-
-func (t *Tokenizer) setModel(m map[string]any) error {
-	if typ := typeOf(m); typ != `"WordPiece"` {
-		return fmt.Errorf("model %s is not supported; %s", typ, supported)
-	}
-	raw, ok := m["vocab"].(map[string]any)
-	if !ok || len(raw) == 0 {
-		return fmt.Errorf("WordPiece model has no vocab object")
-	}
-	vocab := make(map[string]int32, len(raw))
-	for tok, v := range raw {
-		id, ok := v.(float64)
-		if !ok || id < 0 || id > math.MaxInt32 || id != math.Trunc(id) {
-			return fmt.Errorf("WordPiece vocab entry %q has id %v, want a non-negative integer", tok, v)
+	switch typ {
+	case "BertNormalizer":
+		n, err := parseBertNormalizer(raw)
+		return bertNormalizer{n: n}, err
+	case "Sequence":
+		var c struct {
+			Type        string            `json:"type"`
+			Normalizers []json.RawMessage `json:"normalizers"`
 		}
-		vocab[tok] = int32(id)
-		t.vocabSize = max(t.vocabSize, int(id)+1)
+		if err := strict(raw, &c, "Sequence normalizer"); err != nil {
+			return nil, err
+		}
+		var seq normalizers
+		for _, r := range c.Normalizers {
+			n, err := parseNormalizer(r)
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				seq = append(seq, n)
+			}
+		}
+		return seq, nil
+	case "Precompiled":
+		return parsePrecompiled(raw)
+	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend":
+		return parseSimpleNormalizer(typ, raw)
 	}
-	prefix := "##"
-	if p, ok := m["continuing_subword_prefix"].(string); ok {
-		prefix = p
-	}
-	maxChars := 100
-	if v, ok := m["max_input_chars_per_word"].(float64); ok && v >= 1 {
-		maxChars = int(min(v, math.MaxInt32))
-	}
-	unkTok, _ := m["unk_token"].(string)
-	unk, ok := vocab[unkTok]
-	if !ok {
-		return fmt.Errorf("WordPiece unk_token %q is not in the vocab", unkTok)
-	}
-	t.wp = newWordPiece(vocab, prefix, unk, maxChars)
-	return nil
+	return nil, unsupported("normalizer", typ, supportedNormalizer)
 }
 
-func parseNormalizer(m map[string]any) (normalizer, error) {
-	if m == nil {
-		return normalizer{}, nil
+func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
+	if isNull(raw) {
+		return nil, nil
 	}
-	if typ := typeOf(m); typ != `"BertNormalizer"` {
-		return normalizer{}, fmt.Errorf("normalizer %s is not supported; %s", typ, supported)
+	typ, err := typeOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("pre_tokenizer: %w", err)
 	}
-	flag := func(name string, def bool) bool {
-		if v, ok := m[name].(bool); ok {
-			return v
+	switch typ {
+	case "BertPreTokenizer":
+		return bertPreTokenizer{}, strict(raw, &struct {
+			Type string `json:"type"`
+		}{}, "BertPreTokenizer")
+	case "Sequence":
+		var c struct {
+			Type          string            `json:"type"`
+			PreTokenizers []json.RawMessage `json:"pretokenizers"`
 		}
-		return def
-	}
-	n := normalizer{
-		cleanText:    flag("clean_text", true),
-		chineseChars: flag("handle_chinese_chars", true),
-		lowercase:    flag("lowercase", true),
-	}
-	// strip_accents null means "whatever lowercase is".
-	n.stripAccents = flag("strip_accents", n.lowercase)
-	return n, nil
-}
-
-func (t *Tokenizer) setAdded(tokens []sugar.TokenConfig) error {
-	for _, a := range tokens {
-		switch {
-		case a.Content == "":
-			return fmt.Errorf("added token %d is empty", a.Id)
-		case a.Normalized:
-			return fmt.Errorf("added token %q is matched after normalization (normalized: true), which is not supported; %s with raw-text added tokens", a.Content, supported)
-		case a.SingleWord || a.Lstrip || a.Rstrip:
-			return fmt.Errorf("added token %q uses single_word/lstrip/rstrip, which is not supported; %s with plain added tokens", a.Content, supported)
-		case a.Id < 0 || a.Id > math.MaxInt32:
-			return fmt.Errorf("added token %q has id %d", a.Content, a.Id)
+		if err := strict(raw, &c, "Sequence pre_tokenizer"); err != nil {
+			return nil, err
 		}
-		t.added = append(t.added, addedToken{text: a.Content, id: int32(a.Id), chars: int32(len([]rune(a.Content)))})
-		t.addedFirst[a.Content[0]] = true
-		t.vocabSize = max(t.vocabSize, int(a.Id)+1)
+		var seq sequenceOf
+		for _, r := range c.PreTokenizers {
+			p, err := parsePreTokenizer(r)
+			if err != nil {
+				return nil, err
+			}
+			if p != nil {
+				seq = append(seq, p)
+			}
+		}
+		return seq, nil
+	case "ByteLevel":
+		return parseByteLevel(raw)
+	case "Metaspace":
+		return parseMetaspace(raw)
+	case "WhitespaceSplit", "Whitespace", "Punctuation", "Digits", "Split":
+		return parseSplitter(typ, raw)
 	}
-	return nil
+	return nil, unsupported("pre_tokenizer", typ, supportedPreTok)
 }

@@ -30,16 +30,7 @@ type encoder struct {
 	firstOrig, lastOrig int32 // original code points of its first and last char
 }
 
-// Encode tokenizes one text without special tokens. Offsets are code-point
-// [start, end) ranges of text; Words holds each token's pre-tokenizer word
-// index (an added token such as a literal "[CLS]" is a word of its own).
-//
-// Invalid UTF-8 never panics: each invalid byte counts as one code point (as
-// utf8.RuneCountInString does) and reads as U+FFFD, which clean_text drops.
-// Hugging Face cannot take such input at all; callers reject it first.
-func (t *Tokenizer) Encode(text string) qa.Tokens { return t.encode(text, nil) }
-
-// encode is Encode; when words is not nil it also collects the normalized
+// encode is Encode on the BERT fast path; when words is not nil it also collects the normalized
 // pre-tokenizer words, which tests compare with Hugging Face's.
 func (t *Tokenizer) encode(text string, words *[]string) qa.Tokens {
 	s, _ := t.scratch.Get().(*scratch)
@@ -169,7 +160,7 @@ func (e *encoder) flush() {
 	if e.chars > e.t.wp.maxChars {
 		e.emit(e.t.wp.unk, e.firstOrig, e.lastOrig+1)
 	} else {
-		s.pieces = e.t.wp.tokenize(s.word, s.pieces[:0])
+		s.pieces = e.t.wp.tokenizeBytes(s.word, s.pieces[:0])
 		for _, p := range s.pieces {
 			e.emit(p.id, s.orig[p.start], s.orig[p.end-1]+1)
 		}

@@ -18,21 +18,33 @@ type goldenSeq struct {
 }
 
 type goldenPair struct {
-	Name     string    `json:"name"`
-	Question string    `json:"question"`
-	Context  string    `json:"context"`
-	Seq0     goldenSeq `json:"seq0"`
-	Seq1     goldenSeq `json:"seq1"`
-	HF       struct {
-		IDs         []int32  `json:"ids"`
-		TypeIDs     []int32  `json:"type_ids"`
-		SequenceIDs []*int32 `json:"sequence_ids"`
-	} `json:"hf"`
+	Name     string         `json:"name"`
+	Question string         `json:"question"`
+	Context  string         `json:"context"`
+	Seq0     goldenSeq      `json:"seq0"`
+	Seq1     goldenSeq      `json:"seq1"`
+	HF       goldenEncoding `json:"hf"`
+}
+
+// goldenEncoding is Hugging Face's encoding of a whole pair, specials
+// included.
+type goldenEncoding struct {
+	IDs         []int32    `json:"ids"`
+	Tokens      []string   `json:"tokens"`
+	TypeIDs     []int32    `json:"type_ids"`
+	SequenceIDs []*int32   `json:"sequence_ids"`
+	WordIDs     []*int32   `json:"word_ids"`
+	Offsets     [][2]int32 `json:"offsets"`
 }
 
 func loadGolden(t *testing.T) []goldenPair {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/golden.json")
+	return loadGoldenFile(t, "testdata/golden.json")
+}
+
+func loadGoldenFile(t *testing.T, path string) []goldenPair {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,33 +58,57 @@ func loadGolden(t *testing.T) []goldenPair {
 	return pairs
 }
 
-// TestParityGolden: for every hostile pair, Encode(question) and
-// Encode(context) equal the two sequences of Hugging Face's pair encoding
-// (ids, word ids and code-point offsets), and the pair itself is framed
-// [CLS] q [SEP] c [SEP] with the ids SpecialIDs reports.
+// TestParityGolden: for every hostile pair, on the BERT fast path and on
+// the general pipeline, Encode(question) and Encode(context) equal the two
+// sequences of Hugging Face's pair encoding, and the window qa.Windows
+// frames them in equals HF's whole pair encoding.
 func TestParityGolden(t *testing.T) {
-	tk := bertTokenizer(t)
-	cls, sep, _ := tk.SpecialIDs()
-	for _, p := range loadGolden(t) {
-		t.Run(p.Name, func(t *testing.T) {
-			checkSeq(t, "question", tk.Encode(p.Question), p.Seq0)
-			checkSeq(t, "context", tk.Encode(p.Context), p.Seq1)
-			want := slices.Concat([]int32{cls}, p.Seq0.IDs, []int32{sep}, p.Seq1.IDs, []int32{sep})
-			if !slices.Equal(p.HF.IDs, want) {
-				t.Errorf("HF pair ids are not [CLS] q [SEP] c [SEP]: %v", p.HF.IDs)
-			}
-			n0 := len(p.Seq0.IDs)
-			for i, ty := range p.HF.TypeIDs {
-				wantTy := int32(0)
-				if i > n0+1 {
-					wantTy = 1
-				}
-				if ty != wantTy {
-					t.Errorf("HF type id %d at %d, want %d", ty, i, wantTy)
-					break
-				}
-			}
-		})
+	fast := bertTokenizer(t)
+	general := bertTokenizer(t)
+	general.wp = nil
+	for _, tk := range []*Tokenizer{fast, general} {
+		for _, p := range loadGolden(t) {
+			t.Run(p.Name, func(t *testing.T) { checkPair(t, tk, p) })
+		}
+	}
+}
+
+// checkPair compares the encodings of one golden pair: each sequence, and
+// the whole pair as one window of qa.Windows.
+func checkPair(t *testing.T, tk *Tokenizer, p goldenPair) {
+	t.Helper()
+	q, c := tk.Encode(p.Question), tk.Encode(p.Context)
+	checkSeq(t, "question", q, p.Seq0)
+	checkSeq(t, "context", c, p.Seq1)
+	if len(p.Seq0.IDs) == 0 || len(p.Seq1.IDs) == 0 {
+		return // qa refuses an empty question or context
+	}
+	s := qa.DefaultSettings()
+	s.MaxSeqLen, s.DocStride = len(p.HF.IDs)+1, 0
+	ws, err := qa.Windows(q, c, tk.Template(), s)
+	if err != nil || len(ws) != 1 {
+		t.Fatalf("windows: %d, %v", len(ws), err)
+	}
+	w := ws[0]
+	if !slices.Equal(w.IDs, p.HF.IDs) {
+		t.Fatalf("pair ids:\n got %v\nwant %v (%q)", w.IDs, p.HF.IDs, p.HF.Tokens)
+	}
+	if !slices.Equal(w.TypeIDs, p.HF.TypeIDs) {
+		t.Errorf("pair type ids:\n got %v\nwant %v", w.TypeIDs, p.HF.TypeIDs)
+	}
+	for i := range w.IDs {
+		seq, word, off := w.Position(c, i)
+		wantSeq, wantWord := int8(-1), int32(-1)
+		if p.HF.SequenceIDs[i] != nil {
+			wantSeq = int8(*p.HF.SequenceIDs[i])
+		}
+		if p.HF.WordIDs[i] != nil {
+			wantWord = *p.HF.WordIDs[i]
+		}
+		if seq != wantSeq || word != wantWord || [2]int32{off.Start, off.End} != p.HF.Offsets[i] {
+			t.Errorf("position %d (%q): sequence %d word %d offsets %v, want %d %d %v",
+				i, p.HF.Tokens[i], seq, word, off, wantSeq, wantWord, p.HF.Offsets[i])
+		}
 	}
 }
 

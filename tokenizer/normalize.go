@@ -6,11 +6,11 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalizer is BertNormalizer's configuration. Every step of it works char
+// bertConfig is BertNormalizer's configuration. Every step of it works char
 // by char, so its whole effect on one original char can be computed once and
 // looked up (see charTable); each normalized char then aligns to exactly the
 // one original char it came from, which is how HF's alignments end up too.
-type normalizer struct {
+type bertConfig struct {
 	cleanText, chineseChars, stripAccents, lowercase bool
 }
 
@@ -34,7 +34,7 @@ func preTokClass(r rune) uint8 {
 // apply appends the normalized form of one original char to dst and reports
 // whether the char is a CJK ideograph, which handle_chinese_chars surrounds
 // with spaces (so it becomes a word of its own).
-func (n normalizer) apply(r rune, dst []rune) ([]rune, bool) {
+func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 	if n.cleanText {
 		if isCleanControl(r) {
 			return dst, false
@@ -82,12 +82,12 @@ type charEntry struct {
 // charTable caches charEntry for the Basic Multilingual Plane, which holds
 // nearly every char of real text; rarer chars are computed on the fly.
 type charTable struct {
-	norm  normalizer
+	norm  bertConfig
 	bmp   []charEntry
 	multi []rune
 }
 
-func newCharTable(n normalizer) *charTable {
+func newCharTable(n bertConfig) *charTable {
 	t := &charTable{norm: n, bmp: make([]charEntry, 0x10000)}
 	var scratch []rune
 	for r := rune(0); r < 0x10000; r++ {

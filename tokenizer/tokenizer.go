@@ -1,84 +1,220 @@
-// Package tokenizer turns text into BERT WordPiece tokens exactly as Hugging
-// Face tokenizers does for a tokenizer.json exported with a model, with
-// token offsets in code points of the original text.
+// Package tokenizer reads a Hugging Face tokenizer.json as written,
+// component by component, and encodes text exactly as Hugging Face
+// tokenizers (the Rust library) does: token ids, code-point offsets into
+// the original text, and word ids, plus the pair template its
+// post-processor frames a (question, context) pair with.
 //
-// What comes from github.com/sugarme/tokenizer and what is the project's own:
+// The stages are tokenizers' own, one file per component kind:
+// added tokens (added.go), normalizers (bert.go, precompiled.go,
+// normalizers.go), pre-tokenizers (bert.go, bytelevel.go, metaspace.go,
+// splitters.go over split.go), models (wordpiece.go, bpe.go, unigram.go)
+// and post-processors (postprocess.go, template.go). normalized.go is
+// tokenizers' NormalizedString: the text with, for every byte, the original
+// code points it came from. A component or option outside this set is
+// refused with ErrUnsupported, never approximated; the decoder is not read,
+// since answers are cut from the context by offsets.
 //
-//   - sugarme: only tokenizer.Config and tokenizer.TokenConfig, its generic
-//     mirror of the tokenizer.json layout, used to decode the file
-//     (config.go). The tests also run sugarme's full pipeline on plain ASCII
-//     English, where it is right, as a second opinion.
-//   - own code: everything on the encode path. Validation of the file
-//     (supported: WordPiece + BertNormalizer or none + BertPreTokenizer,
-//     TemplateProcessing/BertProcessing for [CLS]/[SEP]); raw-text matching
-//     of added tokens such as a literal "[CLS]"; BertNormalizer (clean_text,
-//     CJK isolation, NFD accent stripping via golang.org/x/text/unicode/norm,
-//     Rust's char::to_lowercase) precomputed per char for the BMP;
-//     BertPreTokenizer; WordPiece longest-match-first; offset alignment back
-//     to the original text. HF's character classes (control, punctuation,
-//     Mn) come from older Unicode tables than Go's, so they are generated
-//     from HF's behaviour on every code point (hftables.go, with the few
-//     lowercase and NFD mappings that differ from Go's Unicode 15).
-//     sugarme is not used there because it is wrong on
-//     many inputs (precomposed accents kept since it does not decompose to
-//     NFD, Unicode spaces kept, literal [CLS] not matched, byte/char offset
-//     mix-ups, a nil dereference on "Ⱥ") and slow (about 132k tokens/s
-//     against more than 1M here).
+// BERT's tokenizer (BertNormalizer, BertPreTokenizer, WordPiece) also has
+// a fused single-pass encoder (encode.go, normalize.go, chars.go), several
+// times faster than the general pipeline; both are checked against the
+// same golden files. HF's character classes (control, punctuation, Mn) come
+// from older Unicode tables than Go's, so they are generated from HF's
+// behaviour on every code point (hftables.go).
 //
 // Parity with Hugging Face is checked by golden files generated with the
 // official tokenizers (npm tokenizers@0.23.2) under testdata/.
 package tokenizer
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
+	"path/filepath"
 	"sync"
+
+	"qa-shard/qa"
 )
 
 // Tokenizer is immutable after Load and safe for concurrent use.
 type Tokenizer struct {
+	// The BERT fast path, when the file is exactly BERT's layout (wp not
+	// nil).
 	wp         *wordPiece
 	chars      *charTable
-	added      []addedToken // longest first, so the first match is the longest
+	added      []addedToken // raw added tokens, longest first
 	addedFirst [256]bool    // first bytes of added tokens: the only places a match can start
-	cls, sep   int32
-	pad        int32
-	vocabSize  int
-	scratch    sync.Pool // *scratch, per-call buffers
+	scratch    sync.Pool    // *scratch, per-call buffers
+
+	pipe      *pipeline // the general pipeline
+	model     model
+	addedByID map[int32]string
+	post      postProcessor
+	tpl       qa.Template
+	pad       int32
+	vocabSize int
 }
 
-// addedToken is a token matched verbatim in the raw text before any
-// normalization (HF's normalized=false added tokens, e.g. "[CLS]").
-type addedToken struct {
-	text  string
-	id    int32
-	chars int32 // length in code points
-}
-
-// Load reads a Hugging Face tokenizer.json. Supported: WordPiece model with
-// BertNormalizer (or none) and BertPreTokenizer, i.e. BERT/DistilBERT-style
-// exports. Anything else is refused with one sentence naming what was found
-// and what is supported.
+// Load reads a Hugging Face tokenizer.json and, when they lie beside it,
+// tokenizer_config.json and special_tokens_map.json (cls and pad tokens,
+// padding side), as transformers' tokenizer does.
 func Load(path string) (*Tokenizer, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
-	t, err := parseConfig(raw)
+	t, err := parse(raw)
+	if err == nil {
+		err = t.readSideConfigs(filepath.Dir(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
-	sort.SliceStable(t.added, func(i, j int) bool { return len(t.added[i].text) > len(t.added[j].text) })
 	return t, nil
 }
 
-// SpecialIDs returns the ids of [CLS], [SEP] and [PAD] as the tokenizer.json
-// defines them.
-func (t *Tokenizer) SpecialIDs() (cls, sep, pad int32) { return t.cls, t.sep, t.pad }
+func parse(raw []byte) (*Tokenizer, error) {
+	var cfg fileConfig
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("decode JSON: %w", err)
+	}
+	m, err := parseModel(cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	norm, err := parseNormalizer(cfg.Normalizer)
+	if err != nil {
+		return nil, err
+	}
+	pre, err := parsePreTokenizer(cfg.PreTokenizer)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tokenizer{model: m, vocabSize: m.size(), addedByID: map[int32]string{}}
+	if t.post, err = parsePostProcessor(cfg.PostProcessor); err != nil {
+		return nil, err
+	}
+	t.tpl = t.post.tpl
+	if !t.post.specials {
+		t.tpl.ContextType = 1 // no post-processor: each sequence keeps its own type id
+	}
+	t.tpl.CLS, t.tpl.HasCLS = t.post.cls, t.post.hasCLS
+	if !t.tpl.HasCLS && len(t.tpl.Before) == 1 {
+		// A template without tokenizer_config.json beside it: the token
+		// that opens the pair is the cls token in every family qa-shard
+		// knows; tokenizer_config.json's cls_token overrides it.
+		t.tpl.CLS, t.tpl.HasCLS = t.tpl.Before[0], true
+	}
+	added, err := t.parseAdded(cfg.AddedTokens)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.setPadding(cfg.Padding); err != nil {
+		return nil, err
+	}
+	vocab := newAddedVocab(added)
+	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
+	if wp, ok := m.(*wordPiece); ok && isBertLayout(norm, pre, vocab) && !t.post.trim {
+		t.wp = wp
+		t.chars = newCharTable(bertConfig{})
+		if bn, ok := norm.(bertNormalizer); ok {
+			t.chars = newCharTable(bn.n)
+		}
+		t.added, t.addedFirst = vocab.raw, vocab.rawFirst
+	}
+	return t, nil
+}
+
+// isBertLayout says whether the fused BERT encoder reproduces the file.
+func isBertLayout(norm normalizer, pre preTokenizer, v *addedVocab) bool {
+	if _, ok := pre.(bertPreTokenizer); !ok {
+		return false
+	}
+	if _, ok := norm.(bertNormalizer); !ok && norm != nil {
+		return false
+	}
+	if len(v.norm) > 0 {
+		return false
+	}
+	for _, a := range v.raw {
+		if a.lstrip || a.rstrip || a.singleWord {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) {
+	var out []addedToken
+	for _, a := range tokens {
+		if a.Content == "" {
+			return nil, fmt.Errorf("added token %d is empty", a.ID)
+		}
+		if a.ID < 0 || a.ID > 1<<31-1 {
+			return nil, fmt.Errorf("added token %q has id %d", a.Content, a.ID)
+		}
+		out = append(out, addedToken{
+			text: a.Content, id: int32(a.ID), chars: int32(len([]rune(a.Content))),
+			special: a.Special, normalized: a.Normalized, lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord,
+		})
+		t.addedByID[int32(a.ID)] = a.Content
+		t.vocabSize = max(t.vocabSize, int(a.ID)+1)
+	}
+	return out, nil
+}
+
+// Encode tokenizes one text without special tokens. Offsets are code-point
+// [start, end) ranges of text; Words holds each token's pre-tokenizer word
+// index (an added token such as a literal "[CLS]" is a word of its own).
+//
+// Invalid UTF-8 never panics: each invalid byte counts as one code point.
+// Hugging Face cannot take such input at all; callers reject it first.
+func (t *Tokenizer) Encode(text string) qa.Tokens {
+	var out qa.Tokens
+	if t.wp != nil {
+		out = t.encode(text, nil)
+	} else {
+		out = t.pipe.encode(text)
+	}
+	t.post.trimOffsets(&out, t.tokenString)
+	return out
+}
+
+// tokenString is a token id's string (an added token's content first, as
+// tokenizers' id_to_token looks it up).
+func (t *Tokenizer) tokenString(id int32) string {
+	if s, ok := t.addedByID[id]; ok {
+		return s
+	}
+	s, _ := t.model.idToToken(id)
+	return s
+}
+
+// tokenID is token_to_id: added tokens first, then the model's vocab.
+func (t *Tokenizer) tokenID(tok string) (int32, bool) {
+	for id, s := range t.addedByID {
+		if s == tok {
+			return id, true
+		}
+	}
+	return t.model.tokenToID(tok)
+}
+
+// Template is the frame the post-processor puts around a (question,
+// context) pair, with the cls token whose positions stay unmasked.
+func (t *Tokenizer) Template() qa.Template { return t.tpl }
+
+// PadID is the id batches are padded with (masked out by the attention
+// mask, so any id works; the tokenizer's own when it names one).
+func (t *Tokenizer) PadID() int32 { return t.pad }
 
 // VocabSize is one more than the largest token id (vocab and added tokens).
 func (t *Tokenizer) VocabSize() int { return t.vocabSize }
 
-// MaxInputCharsPerWord is the WordPiece limit above which a word is [UNK].
-func (t *Tokenizer) MaxInputCharsPerWord() int { return t.wp.maxChars }
+// MaxInputCharsPerWord is the WordPiece limit above which a word is [UNK]
+// (0 for other models).
+func (t *Tokenizer) MaxInputCharsPerWord() int {
+	if wp, ok := t.model.(*wordPiece); ok {
+		return wp.maxChars
+	}
+	return 0
+}

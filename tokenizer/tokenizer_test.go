@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,8 +18,8 @@ import (
 
 func TestSpecialIDsAndVocab(t *testing.T) {
 	tk := bertTokenizer(t)
-	if cls, sep, pad := tk.SpecialIDs(); cls != 101 || sep != 102 || pad != 0 {
-		t.Errorf("SpecialIDs = %d %d %d, want 101 102 0", cls, sep, pad)
+	if tpl, pad := tk.Template(), tk.PadID(); !tpl.HasCLS || tpl.CLS != 101 || fmt.Sprint(tpl.Before, tpl.Between, tpl.After) != "[101] [102] [102]" || pad != 0 {
+		t.Errorf("template %+v, pad %d, want [CLS]=101 A [SEP]=102 B [SEP], pad 0", tpl, pad)
 	}
 	if n := tk.VocabSize(); n != 30522 {
 		t.Errorf("VocabSize = %d", n)
@@ -158,29 +159,33 @@ func TestLoadRejects(t *testing.T) {
 		name, want string
 		edit       func(map[string]any)
 	}{
-		{"bpe model", `model "BPE" is not supported`, func(d map[string]any) { d["model"].(map[string]any)["type"] = "BPE" }},
-		{"other normalizer", `normalizer "Sequence" is not supported`, func(d map[string]any) { d["normalizer"] = map[string]any{"type": "Sequence"} }},
-		{"whitespace pre-tokenizer", `pre_tokenizer "Whitespace" is not supported`, func(d map[string]any) { d["pre_tokenizer"] = map[string]any{"type": "Whitespace"} }},
-		{"no pre-tokenizer", `pre_tokenizer null is not supported`, func(d map[string]any) { d["pre_tokenizer"] = nil }},
-		{"no post-processor", `post_processor null is not supported`, func(d map[string]any) { d["post_processor"] = nil }},
-		{"unk missing", `unk_token "<unk>" is not in the vocab`, func(d map[string]any) { d["model"].(map[string]any)["unk_token"] = "<unk>" }},
-		{"normalized added token", `normalized: true`, func(d map[string]any) {
-			d["added_tokens"].([]any)[0].(map[string]any)["normalized"] = true
+		{"other model", `model "WordLevel" is not supported`, func(d map[string]any) { d["model"].(map[string]any)["type"] = "WordLevel" }},
+		{"other normalizer", `normalizer "Nmt" is not supported`, func(d map[string]any) { d["normalizer"] = map[string]any{"type": "Nmt"} }},
+		{"other pre-tokenizer", `pre_tokenizer "CharDelimiterSplit" is not supported`, func(d map[string]any) {
+			d["pre_tokenizer"] = map[string]any{"type": "CharDelimiterSplit", "delimiter": " "}
 		}},
-		{"lstrip added token", `lstrip`, func(d map[string]any) { d["added_tokens"].([]any)[1].(map[string]any)["lstrip"] = true }},
+		{"nested unsupported", `pre_tokenizer "UnicodeScripts" is not supported`, func(d map[string]any) {
+			d["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "UnicodeScripts"}}}
+		}},
+		{"unknown option", `BertNormalizer has the option "nfkc"`, func(d map[string]any) { d["normalizer"].(map[string]any)["nfkc"] = true }},
+		{"unk missing", `unk_token "<unk>" is not in the vocab`, func(d map[string]any) { d["model"].(map[string]any)["unk_token"] = "<unk>" }},
 		{"odd pair template", `pair template`, func(d map[string]any) {
 			pp := d["post_processor"].(map[string]any)
 			pp["pair"] = pp["single"]
 		}},
-		{"no [PAD]", `no [PAD] token`, func(d map[string]any) {
-			d["added_tokens"] = d["added_tokens"].([]any)[1:]
-			delete(d["model"].(map[string]any)["vocab"].(map[string]any), "[PAD]")
+		{"context first", `sequence $B where $A was expected`, func(d map[string]any) {
+			pp := d["post_processor"].(map[string]any)
+			p := pp["pair"].([]any)
+			p[1], p[3] = p[3], p[1]
+		}},
+		{"left padding", `puts the context before the question`, func(d map[string]any) {
+			d["padding"] = map[string]any{"direction": "Left", "pad_id": 0}
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load(editedTokenizer(t, c.edit))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "tokenizer.json") {
 				t.Fatalf("err = %v, want one containing %q", err, c.want)
 			}
 		})
@@ -199,8 +204,8 @@ func TestLoadBertProcessingAndPadding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cls, sep, pad := tk.SpecialIDs(); cls != 101 || sep != 102 || pad != 7 {
-		t.Errorf("SpecialIDs = %d %d %d, want 101 102 7", cls, sep, pad)
+	if tpl, pad := tk.Template(), tk.PadID(); tpl.CLS != 101 || fmt.Sprint(tpl.Before, tpl.Between, tpl.After, tpl.AfterTypes) != "[101] [102] [102] [1]" || pad != 7 {
+		t.Errorf("template %+v, pad %d, want BERT's with pad 7", tpl, pad)
 	}
 }
 

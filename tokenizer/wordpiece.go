@@ -1,6 +1,9 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,7 +13,8 @@ import (
 // prefix, so a lookup never builds "##"+piece.
 type wordPiece struct {
 	initial, cont       map[string]int32
-	maxInitial, maxCont int // longest key in bytes: no longer substring can match
+	tokens              []string // id -> token
+	maxInitial, maxCont int      // longest key in bytes: no longer substring can match
 	unk                 int32
 	maxChars            int
 }
@@ -18,6 +22,10 @@ type wordPiece struct {
 func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int) *wordPiece {
 	wp := &wordPiece{initial: vocab, cont: make(map[string]int32), unk: unk, maxChars: maxChars}
 	for tok, id := range vocab {
+		for int(id) >= len(wp.tokens) {
+			wp.tokens = append(wp.tokens, "")
+		}
+		wp.tokens[id] = tok
 		wp.maxInitial = max(wp.maxInitial, len(tok))
 		if rest, ok := strings.CutPrefix(tok, prefix); ok && rest != "" {
 			wp.cont[rest] = id
@@ -27,16 +35,33 @@ func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int
 	return wp
 }
 
-// piece is one WordPiece token: an id and a byte range of the word.
-type piece struct {
-	id         int32
-	start, end int32
+// tokenize is the model interface: a word of more than maxChars chars is
+// one unk token, as in HF.
+func (wp *wordPiece) tokenize(word string, dst []piece) []piece {
+	if utf8.RuneCountInString(word) > wp.maxChars {
+		return append(dst, piece{id: wp.unk, start: 0, end: int32(len(word))})
+	}
+	return wp.tokenizeBytes([]byte(word), dst)
 }
 
-// tokenize appends the pieces of word (normalized, valid UTF-8, at most
-// maxChars chars) to dst. When some suffix cannot be matched the whole word
-// becomes one unk piece, as in HF.
-func (wp *wordPiece) tokenize(word []byte, dst []piece) []piece {
+func (wp *wordPiece) tokenToID(tok string) (int32, bool) {
+	id, ok := wp.initial[tok]
+	return id, ok
+}
+
+func (wp *wordPiece) idToToken(id int32) (string, bool) {
+	if id < 0 || int(id) >= len(wp.tokens) {
+		return "", false
+	}
+	return wp.tokens[id], true
+}
+
+func (wp *wordPiece) size() int { return len(wp.tokens) }
+
+// tokenizeBytes appends the pieces of word (normalized, valid UTF-8, at
+// most maxChars chars) to dst. When some suffix cannot be matched the whole
+// word becomes one unk piece, as in HF.
+func (wp *wordPiece) tokenizeBytes(word []byte, dst []piece) []piece {
 	first := len(dst)
 	for start := 0; start < len(word); {
 		dict, limit := wp.initial, wp.maxInitial
@@ -69,4 +94,40 @@ func (wp *wordPiece) tokenize(word []byte, dst []piece) []piece {
 		start = end
 	}
 	return dst
+}
+
+func parseWordPiece(raw json.RawMessage) (*wordPiece, error) {
+	var c struct {
+		Type     string           `json:"type"`
+		UNK      string           `json:"unk_token"`
+		Prefix   *string          `json:"continuing_subword_prefix"`
+		MaxChars *float64         `json:"max_input_chars_per_word"`
+		Vocab    map[string]int64 `json:"vocab"`
+	}
+	if err := strict(raw, &c, "WordPiece model"); err != nil {
+		return nil, err
+	}
+	if len(c.Vocab) == 0 {
+		return nil, fmt.Errorf("WordPiece model has no vocab")
+	}
+	vocab := make(map[string]int32, len(c.Vocab))
+	for tok, id := range c.Vocab {
+		if id < 0 || id > math.MaxInt32 {
+			return nil, fmt.Errorf("WordPiece vocab entry %q has id %d, want a non-negative int32", tok, id)
+		}
+		vocab[tok] = int32(id)
+	}
+	prefix := "##"
+	if c.Prefix != nil {
+		prefix = *c.Prefix
+	}
+	maxChars := 100
+	if c.MaxChars != nil && *c.MaxChars >= 1 {
+		maxChars = int(min(*c.MaxChars, math.MaxInt32))
+	}
+	unk, ok := vocab[c.UNK]
+	if !ok {
+		return nil, fmt.Errorf("WordPiece unk_token %q is not in the vocab", c.UNK)
+	}
+	return newWordPiece(vocab, prefix, unk, maxChars), nil
 }

@@ -66,8 +66,7 @@ func TestBatchedEqualsSingleWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, sep, _ := tok.SpecialIDs()
-	sp := qa.BertTemplate(cls, sep)
+	sp := tok.Template()
 	s := qa.DefaultSettings()
 	i := 0
 	for seq, d := range docs {

@@ -17,7 +17,6 @@ import (
 	"qa-shard/logs"
 	"qa-shard/metrics"
 	"qa-shard/output"
-	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
 	"qa-shard/signals"
@@ -81,7 +80,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	if model.MaxPositions > 0 && o.Settings.MaxSeqLen > model.MaxPositions {
 		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
 	}
-	cls, sep, pad := tok.SpecialIDs()
+	pad := tok.PadID()
 	fo := fleetOptions(o, log)
 	if model.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.
@@ -124,7 +123,7 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	out.SetInput(src.At)
 
 	cfg := scheduler.Config{
-		Settings: o.Settings, Template: qa.BertTemplate(cls, sep), PadID: pad,
+		Settings: o.Settings, Template: tok.Template(), PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.TokenizeWorkers,
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,

@@ -73,8 +73,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cls, sep, _ := tok.SpecialIDs()
-	reader := baseline.Truncating{Model: rep, Tok: tok, Template: qa.BertTemplate(cls, sep), MaxLen: *maxLen, Settings: qa.DefaultSettings()}
+	reader := baseline.Truncating{Model: rep, Tok: tok, Template: tok.Template(), MaxLen: *maxLen, Settings: qa.DefaultSettings()}
 
 	in, err := os.Open(*input)
 	if err != nil {

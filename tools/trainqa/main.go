@@ -71,8 +71,7 @@ func run() error {
 	}
 	defer f.Close()
 	w := bufio.NewWriter(f)
-	cls, sep, _ := tok.SpecialIDs()
-	tpl := qa.BertTemplate(cls, sep)
+	tpl := tok.Template()
 	var ctx qa.Tokens
 	ctxID := ""
 	var windows, positive int

@@ -31,15 +31,14 @@ func TestLabel(t *testing.T) {
 			g.Token = i
 		}
 	}
-	cls, sep, _ := tok.SpecialIDs()
 	s := qa.DefaultSettings()
 	s.MaxSeqLen, s.DocStride = 48, 16
 	q := tok.Encode(g.Question)
-	ls, err := label(q, ctx, g, qa.BertTemplate(cls, sep), s)
+	ls, err := label(q, ctx, g, tok.Template(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := qa.Windows(q, ctx, qa.BertTemplate(cls, sep), s)
+	want, _ := qa.Windows(q, ctx, tok.Template(), s)
 	if len(ls) != len(want) || len(ls) < 4 {
 		t.Fatalf("%d windows, qa.Windows cuts %d (want several)", len(ls), len(want))
 	}

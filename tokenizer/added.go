@@ -1,0 +1,128 @@
+package tokenizer
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// addedToken is one entry of tokenizer.json's added_tokens (tokenizers'
+// AddedToken): matched as a whole in the text before the model sees it.
+type addedToken struct {
+	text                       string
+	id                         int32
+	chars                      int32 // length in code points
+	special, normalized        bool
+	lstrip, rstrip, singleWord bool
+}
+
+// addedVocab is tokenizers' AddedVocabulary: tokens with normalized=false
+// are found in the raw text, the others in the normalized text, each
+// leftmost-longest (the aho-corasick MatchKind::LeftmostLongest HF uses).
+type addedVocab struct {
+	raw, norm []addedToken // longest first
+	rawFirst  [256]bool    // first bytes of raw tokens: the only places a match can start
+	normFirst [256]bool
+}
+
+func newAddedVocab(tokens []addedToken) *addedVocab {
+	v := &addedVocab{}
+	for _, t := range tokens {
+		if t.normalized {
+			v.norm = append(v.norm, t)
+			v.normFirst[t.text[0]] = true
+		} else {
+			v.raw = append(v.raw, t)
+			v.rawFirst[t.text[0]] = true
+		}
+	}
+	longest := func(s []addedToken) {
+		sort.SliceStable(s, func(i, j int) bool { return len(s[i].text) > len(s[j].text) })
+	}
+	longest(v.raw)
+	longest(v.norm)
+	return v
+}
+
+// segment is one split of the text: an added token (tok set) or a piece
+// for the normalizer and model.
+type segment struct {
+	n   normalized
+	tok *addedToken
+}
+
+// splitRaw cuts the original text at the raw added tokens.
+func (v *addedVocab) splitRaw(text string) []segment {
+	return v.split(newNormalized(text, 0), v.raw, &v.rawFirst, nil)
+}
+
+// splitNormalized cuts one normalized piece at the normalized added tokens.
+func (v *addedVocab) splitNormalized(n normalized) []segment {
+	return v.split(n, v.norm, &v.normFirst, nil)
+}
+
+// split is AddedVocabulary::find_matches and split_with_indices: empty
+// pieces are dropped.
+func (v *addedVocab) split(n normalized, toks []addedToken, first *[256]bool, dst []segment) []segment {
+	s := n.s
+	if len(toks) == 0 {
+		return append(dst, segment{n: n})
+	}
+	done := 0 // start_offset: the end of the last match kept
+	for i := 0; i < len(s); {
+		t := v.match(s[i:], toks, first)
+		if t == nil {
+			i++
+			continue
+		}
+		start, stop := i, i+len(t.text)
+		i = stop // find_iter goes on after the match, kept or not
+		if t.singleWord && (start > 0 && endsWithWord(s[:start]) || stop < len(s) && startsWithWord(s[stop:])) {
+			continue
+		}
+		if t.lstrip {
+			start = max(len(strings.TrimRightFunc(s[:start], isWhitespace)), done)
+		}
+		if t.rstrip {
+			stop = len(s) - len(strings.TrimLeftFunc(s[stop:], isWhitespace))
+			i = stop
+		}
+		if done < start {
+			dst = append(dst, segment{n: n.slice(done, start)})
+		}
+		dst = append(dst, segment{n: n.slice(start, stop), tok: t})
+		done = stop
+	}
+	if done < len(s) {
+		dst = append(dst, segment{n: n.slice(done, len(s))})
+	}
+	return dst
+}
+
+// match returns the longest token that s starts with.
+func (v *addedVocab) match(s string, toks []addedToken, first *[256]bool) *addedToken {
+	if !first[s[0]] {
+		return nil
+	}
+	for i := range toks {
+		if strings.HasPrefix(s, toks[i].text) {
+			return &toks[i]
+		}
+	}
+	return nil
+}
+
+// isWordChar is what single_word treats as part of a word
+// (ends_with_word/starts_with_word: alphanumeric or '_').
+func isWordChar(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+func endsWithWord(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return isWordChar(r)
+}
+
+func startsWithWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isWordChar(r)
+}

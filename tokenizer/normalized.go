@@ -1,0 +1,135 @@
+package tokenizer
+
+import (
+	"unicode/utf8"
+
+	"qa-shard/qa"
+)
+
+// normalized is tokenizers' NormalizedString: a text being normalized and
+// pre-tokenized, with, for every byte of it, the code-point range of the
+// original text it came from (HF keeps byte ranges and converts them to
+// chars at the end; code points from the start give the same offsets).
+// base is where this piece's original text starts: HF aligns a char
+// inserted before everything else to (0, 0) of the piece's original.
+type normalized struct {
+	s     string
+	align []qa.Span
+	base  int32
+}
+
+// newNormalized aligns every char of text to itself; cp is the code-point
+// index of text's first char in the whole input.
+func newNormalized(text string, cp int32) normalized {
+	n := normalized{s: text, align: make([]qa.Span, len(text)), base: cp}
+	for i := 0; i < len(text); {
+		// An invalid byte is one code point, as utf8.RuneCountInString
+		// counts it.
+		_, size := utf8.DecodeRuneInString(text[i:])
+		for k := range size {
+			n.align[i+k] = qa.Span{Start: cp, End: cp + 1}
+		}
+		i += size
+		cp++
+	}
+	return n
+}
+
+// slice is the piece [a, b) of n (byte offsets), aligned as HF's
+// NormalizedString::slice aligns it.
+func (n normalized) slice(a, b int) normalized {
+	out := normalized{s: n.s[a:b], align: n.align[a:b:b], base: n.base}
+	if a < b {
+		out.base = n.align[a].Start
+	}
+	return out
+}
+
+// original is the code-point range of the original text that the
+// normalized bytes [a, b) come from (NormalizedString::convert_offsets).
+func (n normalized) original(a, b int) qa.Span {
+	if a >= b {
+		if a < len(n.align) {
+			return qa.Span{Start: n.align[a].Start, End: n.align[a].Start}
+		}
+		return qa.Span{Start: n.base, End: n.base}
+	}
+	return qa.Span{Start: n.align[a].Start, End: n.align[b-1].End}
+}
+
+// change is one char of a transformation, as in NormalizedString::transform:
+// delta 0 replaces the next original char, +1 inserts a char (aligned like
+// the char before it), -k replaces the next char and removes k more.
+type change struct {
+	r     rune
+	delta int
+}
+
+// transform rebuilds n from changes covering all of it, starting after the
+// first skip chars (which are removed), exactly as tokenizers'
+// NormalizedString::transform_range over the whole string.
+func (n *normalized) transform(changes []change, skip int) {
+	var out []byte
+	align := make([]qa.Span, 0, len(n.s))
+	old := n.s
+	offset := 0 // byte offset in old of the next char to replace
+	next := func() int {
+		if offset >= len(old) {
+			return 0
+		}
+		_, size := utf8.DecodeRuneInString(old[offset:])
+		return size
+	}
+	for range skip {
+		offset += next()
+	}
+	for _, c := range changes {
+		var a qa.Span
+		switch {
+		case c.delta > 0 && offset < 1:
+			a = qa.Span{Start: n.base, End: n.base}
+		case c.delta > 0:
+			a = n.align[offset-1]
+		case offset < len(n.align):
+			a = n.align[offset]
+		default:
+			a = qa.Span{Start: n.base, End: n.base}
+		}
+		if c.delta <= 0 {
+			offset += next()
+		}
+		for range -c.delta {
+			offset += next()
+		}
+		size := len(out)
+		out = utf8.AppendRune(out, c.r)
+		for range len(out) - size {
+			align = append(align, a)
+		}
+	}
+	n.s, n.align = string(out), align
+}
+
+// mapRunes replaces every char by zero or more chars, as HF's per-char
+// rewrites do (NormalizedString::map, filter, lowercase and their
+// sequences): every char emitted aligns to the char it came from (the first
+// replaces it, the others are inserted after it and take the alignment of
+// the char before them, which is the same), and a char that emits nothing
+// is removed without a trace.
+func (n *normalized) mapRunes(f func(r rune, dst []rune) []rune) {
+	out := make([]byte, 0, len(n.s))
+	align := make([]qa.Span, 0, len(n.s))
+	var buf []rune
+	for i, r := range n.s {
+		a := n.align[i]
+		buf = f(r, buf[:0])
+		for _, c := range buf {
+			size := len(out)
+			out = utf8.AppendRune(out, c)
+			for range len(out) - size {
+				align = append(align, a)
+			}
+		}
+	}
+	n.s, n.align = string(out), align
+}

@@ -1,0 +1,137 @@
+package tokenizer
+
+import (
+	"qa-shard/qa"
+)
+
+// The four stages of a Hugging Face tokenizer, as tokenizer.json declares
+// them. Each component kind lives in a file of its own.
+
+// normalizer rewrites a text in place, keeping its alignments
+// (tokenizers' Normalizer).
+type normalizer interface {
+	normalize(n *normalized)
+}
+
+// preTokenizer cuts each piece into words, and may rewrite them as it goes
+// (ByteLevel maps bytes to chars, Metaspace spaces to ▁): tokenizers'
+// PreTokenizer over the splits of a PreTokenizedString. Empty pieces are
+// dropped, as PreTokenizedString::split drops them.
+type preTokenizer interface {
+	split(n normalized, dst []normalized) []normalized
+}
+
+// model turns one word into tokens (tokenizers' Model).
+type model interface {
+	// tokenize appends the tokens of word (valid UTF-8) to dst, each with
+	// a byte range of word.
+	tokenize(word string, dst []piece) []piece
+	// tokenToID and idToToken look the vocabulary up.
+	tokenToID(tok string) (int32, bool)
+	idToToken(id int32) (string, bool)
+	// size is one more than the largest id in the vocabulary.
+	size() int
+}
+
+// piece is one token of a word: an id and a byte range of the word.
+type piece struct {
+	id         int32
+	start, end int32
+}
+
+// pipeline is the general encoder: added tokens, normalizer,
+// pre-tokenizer and model, in tokenizers' order
+// (TokenizerImpl::encode_single_sequence).
+type pipeline struct {
+	norm  normalizer   // nil: none
+	pre   preTokenizer // nil: none
+	model model
+	added *addedVocab
+}
+
+// encode is Encode for the general pipeline. Every split of the
+// pre-tokenized string is a word (an added token is a word of its own), as
+// PreTokenizedString::into_encoding numbers them.
+func (p *pipeline) encode(text string) qa.Tokens {
+	guess := len(text)/4 + 4
+	out := qa.Tokens{
+		IDs:     make([]int32, 0, guess),
+		Offsets: make([]qa.Span, 0, guess),
+		Words:   make([]int32, 0, guess),
+	}
+	word := int32(0)
+	emit := func(id int32, off qa.Span) {
+		out.IDs = append(out.IDs, id)
+		out.Offsets = append(out.Offsets, off)
+		out.Words = append(out.Words, word)
+	}
+	var pieces []piece
+	var words []normalized
+	for _, seg := range p.added.splitRaw(text) {
+		if seg.tok != nil {
+			emit(seg.tok.id, seg.n.original(0, len(seg.n.s)))
+			word++
+			continue
+		}
+		n := seg.n
+		if p.norm != nil {
+			p.norm.normalize(&n)
+		}
+		if n.s == "" {
+			continue
+		}
+		for _, part := range p.added.splitNormalized(n) {
+			if part.tok != nil {
+				emit(part.tok.id, part.n.original(0, len(part.n.s)))
+				word++
+				continue
+			}
+			words = append(words[:0], part.n)
+			if p.pre != nil {
+				words = p.pre.split(part.n, words[:0])
+			}
+			for _, w := range words {
+				if w.s == "" {
+					continue
+				}
+				pieces = p.model.tokenize(w.s, pieces[:0])
+				for _, pc := range pieces {
+					emit(pc.id, w.original(int(pc.start), int(pc.end)))
+				}
+				word++
+			}
+		}
+	}
+	return out
+}
+
+// sequenceOf applies pre-tokenizers one after the other
+// (pre_tokenizers.Sequence).
+type sequenceOf []preTokenizer
+
+func (s sequenceOf) split(n normalized, dst []normalized) []normalized {
+	cur := []normalized{n}
+	var next []normalized
+	for _, p := range s {
+		next = next[:0]
+		for _, c := range cur {
+			next = p.split(c, next)
+		}
+		cur, next = next, cur
+	}
+	for _, c := range cur {
+		if c.s != "" {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// normalizers is normalizers.Sequence.
+type normalizers []normalizer
+
+func (s normalizers) normalize(n *normalized) {
+	for _, x := range s {
+		x.normalize(n)
+	}
+}

@@ -1,0 +1,187 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode"
+
+	"qa-shard/qa"
+)
+
+// postProcessor is what tokenizer.json's post_processor does to a
+// (question, context) pair: the special tokens of its pair template, and
+// whether token offsets are trimmed of the spaces ByteLevel keeps in tokens.
+type postProcessor struct {
+	tpl      qa.Template
+	specials bool // a processor that adds special tokens was found
+	// ByteLevel's process_offsets: trim leading and trailing spaces ("Ġ"
+	// or whitespace) of every token from its offsets; with prefixSpace an
+	// encoding's first token keeps a single leading space.
+	trim, prefixSpace bool
+	// cls is the cls token a BertProcessing or RobertaProcessing names.
+	cls    int32
+	hasCLS bool
+}
+
+func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
+	var pp postProcessor
+	if isNull(raw) {
+		return pp, nil
+	}
+	return pp, pp.add(raw)
+}
+
+func (pp *postProcessor) add(raw json.RawMessage) error {
+	typ, err := typeOf(raw)
+	if err != nil {
+		return fmt.Errorf("post_processor: %w", err)
+	}
+	if pp.specials && typ != "Sequence" {
+		return unsupported("post_processor", typ+" after a processor that adds special tokens", supportedPostProcessors)
+	}
+	switch typ {
+	case "BertProcessing":
+		var c struct {
+			Type string         `json:"type"`
+			Sep  specialTokenID `json:"sep"`
+			CLS  specialTokenID `json:"cls"`
+		}
+		if err := strict(raw, &c, "BertProcessing"); err != nil {
+			return err
+		}
+		pp.tpl = qa.BertTemplate(c.CLS.id, c.Sep.id)
+		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
+	case "RobertaProcessing":
+		var c struct {
+			Type           string         `json:"type"`
+			Sep            specialTokenID `json:"sep"`
+			CLS            specialTokenID `json:"cls"`
+			TrimOffsets    *bool          `json:"trim_offsets"`
+			AddPrefixSpace *bool          `json:"add_prefix_space"`
+		}
+		if err := strict(raw, &c, "RobertaProcessing"); err != nil {
+			return err
+		}
+		pp.tpl = qa.Template{
+			Before: []int32{c.CLS.id}, Between: []int32{c.Sep.id, c.Sep.id}, After: []int32{c.Sep.id},
+			BeforeTypes: []int32{0}, BetweenTypes: []int32{0, 0}, AfterTypes: []int32{0},
+		}
+		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
+		pp.trim, pp.prefixSpace = orTrue(c.TrimOffsets), orTrue(c.AddPrefixSpace)
+	case "TemplateProcessing":
+		tpl, err := parseTemplate(raw)
+		if err != nil {
+			return err
+		}
+		pp.tpl, pp.specials = tpl, true
+	case "ByteLevel":
+		var c struct {
+			Type           string `json:"type"`
+			AddPrefixSpace *bool  `json:"add_prefix_space"`
+			TrimOffsets    *bool  `json:"trim_offsets"`
+			UseRegex       *bool  `json:"use_regex"`
+		}
+		if err := strict(raw, &c, "ByteLevel post_processor"); err != nil {
+			return err
+		}
+		if orTrue(c.TrimOffsets) {
+			pp.trim, pp.prefixSpace = true, orTrue(c.AddPrefixSpace)
+		}
+	case "Sequence":
+		var c struct {
+			Type       string            `json:"type"`
+			Processors []json.RawMessage `json:"processors"`
+		}
+		if err := strict(raw, &c, "Sequence post_processor"); err != nil {
+			return err
+		}
+		for _, p := range c.Processors {
+			if err := pp.add(p); err != nil {
+				return err
+			}
+		}
+	default:
+		return unsupported("post_processor", typ, supportedPostProcessors)
+	}
+	return nil
+}
+
+const supportedPostProcessors = "BertProcessing, RobertaProcessing, TemplateProcessing, ByteLevel and a Sequence of ByteLevel followed by one of the others"
+
+// specialTokenID is a post-processor's ["token", id] pair.
+type specialTokenID struct {
+	tok string
+	id  int32
+}
+
+func (s *specialTokenID) UnmarshalJSON(b []byte) error {
+	var pair []any
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("want [token, id]: %w", err)
+	}
+	tok, ok1 := pair[0].(string)
+	id, ok2 := pair[1].(float64)
+	if len(pair) != 2 || !ok1 || !ok2 || id < 0 || id != float64(int32(id)) {
+		return fmt.Errorf("want [token, id], got %s", b)
+	}
+	s.tok, s.id = tok, int32(id)
+	return nil
+}
+
+// trimOffsets applies ByteLevel's process_offsets to one encoded text, as
+// tokenizers applies it to an encoding whose first token is the text's
+// first; tok gives a token's string. With add_prefix_space the first token
+// of an encoding keeps a single leading space, so it also fills
+// FirstOffsets: each token's offsets as the first token of a window.
+func (pp postProcessor) trimOffsets(out *qa.Tokens, tok func(id int32) string) {
+	if !pp.trim {
+		return
+	}
+	if pp.prefixSpace {
+		out.FirstOffsets = make([]qa.Span, len(out.IDs))
+	}
+	for i, id := range out.IDs {
+		s := tok(id)
+		lead, trail := spaceRun(s, false), spaceRun(s, true)
+		off := out.Offsets[i]
+		if out.FirstOffsets != nil {
+			out.FirstOffsets[i] = trimSpan(off, lead, trail, true)
+		}
+		out.Offsets[i] = trimSpan(off, lead, trail, pp.prefixSpace && (i == 0 || off.Start == 0))
+	}
+}
+
+// trimSpan is process_offsets for one token; keepOne is "is the first
+// token and add_prefix_space": a single leading space stays.
+func trimSpan(off qa.Span, lead, trail int32, keepOne bool) qa.Span {
+	if keepOne && lead == 1 {
+		lead = 0
+	}
+	if lead > 0 {
+		off.Start = min(off.Start+lead, off.End)
+	}
+	if trail > 0 && off.End >= trail {
+		off.End = max(off.End-trail, off.Start)
+	}
+	return off
+}
+
+// spaceRun counts the chars at the start (or end) of s that are "Ġ" or
+// whitespace.
+func spaceRun(s string, fromEnd bool) int32 {
+	rs := []rune(s)
+	n := int32(0)
+	for k := range rs {
+		r := rs[k]
+		if fromEnd {
+			r = rs[len(rs)-1-k]
+		}
+		if r != 'Ġ' && !unicode.Is(unicode.White_Space, r) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func orTrue(b *bool) bool { return b == nil || *b }
