@@ -1,0 +1,44 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// families are the tokenizer.json layouts built offline by
+// tokenizer/internal/familyjson (make tokenizer-fixtures) from real
+// tokenizer material: GPT-2's byte-level BPE for RoBERTa, ALBERT's
+// SentencePiece Unigram model with its nmt_nfkc charsmap for the others.
+var families = []string{"roberta", "xlmr", "deberta", "albert"}
+
+// familyTokenizer loads one family's tokenizer.json from
+// QA_SHARD_TOKENIZERS_DIR (set by make test).
+func familyTokenizer(t testing.TB, family string) *Tokenizer {
+	t.Helper()
+	dir := os.Getenv("QA_SHARD_TOKENIZERS_DIR")
+	if dir == "" {
+		t.Fatal("QA_SHARD_TOKENIZERS_DIR is not set: run the tests with make test (it builds the family tokenizers with make tokenizer-fixtures)")
+	}
+	tk, err := Load(filepath.Join(dir, family, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// TestFamilyGolden: for every family, every golden pair (the BERT pairs
+// and the hostile ones) encodes exactly as Hugging Face tokenizers encoded
+// it: each sequence's ids, word ids and offsets, and the whole pair's ids,
+// type ids, sequence ids, word ids and offsets.
+func TestFamilyGolden(t *testing.T) {
+	for _, fam := range families {
+		t.Run(fam, func(t *testing.T) {
+			tk := familyTokenizer(t, fam)
+			pairs := loadGoldenFile(t, filepath.Join("testdata", "families", fam+".golden.json"))
+			for _, p := range pairs {
+				t.Run(p.Name, func(t *testing.T) { checkPair(t, tk, p) })
+			}
+		})
+	}
+}
