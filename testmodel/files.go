@@ -35,9 +35,15 @@ type bertConfig struct {
 }
 
 func configJSON(p Preset) ([]byte, error) {
+	return familyConfigJSON(p, "bert", "BertForQuestionAnswering")
+}
+
+// familyConfigJSON is configJSON under another model_type and
+// architecture: the graph stays BERT's, which qa-shard never looks into.
+func familyConfigJSON(p Preset, modelType, arch string) ([]byte, error) {
 	return marshal(bertConfig{
 		NameOrPath:        "qa-shard/testmodel-" + p.Name,
-		Architectures:     []string{"BertForQuestionAnswering"},
+		Architectures:     []string{arch},
 		AttentionDropout:  0.1,
 		HiddenAct:         "gelu",
 		HiddenDropout:     0.1,
@@ -46,7 +52,7 @@ func configJSON(p Preset) ([]byte, error) {
 		IntermediateSize:  p.Intermediate,
 		LayerNormEps:      layerNormEps,
 		MaxPositions:      p.MaxPositions,
-		ModelType:         "bert",
+		ModelType:         modelType,
 		NumAttentionHeads: p.Heads,
 		NumHiddenLayers:   p.Layers,
 		PositionEmbedding: "absolute",
@@ -146,6 +152,12 @@ func writeDir(dir string, p Preset, vocab []string, opts []Option) error {
 	if files["tokenizer.json"], err = TokenizerJSON(vocab); err != nil {
 		return fmt.Errorf("tokenizer.json: %w", err)
 	}
+	return writeFiles(dir, files, p, opts)
+}
+
+// writeFiles writes the small files and the model under temporary names
+// and renames them into place once all of them are complete.
+func writeFiles(dir string, files map[string][]byte, p Preset, opts []Option) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

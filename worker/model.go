@@ -31,6 +31,9 @@ type Model struct {
 	// windows longer than this would index past the position table.
 	MaxPositions int
 	ModelType    string
+	// VocabSize is config.json's vocab_size (0 if absent): the rows of the
+	// embedding table, so every token id must be below it.
+	VocabSize int
 
 	// QuantizedActivations is true when the graph quantizes activations at
 	// run time with one scale per tensor (dynamic int8): a window's logits
@@ -99,11 +102,23 @@ func (m *Model) readConfig() error {
 	var c struct {
 		MaxPositions int    `json:"max_position_embeddings"`
 		ModelType    string `json:"model_type"`
+		VocabSize    int    `json:"vocab_size"`
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return fmt.Errorf("%w: %s/config.json is not valid JSON: %w", ErrConfig, m.Dir, err)
 	}
-	m.MaxPositions, m.ModelType = c.MaxPositions, c.ModelType
+	m.MaxPositions, m.ModelType, m.VocabSize = c.MaxPositions, c.ModelType, c.VocabSize
+	return nil
+}
+
+// CheckVocab refuses a tokenizer whose ids reach past the model's
+// embedding table (tokens is one more than its largest id): such ids would
+// fail inside the model, or worse, in the middle of a run.
+func (m *Model) CheckVocab(tokens int) error {
+	if m.VocabSize > 0 && tokens > m.VocabSize {
+		return fmt.Errorf("%w: %s has token ids up to %d but %s gives vocab_size %d: the tokenizer does not belong to this model (export both from the same checkpoint)",
+			ErrConfig, m.TokenizerPath, tokens-1, filepath.Join(m.Dir, "config.json"), m.VocabSize)
+	}
 	return nil
 }
 

@@ -21,7 +21,12 @@ import (
 // recomputed alone and unpadded, and every answer is decoded again from
 // those.
 func TestBatchedEqualsSingleWindows(t *testing.T) {
-	dir := model(t, "tiny")
+	checkBatchedEqualsSingle(t, model(t, "tiny"))
+}
+
+// checkBatchedEqualsSingle runs the promise above on one model, and checks
+// that every answer's offsets cut its text out of the context.
+func checkBatchedEqualsSingle(t *testing.T, dir string) {
 	corpus := writeCorpus(t, 40, 1)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	lg := filepath.Join(t.TempDir(), "logits")
@@ -89,6 +94,9 @@ func TestBatchedEqualsSingleWindows(t *testing.T) {
 				}
 			}
 			want := qa.Answers(d.context, results, s)[0]
+			if cut := string([]rune(d.context)[want.Start:want.End]); cut != want.Text {
+				t.Errorf("doc %d: answer %q at code points [%d,%d) of the context, which hold %q", seq, want.Text, want.Start, want.End, cut)
+			}
 			if rec["answer"] != want.Text || int(rec["start"].(float64)) != want.Start || int(rec["end"].(float64)) != want.End ||
 				math.Abs(rec["score"].(float64)-want.Score) > 1e-4*math.Max(want.Score, 1e-3) {
 				t.Errorf("doc %d question %q: batched answer %v, single-window answer %+v", seq, q, rec, want)

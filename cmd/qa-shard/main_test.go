@@ -22,6 +22,8 @@ var (
 	ortLib    string
 	modelsDir string
 	setupErr  error
+	// familiesErr is why the family models (tiny-roberta, ...) could not be made.
+	familiesErr error
 )
 
 // TestMain generates the tiny models once per test binary; every test
@@ -44,6 +46,7 @@ func TestMain(m *testing.M) {
 	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
 		setupErr = testmodels.Generate(dir)
 	}
+	familiesErr = testmodels.GenerateFamilies(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

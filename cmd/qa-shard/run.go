@@ -77,6 +77,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	if err != nil {
 		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
+	if err := model.CheckVocab(tok.VocabSize()); err != nil {
+		return err
+	}
 	if model.MaxPositions > 0 && o.Settings.MaxSeqLen > model.MaxPositions {
 		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
 	}

@@ -55,3 +55,10 @@ func locate(env, rel, target string) (string, error) {
 	}
 	return p, nil
 }
+
+// TokenizersDir is the folder of family tokenizers (roberta, xlmr,
+// deberta, albert), each a folder with tokenizer.json:
+// $QA_SHARD_TOKENIZERS_DIR, else the one `make tokenizer-fixtures` builds.
+func TokenizersDir() (string, error) {
+	return locate("QA_SHARD_TOKENIZERS_DIR", "build/tokenizers", "tokenizer-fixtures")
+}

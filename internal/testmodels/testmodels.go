@@ -44,6 +44,22 @@ func Generate(dir string) error {
 	return demo(filepath.Join(dir, "demo"), vocab)
 }
 
+// GenerateFamilies writes the tiny model in every family layout
+// (testmodel.Families) under dir as "tiny-<family>", around the family
+// tokenizers `make tokenizer-fixtures` builds.
+func GenerateFamilies(dir string) error {
+	toks, err := testenv.TokenizersDir()
+	if err != nil {
+		return err
+	}
+	for _, f := range testmodel.Families {
+		if err := testmodel.GenerateFamily(filepath.Join(dir, "tiny-"+f.Name), testmodel.Tiny, f, filepath.Join(toks, f.Name)); err != nil {
+			return fmt.Errorf("generating the %s model: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
 // demo generates the trained demo model (testmodel/demo) as "demo".
 func demo(dir string, vocab []string) error {
 	root, err := testenv.RepoRoot()

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"qa-shard/testmodel"
+)
+
+// familyModel is the tiny model in one family's layout (RoBERTa, XLM-R,
+// DeBERTa-v3, ALBERT): its real tokenizer, its export's signature.
+func familyModel(t *testing.T, family string) string {
+	t.Helper()
+	if setupErr != nil {
+		t.Fatalf("test setup: %v", setupErr)
+	}
+	if familiesErr != nil {
+		t.Fatalf("family models: %v", familiesErr)
+	}
+	return filepath.Join(modelsDir, "tiny-"+family)
+}
+
+// TestFamiliesBatchedEqualsSingle: for every family, pooled and padded
+// batches give the logits and answers of one window at a time, and every
+// answer's offsets cut its text out of the context.
+func TestFamiliesBatchedEqualsSingle(t *testing.T) {
+	for _, f := range testmodel.Families {
+		t.Run(f.Name, func(t *testing.T) { checkBatchedEqualsSingle(t, familyModel(t, f.Name)) })
+	}
+}
+
+// TestFamiliesKillAndResume: for every family, runs SIGKILLed at points
+// of progress and resumed end with the bytes of an uninterrupted run.
+func TestFamiliesKillAndResume(t *testing.T) {
+	for _, f := range testmodel.Families {
+		t.Run(f.Name, func(t *testing.T) {
+			const docs = 300
+			r := newResumeRun(t, docs)
+			r.args[1] = familyModel(t, f.Name) // after --model
+			want := r.baseline()
+			killed := 0
+			for _, target := range []int64{docs / 3, 2 * docs / 3} {
+				if killAfterSaved(t, r.with("--resume"), r.output, target) {
+					killed++
+				}
+			}
+			if code, out := runCLI(t, r.with("--resume")...); code != exitOK {
+				t.Fatalf("final resume exit %d:\n%s", code, out)
+			}
+			if got, _ := os.ReadFile(r.output); !bytes.Equal(got, want) {
+				t.Fatalf("after %d kills the output (%d bytes) differs from an uninterrupted run (%d bytes)", killed, len(got), len(want))
+			}
+			checkLogitsOnce(t, r.logits, docs)
+		})
+	}
+}
+
+// TestFamiliesQuantize: qa-shard quantize takes every family's export,
+// and the int8 model answers the corpus.
+func TestFamiliesQuantize(t *testing.T) {
+	for _, f := range testmodel.Families {
+		t.Run(f.Name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "int8")
+			if code, stderr := runQuantize(t, "--model", familyModel(t, f.Name), "--out", out, "--ort-lib", ortLib); code != exitOK {
+				t.Fatalf("quantize exit %d:\n%s", code, stderr)
+			}
+			answers := filepath.Join(t.TempDir(), "answers.jsonl")
+			code, stderr := runCLI(t, "--devices", "cpu:1", "--model", out, "--input", writeCorpus(t, 20, 3),
+				"--question", "Who founded the company?", "--output", answers)
+			if code != exitOK {
+				t.Fatalf("int8 run exit %d:\n%s", code, stderr)
+			}
+			if recs := readRecords(t, answers); len(recs) != 20+4 {
+				t.Fatalf("%d answers for 20 documents (4 with a second question)", len(recs))
+			}
+		})
+	}
+}
