@@ -9,9 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
-
-	"github.com/sugarme/tokenizer/pretrained"
 
 	"qa-shard/qa"
 )
@@ -26,49 +23,6 @@ func TestSpecialIDsAndVocab(t *testing.T) {
 	}
 	if n := tk.MaxInputCharsPerWord(); n != 100 {
 		t.Errorf("MaxInputCharsPerWord = %d", n)
-	}
-}
-
-// TestSugarmeASCII compares with sugarme on plain ASCII English, the input
-// where it is right, as a check independent of the golden file.
-func TestSugarmeASCII(t *testing.T) {
-	path := bertTokenizerPath(t)
-	tk := bertTokenizer(t)
-	ref, err := pretrained.FromFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/english.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for para := range strings.SplitSeq(string(raw), "\n\n") {
-		for line := range strings.SplitSeq(para, ". ") {
-			if strings.ContainsFunc(line, func(r rune) bool { return r >= utf8.RuneSelf }) {
-				continue // sugarme is only trusted on ASCII
-			}
-			want, err := ref.EncodeSingle(line, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := tk.Encode(line)
-			ids := make([]int, got.Len())
-			offs := make([][]int, got.Len())
-			words := make([]int, got.Len())
-			for i := range ids {
-				ids[i], words[i] = int(got.IDs[i]), int(got.Words[i])
-				offs[i] = []int{int(got.Offsets[i].Start), int(got.Offsets[i].End)}
-			}
-			if !slices.Equal(ids, want.Ids) || !slices.Equal(words, want.Words) ||
-				!slices.EqualFunc(offs, want.Offsets, slices.Equal) {
-				t.Errorf("%q:\n got %v %v %v\nwant %v %v %v", line, ids, words, offs, want.Ids, want.Words, want.Offsets)
-			}
-			n++
-		}
-	}
-	if n < 20 {
-		t.Fatalf("only %d ASCII sentences compared", n)
 	}
 }
 
