@@ -24,6 +24,41 @@ bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-i
 	$(BIN) bench --inputs
 	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./tokenizer ./qa
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	$(MAKE) --no-print-directory bench-tokenizers
+
+# Each family's tokenizer against Hugging Face's Rust library (npm
+# tokenizers, one thread) on the same texts, the contexts of a generated
+# corpus: tokens per second on one core, as the median of interleaved
+# repetitions, and their ratio.
+TOKBENCH_DOCS ?= 300
+TOKBENCH_REPS ?= 3
+TOKBENCH_CORPUS := $(BUILD)/bench-tokenizers.jsonl
+TOKBENCH_BERT := $(BUILD)/tokenizers/bert/tokenizer.json
+$(TOKBENCH_BERT): $(VOCAB_JSON)
+	@mkdir -p $(dir $@)
+	$(GO) run ./tokenizer/internal/bertjson -o $@
+.PHONY: bench-tokenizers
+bench-tokenizers: tokenizer-fixtures $(TOKBENCH_BERT)
+	cd $(TOKDATA) && npm ci --silent
+	$(GO) run ./tools/gencorpus -n $(TOKBENCH_DOCS) -min-words 20 -max-words 6000 -seed 2 -out $(TOKBENCH_CORPUS) >/dev/null
+	$(GO) build -o $(BUILD)/bin/tokbench ./tools/tokbench
+	@echo "tokenizers, $(TOKBENCH_DOCS) contexts of $(TOKBENCH_CORPUS) ($$(wc -c < $(TOKBENCH_CORPUS)) bytes), one core, median of $(TOKBENCH_REPS) interleaved repetitions; load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@printf '%-8s %10s %16s %16s %8s\n' family tokens "qa-shard tok/s" "HF (Rust) tok/s" ratio
+	@for fam in bert roberta xlmr deberta albert; do \
+		tj=$(BUILD)/tokenizers/$$fam/tokenizer.json; go_r=(); hf_r=(); \
+		for rep in $$(seq $(TOKBENCH_REPS)); do \
+			g=$$($(BUILD)/bin/tokbench -tokenizer $$tj -input $(TOKBENCH_CORPUS)) || exit 1; \
+			h=$$(RAYON_NUM_THREADS=1 node $(TOKDATA)/bench.mjs $$tj $(TOKBENCH_CORPUS)) || exit 1; \
+			go_r+=($$(echo "$$g" | sed 's/.*"tokens_per_s":\([0-9.e+]*\).*/\1/')); \
+			hf_r+=($$(echo "$$h" | sed 's/.*"tokens_per_s":\([0-9.e+]*\).*/\1/')); \
+			gt=$$(echo "$$g" | sed 's/.*"tokens":\([0-9]*\).*/\1/'); ht=$$(echo "$$h" | sed 's/.*"tokens":\([0-9]*\).*/\1/'); \
+			[ "$$gt" = "$$ht" ] || { echo "$$fam: qa-shard counted $$gt tokens, HF $$ht"; exit 1; }; \
+		done; \
+		gm=$$(printf '%s\n' "$${go_r[@]}" | sort -g | sed -n "$$(( ($(TOKBENCH_REPS)+1)/2 ))p"); \
+		hm=$$(printf '%s\n' "$${hf_r[@]}" | sort -g | sed -n "$$(( ($(TOKBENCH_REPS)+1)/2 ))p"); \
+		awk -v f=$$fam -v t=$$((gt / 2)) -v g=$$gm -v h=$$hm 'BEGIN { printf "%-8s %10d %16.0f %16.0f %7.2fx\n", f, t, g, h, g / h }'; \
+	done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The int8 copy of a generated model (qa-shard quantize refuses to write
 # over a folder). A static pattern rule: as an implicit rule it would lose

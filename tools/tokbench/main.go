@@ -1,0 +1,84 @@
+// Command tokbench times qa-shard's tokenizer on the contexts of a JSONL
+// corpus, on one core, the way tokenizer/testdata/bench.mjs times Hugging
+// Face's (npm tokenizers) on the same file, so that make bench-tokenizers
+// can put the two side by side:
+//
+//	go run ./tools/tokbench -tokenizer build/tokenizers/roberta/tokenizer.json -input docs.jsonl
+//
+// It prints one JSON line: tokens encoded, seconds, tokens per second.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"qa-shard/tokenizer"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "tokbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	tokPath := flag.String("tokenizer", "", "tokenizer.json")
+	input := flag.String("input", "", "JSONL corpus with a context field")
+	rounds := flag.Int("rounds", 3, "passes over the corpus (the first is a warm-up, not timed)")
+	flag.Parse()
+	if *tokPath == "" || *input == "" || *rounds < 2 {
+		flag.Usage()
+		return fmt.Errorf("need -tokenizer, -input and -rounds of 2 or more")
+	}
+	runtime.GOMAXPROCS(1)
+	tok, err := tokenizer.Load(*tokPath)
+	if err != nil {
+		return err
+	}
+	texts, err := contexts(*input)
+	if err != nil {
+		return err
+	}
+	var tokens int
+	var elapsed time.Duration
+	for r := range *rounds {
+		start := time.Now()
+		n := 0
+		for _, t := range texts {
+			n += tok.Encode(t).Len()
+		}
+		if r > 0 {
+			tokens += n
+			elapsed += time.Since(start)
+		}
+	}
+	s := elapsed.Seconds()
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"tokens": tokens, "seconds": s, "tokens_per_s": float64(tokens) / s})
+}
+
+func contexts(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var d struct {
+			Context string `json:"context"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, d.Context)
+	}
+	return out, sc.Err()
+}
