@@ -48,8 +48,12 @@ func (t Truncating) Answer(ctx context.Context, question, text string) (Result, 
 	s.MaxSeqLen, s.DocStride = t.MaxLen, 0
 	q, c := t.Tok.Encode(question), t.Tok.Encode(text)
 	res := Result{Total: c.Len()}
-	if keep := t.MaxLen - q.Len() - 3; c.Len() > keep && keep > 0 {
-		c = qa.Tokens{IDs: c.IDs[:keep], Offsets: c.Offsets[:keep], Words: c.Words[:keep]}
+	if keep := t.MaxLen - q.Len() - t.Template.Added(); c.Len() > keep && keep > 0 {
+		first := c.FirstOffsets
+		if first != nil {
+			first = first[:keep]
+		}
+		c = qa.Tokens{IDs: c.IDs[:keep], Offsets: c.Offsets[:keep], Words: c.Words[:keep], FirstOffsets: first}
 	}
 	ws, err := qa.Windows(q, c, t.Template, s)
 	if err != nil {

@@ -81,8 +81,8 @@ func naive(rep scheduler.Replica, tok *tokenizer.Tokenizer, tpl qa.Template, doc
 	for _, d := range docs {
 		q, ctx := tok.Encode(question), tok.Encode(d.Context)
 		all += ctx.Len()
-		kept += min(ctx.Len(), 512-q.Len()-3)
-		if keep := 512 - q.Len() - 3; ctx.Len() > keep {
+		kept += min(ctx.Len(), 512-q.Len()-tpl.Added())
+		if keep := 512 - q.Len() - tpl.Added(); ctx.Len() > keep {
 			ctx = qa.Tokens{IDs: ctx.IDs[:keep], Offsets: ctx.Offsets[:keep], Words: ctx.Words[:keep]}
 		}
 		ws, err := qa.Windows(q, ctx, tpl, s)
