@@ -75,11 +75,16 @@ demo: ort $(BIN) demo-model
 	@$(BIN) eval --gold $(DEMO)/gold.jsonl demo=$(DEMO)/answers.jsonl
 	@echo "(The demo model is a small BERT trained on synthetic company profiles like these; make eval compares it with a truncating script.)"
 
-TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON))
+# The tokenizer fixtures of four model families (make tokenizer-fixtures;
+# included here, before test, whose prerequisites name them).
+include mk/tokenizers.mk
+
+TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON)) \
+	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS))
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 
 .PHONY: test
-test: ort $(VOCAB_JSON)
+test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) test -count=1 ./...
 
