@@ -13,6 +13,13 @@ type Template struct {
 	Before, Between, After                []int32
 	BeforeTypes, BetweenTypes, AfterTypes []int32
 	QuestionType, ContextType             int32
+	// LaterContextType is the context's type id in every window after the
+	// first. tokenizers' TemplateProcessing sets the template's type ids on
+	// the first window only, so the later ones keep the pair's own type id
+	// for the context, 1, whatever the template says (XLM-R: 0 in the
+	// first window, 1 after); BertProcessing and RobertaProcessing give
+	// every window the same.
+	LaterContextType int32
 	// CLS is the tokenizer's cls_token_id: every window position holding
 	// it stays unmasked (HF's p_mask), so it can carry the "no answer"
 	// score. HasCLS is false for a tokenizer without a cls token.
@@ -25,7 +32,7 @@ func BertTemplate(cls, sep int32) Template {
 	return Template{
 		Before: []int32{cls}, Between: []int32{sep}, After: []int32{sep},
 		BeforeTypes: []int32{0}, BetweenTypes: []int32{0}, AfterTypes: []int32{1},
-		QuestionType: 0, ContextType: 1, CLS: cls, HasCLS: true,
+		QuestionType: 0, ContextType: 1, LaterContextType: 1, CLS: cls, HasCLS: true,
 	}
 }
 
@@ -43,8 +50,13 @@ func (t Template) Validate() error {
 }
 
 // window lays out one window: the template around question q and context
-// ids ctx, appended to ids and types.
-func (t Template) window(q, ctx []int32, ids, types []int32) ([]int32, []int32) {
+// ids ctx, appended to ids and types; later is true for windows after the
+// first.
+func (t Template) window(q, ctx []int32, later bool, ids, types []int32) ([]int32, []int32) {
+	ctxType := t.ContextType
+	if later {
+		ctxType = t.LaterContextType
+	}
 	put := func(tok []int32, typ int32, typs []int32) {
 		ids = append(ids, tok...)
 		for i := range tok {
@@ -57,7 +69,7 @@ func (t Template) window(q, ctx []int32, ids, types []int32) ([]int32, []int32) 
 	put(t.Before, 0, t.BeforeTypes)
 	put(q, t.QuestionType, nil)
 	put(t.Between, 0, t.BetweenTypes)
-	put(ctx, t.ContextType, nil)
+	put(ctx, ctxType, nil)
 	put(t.After, 0, t.AfterTypes)
 	return ids, types
 }

@@ -29,15 +29,24 @@ func familyTokenizer(t testing.TB, family string) *Tokenizer {
 
 // TestFamilyGolden: for every family, every golden pair (the BERT pairs
 // and the hostile ones) encodes exactly as Hugging Face tokenizers encoded
-// it: each sequence's ids, word ids and offsets, and the whole pair's ids,
-// type ids, sequence ids, word ids and offsets.
+// it: each sequence's ids, word ids and offsets, the whole pair's ids,
+// type ids, sequence ids, word ids and offsets, and the same for every
+// window cut at max_length 64 with stride 16.
 func TestFamilyGolden(t *testing.T) {
 	for _, fam := range families {
 		t.Run(fam, func(t *testing.T) {
 			tk := familyTokenizer(t, fam)
 			pairs := loadGoldenFile(t, filepath.Join("testdata", "families", fam+".golden.json"))
+			windows := 0
 			for _, p := range pairs {
-				t.Run(p.Name, func(t *testing.T) { checkPair(t, tk, p) })
+				t.Run(p.Name, func(t *testing.T) {
+					checkPair(t, tk, p)
+					checkWindows(t, tk, p)
+				})
+				windows += len(p.Windows)
+			}
+			if len(pairs) < 80 || windows < 120 {
+				t.Fatalf("%d golden pairs with %d windows: the golden file is not the one the parity claim rests on", len(pairs), windows)
 			}
 		})
 	}

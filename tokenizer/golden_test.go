@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -24,6 +25,10 @@ type goldenPair struct {
 	Seq0     goldenSeq      `json:"seq0"`
 	Seq1     goldenSeq      `json:"seq1"`
 	HF       goldenEncoding `json:"hf"`
+	// Windows are HF's windows of the pair at max_length 64, stride 16
+	// (family goldens only); WindowsError when HF refuses to cut them.
+	Windows      []goldenEncoding `json:"windows"`
+	WindowsError string           `json:"windows_error"`
 }
 
 // goldenEncoding is Hugging Face's encoding of a whole pair, specials
@@ -35,6 +40,21 @@ type goldenEncoding struct {
 	SequenceIDs []*int32   `json:"sequence_ids"`
 	WordIDs     []*int32   `json:"word_ids"`
 	Offsets     [][2]int32 `json:"offsets"`
+}
+
+// sequence is the part of a pair encoding with sequence id s.
+func (e goldenEncoding) sequence(s int32) goldenSeq {
+	out := goldenSeq{IDs: []int32{}, Words: []int32{}, Offsets: [][2]int32{}}
+	for i, sid := range e.SequenceIDs {
+		if sid == nil || *sid != s {
+			continue
+		}
+		out.IDs = append(out.IDs, e.IDs[i])
+		out.Tokens = append(out.Tokens, e.Tokens[i])
+		out.Words = append(out.Words, *e.WordIDs[i])
+		out.Offsets = append(out.Offsets, e.Offsets[i])
+	}
+	return out
 }
 
 func loadGolden(t *testing.T) []goldenPair {
@@ -51,6 +71,13 @@ func loadGoldenFile(t *testing.T, path string) []goldenPair {
 	var pairs []goldenPair
 	if err := json.Unmarshal(raw, &pairs); err != nil {
 		t.Fatal(err)
+	}
+	for i := range pairs {
+		// Family goldens hold the pair only: its sequences are the
+		// positions of each sequence id.
+		if pairs[i].Seq0.IDs == nil && pairs[i].Seq1.IDs == nil {
+			pairs[i].Seq0, pairs[i].Seq1 = pairs[i].HF.sequence(0), pairs[i].HF.sequence(1)
+		}
 	}
 	if len(pairs) < 40 {
 		t.Fatalf("only %d golden pairs", len(pairs))
@@ -92,26 +119,66 @@ func checkPair(t *testing.T, tk *Tokenizer, p goldenPair) {
 	if err != nil || len(ws) != 1 {
 		t.Fatalf("windows: %d, %v", len(ws), err)
 	}
-	w := ws[0]
-	if !slices.Equal(w.IDs, p.HF.IDs) {
-		t.Fatalf("pair ids:\n got %v\nwant %v (%q)", w.IDs, p.HF.IDs, p.HF.Tokens)
+	checkWindow(t, "pair", ws[0], c, p.HF)
+}
+
+// checkWindow compares one window with HF's encoding of it: ids, type ids,
+// and every position's sequence id, word id and offsets.
+func checkWindow(t *testing.T, what string, w qa.Window, c qa.Tokens, hf goldenEncoding) {
+	t.Helper()
+	if !slices.Equal(w.IDs, hf.IDs) {
+		t.Fatalf("%s ids:\n got %v\nwant %v (%q)", what, w.IDs, hf.IDs, hf.Tokens)
 	}
-	if !slices.Equal(w.TypeIDs, p.HF.TypeIDs) {
-		t.Errorf("pair type ids:\n got %v\nwant %v", w.TypeIDs, p.HF.TypeIDs)
+	if !slices.Equal(w.TypeIDs, hf.TypeIDs) {
+		t.Errorf("%s type ids:\n got %v\nwant %v", what, w.TypeIDs, hf.TypeIDs)
 	}
 	for i := range w.IDs {
 		seq, word, off := w.Position(c, i)
 		wantSeq, wantWord := int8(-1), int32(-1)
-		if p.HF.SequenceIDs[i] != nil {
-			wantSeq = int8(*p.HF.SequenceIDs[i])
+		if hf.SequenceIDs[i] != nil {
+			wantSeq = int8(*hf.SequenceIDs[i])
 		}
-		if p.HF.WordIDs[i] != nil {
-			wantWord = *p.HF.WordIDs[i]
+		if hf.WordIDs[i] != nil {
+			wantWord = *hf.WordIDs[i]
 		}
-		if seq != wantSeq || word != wantWord || [2]int32{off.Start, off.End} != p.HF.Offsets[i] {
-			t.Errorf("position %d (%q): sequence %d word %d offsets %v, want %d %d %v",
-				i, p.HF.Tokens[i], seq, word, off, wantSeq, wantWord, p.HF.Offsets[i])
+		if seq != wantSeq || word != wantWord || [2]int32{off.Start, off.End} != hf.Offsets[i] {
+			t.Errorf("%s position %d (id %d): sequence %d word %d offsets %v, want %d %d %v",
+				what, i, hf.IDs[i], seq, word, off, wantSeq, wantWord, hf.Offsets[i])
 		}
+	}
+}
+
+// checkWindows compares qa.Windows at max_seq_len 64 and stride 16 with
+// the windows HF's truncation cuts (Encoding::truncate, then the
+// post-processor on each window).
+func checkWindows(t *testing.T, tk *Tokenizer, p goldenPair) {
+	t.Helper()
+	q, c := tk.Encode(p.Question), tk.Encode(p.Context)
+	s := qa.DefaultSettings()
+	s.MaxSeqLen, s.DocStride = 64, 16
+	ws, err := qa.Windows(q, c, tk.Template(), s)
+	if q.Len() == 0 || c.Len() == 0 {
+		// HF frames an empty sequence; qa-shard makes the document an
+		// error record instead ("context has no tokens").
+		if err == nil {
+			t.Fatalf("a pair with %d question and %d context tokens was cut into %d windows", q.Len(), c.Len(), len(ws))
+		}
+		return
+	}
+	if p.WindowsError != "" {
+		if err == nil {
+			t.Fatalf("HF refuses to cut windows (%s), qa.Windows cut %d", p.WindowsError, len(ws))
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != len(p.Windows) {
+		t.Fatalf("%d windows, HF cut %d", len(ws), len(p.Windows))
+	}
+	for i, w := range ws {
+		checkWindow(t, fmt.Sprintf("window %d", i), w, c, p.Windows[i])
 	}
 }
 

@@ -51,8 +51,11 @@ type pipeline struct {
 
 // encode is Encode for the general pipeline. Every split of the
 // pre-tokenized string is a word (an added token is a word of its own), as
-// PreTokenizedString::into_encoding numbers them.
-func (p *pipeline) encode(text string) qa.Tokens {
+// PreTokenizedString::into_encoding numbers them. When matched is not nil
+// it gets, for every added token, its index and the text it matched (with
+// the spaces lstrip and rstrip took): tokenizers' Token.value, which offset
+// trimming reads.
+func (p *pipeline) encode(text string, matched map[int]string) qa.Tokens {
 	guess := len(text)/4 + 4
 	out := qa.Tokens{
 		IDs:     make([]int32, 0, guess),
@@ -69,6 +72,9 @@ func (p *pipeline) encode(text string) qa.Tokens {
 	var words []normalized
 	for _, seg := range p.added.splitRaw(text) {
 		if seg.tok != nil {
+			if matched != nil {
+				matched[len(out.IDs)] = seg.n.s
+			}
 			emit(seg.tok.id, seg.n.original(0, len(seg.n.s)))
 			word++
 			continue
@@ -82,6 +88,9 @@ func (p *pipeline) encode(text string) qa.Tokens {
 		}
 		for _, part := range p.added.splitNormalized(n) {
 			if part.tok != nil {
+				if matched != nil {
+					matched[len(out.IDs)] = part.n.s
+				}
 				emit(part.tok.id, part.n.original(0, len(part.n.s)))
 				word++
 				continue

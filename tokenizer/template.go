@@ -71,5 +71,8 @@ func parseTemplate(raw json.RawMessage) (qa.Template, error) {
 	if seen != "B" {
 		return tpl, fmt.Errorf("TemplateProcessing pair template lacks $A or $B")
 	}
+	// The windows after the first keep the context's own type id: see
+	// qa.Template.LaterContextType.
+	tpl.LaterContextType = 1
 	return tpl, nil
 }

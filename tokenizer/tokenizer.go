@@ -95,7 +95,8 @@ func parse(raw []byte) (*Tokenizer, error) {
 	}
 	t.tpl = t.post.tpl
 	if !t.post.specials {
-		t.tpl.ContextType = 1 // no post-processor: each sequence keeps its own type id
+		// No post-processor: each sequence keeps its own type id.
+		t.tpl.ContextType, t.tpl.LaterContextType = 1, 1
 	}
 	t.tpl.CLS, t.tpl.HasCLS = t.post.cls, t.post.hasCLS
 	if !t.tpl.HasCLS && len(t.tpl.Before) == 1 {
@@ -169,24 +170,22 @@ func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) 
 // Invalid UTF-8 never panics: each invalid byte counts as one code point.
 // Hugging Face cannot take such input at all; callers reject it first.
 func (t *Tokenizer) Encode(text string) qa.Tokens {
-	var out qa.Tokens
 	if t.wp != nil {
-		out = t.encode(text, nil)
-	} else {
-		out = t.pipe.encode(text)
+		return t.encode(text, nil)
 	}
-	t.post.trimOffsets(&out, t.tokenString)
-	return out
-}
-
-// tokenString is a token id's string (an added token's content first, as
-// tokenizers' id_to_token looks it up).
-func (t *Tokenizer) tokenString(id int32) string {
-	if s, ok := t.addedByID[id]; ok {
+	if !t.post.trim {
+		return t.pipe.encode(text, nil)
+	}
+	matched := map[int]string{}
+	out := t.pipe.encode(text, matched)
+	t.post.trimOffsets(&out, func(i int, id int32) string {
+		if s, ok := matched[i]; ok {
+			return s
+		}
+		s, _ := t.model.idToToken(id)
 		return s
-	}
-	s, _ := t.model.idToToken(id)
-	return s
+	})
+	return out
 }
 
 // tokenID is token_to_id: added tokens first, then the model's vocab.
