@@ -7,8 +7,16 @@
 // float16-output signatures. The base preset writes about 440 MB.
 //
 // -weights builds the same graph around trained weights (a safetensors
-// file of a BertForQuestionAnswering, such as models/demo/model.safetensors)
+// file of a BertForQuestionAnswering, such as testmodel/demo/model.safetensors)
 // instead of seeded random ones; the architecture is the file's.
+//
+// -family writes the folder in a model family's export layout instead
+// (testmodel.GenerateFamily: roberta, xlmr, deberta or albert), around the
+// tokenizer files of -tokenizer-dir (make tokenizer-fixtures), for example
+// the BPE demo model:
+//
+//	go run ./tools/genmodel -family roberta -tokenizer-dir build/tokenizers/roberta \
+//	    -weights testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
 package main
 
 import (
@@ -35,10 +43,15 @@ func run() error {
 	noTypes := flag.Bool("no-token-type-ids", false, "omit the token_type_ids input, like DistilBERT exports")
 	fp16 := flag.Bool("fp16-logits", false, "emit float16 start_logits and end_logits")
 	weights := flag.String("weights", "", "trained weights (safetensors, Hugging Face names) instead of random ones; replaces -preset")
+	famName := flag.String("family", "", "write a family's export layout (roberta, xlmr, deberta, albert) around -tokenizer-dir's files")
+	tokDir := flag.String("tokenizer-dir", "", "with -family: the folder of its tokenizer.json, tokenizer_config.json and special_tokens_map.json")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()
 		return fmt.Errorf("need -out and no positional arguments")
+	}
+	if (*famName == "") != (*tokDir == "") {
+		return fmt.Errorf("-family and -tokenizer-dir go together")
 	}
 
 	p, err := testmodel.PresetByName(*preset)
@@ -56,6 +69,16 @@ func run() error {
 		}
 		opts = append(opts, testmodel.WithWeights(w))
 	}
+	if *noTypes {
+		opts = append(opts, testmodel.WithoutTokenTypeIDs())
+	}
+	if *fp16 {
+		opts = append(opts, testmodel.Float16Logits())
+	}
+	start := time.Now()
+	if *famName != "" {
+		return family(*out, *famName, *tokDir, p, opts, start)
+	}
 	f, err := os.Open(*vocabPath)
 	if err != nil {
 		return fmt.Errorf("vocabulary: %w (run `make %s`)", err, testmodel.VocabJSONPath)
@@ -66,21 +89,33 @@ func run() error {
 		return fmt.Errorf("vocabulary %s: %w", *vocabPath, err)
 	}
 
-	if *noTypes {
-		opts = append(opts, testmodel.WithoutTokenTypeIDs())
-	}
-	if *fp16 {
-		opts = append(opts, testmodel.Float16Logits())
-	}
-	start := time.Now()
 	if err := testmodel.Generate(*out, p, vocab, opts...); err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
+	return report(*out, p.Name, testmodel.Files(), start)
+}
 
+// family writes the model in a family's layout (the vocabulary is the
+// tokenizer's; a family without token types gets no token_type_ids input,
+// and trained weights must then have one type row).
+func family(out, name, tokDir string, p testmodel.Preset, opts []testmodel.Option, start time.Time) error {
+	for _, f := range testmodel.Families {
+		if f.Name == name {
+			if err := testmodel.GenerateFamily(out, p, f, tokDir, opts...); err != nil {
+				return err
+			}
+			return report(out, p.Name+"-"+name, []string{"config.json", "model.onnx", "special_tokens_map.json",
+				"tokenizer.json", "tokenizer_config.json"}, start)
+		}
+	}
+	return fmt.Errorf("-family %q: want roberta, xlmr, deberta or albert", name)
+}
+
+func report(out, name string, files []string, start time.Time) error {
+	elapsed := time.Since(start)
 	var total int64
-	for _, name := range testmodel.Files() {
-		path := filepath.Join(*out, name)
+	for _, file := range files {
+		path := filepath.Join(out, file)
 		info, err := os.Stat(path)
 		if err != nil {
 			return err
@@ -88,6 +123,6 @@ func run() error {
 		total += info.Size()
 		fmt.Printf("%12d  %s\n", info.Size(), path)
 	}
-	fmt.Printf("preset %s: %.1f MB in %s, %s\n", p.Name, float64(total)/1e6, *out, elapsed.Round(time.Millisecond))
+	fmt.Printf("preset %s: %.1f MB in %s, %s\n", name, float64(total)/1e6, out, elapsed.Round(time.Millisecond))
 	return nil
 }

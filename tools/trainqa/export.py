@@ -6,7 +6,7 @@ import struct
 import torch
 
 from qamodel import MASKED
-from windows import read_windows, tensors
+from windows import frame, read_layout, read_windows, tensors
 
 
 def round_fp16(model):
@@ -38,29 +38,26 @@ def window_accuracy(model, path, limit=1200):
     """Share of held-out windows whose argmax start and end are both right
     (the answer's tokens, or [CLS] where the window lacks it), by the
     question's first token, with and without the answer."""
-    ws = read_windows(path)
-    pos, neg = [w for w in ws if w[2] > 0], [w for w in ws if w[2] == 0]
+    ws, lay = read_windows(path), read_layout(path)
+    fr, names = frame(lay), {int(k): v for k, v in lay["question_words"].items()}
+    pos, neg = [w for w in ws if w.start > 0], [w for w in ws if w.start == 0]
     ws = pos[:: max(1, len(pos) // (limit // 2))] + neg[:: max(1, len(neg) // (limit // 2))]
     model.eval()
     right = {}
     with torch.no_grad():
         for c in range(0, len(ws), 16):
             idx = list(range(c, min(c + 16, len(ws))))
-            ids, types, mask, allowed, start, end = tensors(ws, idx)
+            ids, types, mask, allowed, start, end = tensors(ws, idx, fr)
             s, e = model(ids, types, mask)
             s, e = s.masked_fill(~allowed, MASKED), e.masked_fill(~allowed, MASKED)
             ok = (s.argmax(-1) == start) & (e.argmax(-1) == end)
             for k, i in enumerate(idx):
-                key = (int(ws[i][0][1]), ws[i][2] > 0)
+                key = (int(ws[i].ids[ws[i].qstart]), ws[i].start > 0)
                 r = right.setdefault(key, [0, 0])
                 r[0] += int(ok[k])
                 r[1] += 1
     model.train()
-    return " ".join(f"{QWORD.get(q, q)}{'+' if pos else '-'}:{r[0]}/{r[1]}" for (q, pos), r in sorted(right.items()))
-
-
-# The first token of each gencorpus question, to label the accuracy.
-QWORD = {2040: "who", 2073: "where", 2043: "when", 1999: "in", 2054: "what", 2129: "how"}
+    return " ".join(f"{names.get(q, q)}{'+' if pos else '-'}:{r[0]}/{r[1]}" for (q, pos), r in sorted(right.items()))
 
 
 def parity_set(model, path, count):
@@ -68,10 +65,10 @@ def parity_set(model, path, count):
     and the logits the fp16-rounded model gives them, in the ONNX graph's
     arithmetic order."""
     ws = read_windows(path)
-    pos = [w for w in ws if w[2] > 0][:count // 2]
-    neg = [w for w in ws if w[2] == 0][:count - len(pos)]
+    pos = [w for w in ws if w.start > 0][:count // 2]
+    neg = [w for w in ws if w.start == 0][:count - len(pos)]
     chosen = pos + neg
-    ids, types, mask, _, _, _ = tensors(chosen, list(range(len(chosen))))
+    ids, types, mask, _, _, _ = tensors(chosen, list(range(len(chosen))), frame(read_layout(path)))
     model.eval()
     with torch.no_grad():
         s, e = model(ids, types, mask, exact=True)

@@ -7,9 +7,14 @@
 //	go run ./tools/trainqa -corpus train.jsonl -gold train-gold.jsonl \
 //	    -tokenizer build/models/tiny/tokenizer.json -out windows.bin
 //
-// The output is little-endian int32 records: length n, question length,
-// start, end, then the n input ids ([CLS] question [SEP] context [SEP]);
-// token type ids follow from the question length.
+// The windows are framed by the tokenizer's pair template (BERT's [CLS] q
+// [SEP] c [SEP], RoBERTa's <s> q </s></s> c </s>, ...). The output is
+// little-endian int32: the magic "QAW2", then per window its length n, the
+// question's first position and length, the context's first position and
+// end (exclusive), the answer's start and end (0, 0: none), then the n
+// input ids and the n token type ids, as qa.Windows lays them out. OUT.json
+// beside it (see layout) gives the tokenizer's special ids and vocabulary
+// size, and whether the model takes token types at all (-family).
 package main
 
 import (
@@ -41,51 +46,79 @@ func main() {
 }
 
 func run() error {
-	corpus := flag.String("corpus", "", "JSONL corpus from gencorpus")
-	goldPath := flag.String("gold", "", "its gold answers (gencorpus -gold)")
-	tokPath := flag.String("tokenizer", "", "tokenizer.json")
-	out := flag.String("out", "", "output file of labelled windows")
-	s := qa.DefaultSettings()
-	flag.IntVar(&s.MaxSeqLen, "max-seq-len", s.MaxSeqLen, "tokens per window, as qa-shard --max-seq-len")
-	flag.IntVar(&s.DocStride, "doc-stride", s.DocStride, "overlap of windows, as qa-shard --doc-stride")
+	var a args
+	flag.StringVar(&a.corpus, "corpus", "", "JSONL corpus from gencorpus")
+	flag.StringVar(&a.gold, "gold", "", "its gold answers (gencorpus -gold, with the same -tokenizer)")
+	flag.StringVar(&a.tokenizer, "tokenizer", "", "tokenizer.json (tokenizer_config.json and special_tokens_map.json beside it are read too)")
+	flag.StringVar(&a.out, "out", "", "output file of labelled windows (and OUT.json, its layout)")
+	flag.StringVar(&a.family, "family", "bert", "the model's export layout: bert or a testmodel family (roberta: no token types)")
+	a.settings = qa.DefaultSettings()
+	flag.IntVar(&a.settings.MaxSeqLen, "max-seq-len", a.settings.MaxSeqLen, "tokens per window, as qa-shard --max-seq-len")
+	flag.IntVar(&a.settings.DocStride, "doc-stride", a.settings.DocStride, "overlap of windows, as qa-shard --doc-stride")
 	flag.Parse()
-	if *corpus == "" || *goldPath == "" || *tokPath == "" || *out == "" || flag.NArg() > 0 {
+	if a.corpus == "" || a.gold == "" || a.tokenizer == "" || a.out == "" || flag.NArg() > 0 {
 		flag.Usage()
 		return errors.New("need -corpus, -gold, -tokenizer and -out")
 	}
-	tok, err := tokenizer.Load(*tokPath)
+	n, positive, err := writeWindows(a)
 	if err != nil {
 		return err
 	}
-	docs, err := readContexts(*corpus)
+	fmt.Printf("%d windows (%d with the answer) in %s\n", n, positive, a.out)
+	return nil
+}
+
+type args struct {
+	corpus, gold, tokenizer, out, family string
+	settings                             qa.Settings
+}
+
+// writeWindows cuts and labels every gold question's windows into a.out
+// and writes the layout beside it; it returns how many windows it wrote
+// and how many hold the answer.
+func writeWindows(a args) (windows, positive int, err error) {
+	fam, err := family(a.family)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	golds, err := readGold(*goldPath)
+	tok, err := tokenizer.Load(a.tokenizer)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	f, err := os.Create(*out)
+	lay, err := newLayout(tok, a.tokenizer, fam, a.settings)
 	if err != nil {
-		return err
+		return 0, 0, err
+	}
+	docs, err := readContexts(a.corpus)
+	if err != nil {
+		return 0, 0, err
+	}
+	golds, err := readGold(a.gold)
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := os.Create(a.out)
+	if err != nil {
+		return 0, 0, err
 	}
 	defer f.Close()
 	w := bufio.NewWriter(f)
-	tpl := tok.Template()
+	binary.Write(w, binary.LittleEndian, int32(windowsMagic))
 	var ctx qa.Tokens
 	ctxID := ""
-	var windows, positive int
 	for _, g := range golds {
 		text, ok := docs[g.ID]
 		if !ok {
-			return fmt.Errorf("gold answer for %s, which is not in %s", g.ID, *corpus)
+			return 0, 0, fmt.Errorf("gold answer for %s, which is not in %s", g.ID, a.corpus)
 		}
 		if g.ID != ctxID {
 			ctx, ctxID = tok.Encode(text), g.ID
 		}
-		ls, err := label(tok.Encode(g.Question), ctx, g, tpl, s)
+		q := tok.Encode(g.Question)
+		lay.nameQuestion(q, g.Question)
+		ls, err := label(q, ctx, g, tok.Template(), a.settings)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		for _, l := range ls {
 			writeWindow(w, l)
@@ -96,10 +129,12 @@ func run() error {
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return 0, 0, fmt.Errorf("%s: %w", a.out, err)
 	}
-	fmt.Printf("%d windows (%d with the answer) from %d questions\n", windows, positive, len(golds))
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", a.out, err)
+	}
+	return windows, positive, lay.write(a.out + ".json")
 }
 
 // labelled is a window with the positions of its answer's first and last
@@ -111,12 +146,13 @@ type labelled struct {
 
 // label cuts the pair into qa-shard's windows and labels each.
 func label(q, ctx qa.Tokens, g gold, tpl qa.Template, s qa.Settings) ([]labelled, error) {
-	last := -1 // the context token that ends the answer: the last starting before its end
+	if g.Token < 0 || g.Token >= ctx.Len() || int(ctx.Offsets[g.Token].Start) != g.Start {
+		return nil, fmt.Errorf("%s: gold token %d does not start the answer at code point %d (gold written with another tokenizer?)",
+			g.ID, g.Token, g.Start)
+	}
+	last := g.Token // the context token that ends the answer: the last starting before its end
 	for i := g.Token; i < ctx.Len() && int(ctx.Offsets[i].Start) < g.End; i++ {
 		last = i
-	}
-	if g.Token < 0 || last < 0 {
-		return nil, fmt.Errorf("%s: no tokens for the answer at code points [%d,%d)", g.ID, g.Start, g.End)
 	}
 	ws, err := qa.Windows(q, ctx, tpl, s)
 	if err != nil {
@@ -133,10 +169,14 @@ func label(q, ctx qa.Tokens, g gold, tpl qa.Template, s qa.Settings) ([]labelled
 	return out, nil
 }
 
+// writeWindow writes one record; bufio's error sticks until Flush.
 func writeWindow(w *bufio.Writer, l labelled) {
-	head := []int32{int32(len(l.win.IDs)), int32(l.win.QuestionLen), int32(l.start), int32(l.end)}
+	win := l.win
+	head := []int32{int32(len(win.IDs)), int32(win.QuestionStart), int32(win.QuestionLen),
+		int32(win.ContextStart), int32(win.ContextStart + win.To - win.From), int32(l.start), int32(l.end)}
 	binary.Write(w, binary.LittleEndian, head)
-	binary.Write(w, binary.LittleEndian, l.win.IDs)
+	binary.Write(w, binary.LittleEndian, win.IDs)
+	binary.Write(w, binary.LittleEndian, win.TypeIDs)
 }
 
 func readContexts(path string) (map[string]string, error) {

@@ -38,7 +38,7 @@ class Layer(torch.nn.Module):
 
 
 class BertQA(torch.nn.Module):
-    def __init__(self, vocab, h, layers, heads, inter, positions=512, types=2, pos_scale=0.3, pos_train=False):
+    def __init__(self, vocab, h, layers, heads, inter, positions=512, types=2, pos_scale=0.3, pos_train=False, pad=0):
         super().__init__()
         self.words = torch.nn.Embedding(vocab, h)
         self.positions = torch.nn.Embedding(positions, h)
@@ -54,7 +54,7 @@ class BertQA(torch.nn.Module):
             if isinstance(m, torch.nn.Linear):
                 torch.nn.init.zeros_(m.bias)
         with torch.no_grad():
-            self.words.weight[0].zero_()  # [PAD], as BERT initialises it
+            self.words.weight[pad].zero_()  # the padding row, as BERT initialises it
             pos = torch.arange(positions, dtype=torch.float32)[:, None]
             freq = torch.exp(torch.arange(0, h, 2, dtype=torch.float32) * (-math.log(10000.0) / h))
             self.positions.weight[:, 0::2] = pos_scale * torch.sin(pos * freq)

@@ -3,7 +3,10 @@
 answering in plain PyTorch (Debian's python3-torch 1.13; no transformers).
 
 Input: windows files written by `go run ./tools/trainqa` (the windows
-qa-shard itself cuts, labelled with the answer's tokens or [CLS]).
+qa-shard itself cuts, framed by the tokenizer's pair template, labelled with
+the answer's tokens or the cls token), and the layout JSON beside each: the
+tokenizer's special ids and vocabulary size, and whether the model takes
+token_type_ids (without, as RoBERTa exports, it trains one type row).
 Output: model.safetensors, a BertForQuestionAnswering state dict under
 Hugging Face's parameter names and layouts (float16), and parity.safetensors,
 a few padded windows with the logits this model gives them in float32, so
@@ -13,8 +16,9 @@ against PyTorch without needing PyTorch.
 The recipe is phases of (windows files, steps, token budget per batch,
 share of answer-less windows kept), a fixed seed, AdamW with warmup and
 linear decay, cross-entropy over the positions HF's decoding allows (the
-context and [CLS], which labels windows without the answer). Only the rows
-of the token ids the windows use are trained (unseen ids get [UNK]'s row).
+context and the cls token, which labels windows without the answer). Only
+the rows of the token ids the windows use are trained (unseen ids get the
+unknown token's row).
 Position embeddings are sinusoids, frozen, so that the positions short
 windows never reach behave; their amplitude decides whether the model
 learns to read a word's neighbours at all (see --pos-scale). The make
@@ -44,7 +48,7 @@ except ImportError as e:
              "(make train PYTHON=/usr/bin/python3)")
 
 from qamodel import MASKED, BertQA  # noqa: E402  (after the thread settings)
-from windows import Vocab, load_phases, batches, tensors  # noqa: E402
+from windows import Vocab, common_layout, load_phases, batches, tensors  # noqa: E402
 from export import round_fp16, window_accuracy, write_safetensors, parity_set  # noqa: E402
 
 
@@ -57,7 +61,7 @@ def loss_fn(model, batch):
     return (F.cross_entropy(s, start) + F.cross_entropy(e, end)) / 2
 
 
-def train(model, plan, lr, rng, log_every):
+def train(model, plan, fr, lr, rng, log_every):
     total = sum(p[2] for p in plan)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() > 1]
@@ -73,7 +77,7 @@ def train(model, plan, lr, rng, log_every):
         for _ in range(steps):
             if not queue:
                 queue = batches(ws, budget, rng)
-            loss = loss_fn(model, tensors(ws, queue.pop()))
+            loss = loss_fn(model, tensors(ws, queue.pop(), fr))
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -116,15 +120,22 @@ def main():
         parts = spec.split(":")
         neg = float(parts[3]) if len(parts) > 3 else 1.0
         phases.append((parts[0], int(parts[1]), int(parts[2]), neg))
+    files = [p for spec, _, _, _ in phases for p in spec.split("+")] + [a.parity_windows] + ([a.heldout] if a.heldout else [])
+    lay = common_layout(files)
     plan = load_phases(phases, rng)
-    vocab = Vocab(ws for _, ws, _, _ in plan)
+    vocab = Vocab((ws for _, ws, _, _ in plan), lay)
     plan = [(path, vocab.remap(ws), steps, budget) for path, ws, steps, budget in plan]
-    print(f"{len(vocab.ids)} distinct token ids in training", flush=True)
-    model = BertQA(len(vocab.ids), a.hidden, a.layers, a.heads, a.intermediate, pos_scale=a.pos_scale, pos_train=a.pos_train)
+    fr = vocab.frame()
+    print(f"{len(vocab.ids)} distinct token ids in training (vocabulary {lay['vocab_size']}, "
+          f"{'with' if lay['token_types'] else 'without'} token types)", flush=True)
+    # Without token_type_ids (RoBERTa-like exports) the model has one type
+    # row, added everywhere, as the ONNX graph without that input does.
+    model = BertQA(len(vocab.ids), a.hidden, a.layers, a.heads, a.intermediate, types=2 if lay["token_types"] else 1,
+                   pos_scale=a.pos_scale, pos_train=a.pos_train, pad=fr.pad)
     model.train()
-    secs, cpu = train(model, plan, a.lr, rng, a.log_every)
+    secs, cpu = train(model, plan, fr, a.lr, rng, a.log_every)
     print(f"trained in {secs:.0f}s wall, {cpu:.0f}s CPU, {a.threads} thread(s); load average {os.getloadavg()[0]:.1f}", flush=True)
-    full = torch.nn.Embedding(30522, a.hidden)
+    full = torch.nn.Embedding(lay["vocab_size"], a.hidden)
     with torch.no_grad():
         full.weight.copy_(vocab.expand(model.words.weight))
     model.words = full
@@ -134,6 +145,8 @@ def main():
     meta = {"format": "pt", "architecture": "BertForQuestionAnswering", "num_attention_heads": a.heads,
             "layer_norm_eps": 1e-12, "hidden_act": "gelu", "seed": a.seed,
             "recipe": " ".join(sys.argv[1:])}  # no timings: the same recipe writes the same bytes
+    if lay["family"] != "bert":
+        meta["family"] = lay["family"]
     sd = {k: v.half() for k, v in model.state_dict_hf().items()}
     write_safetensors(f"{a.out}/model.safetensors", sd, meta)
     write_safetensors(f"{a.out}/parity.safetensors", parity_set(model, a.parity_windows, 6), {"format": "pt"})
