@@ -1,8 +1,150 @@
 package tokenizer
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
-// parseMetaspace is not written yet: Metaspace is refused.
+	"qa-shard/qa"
+)
+
+// prependScheme is Metaspace's PrependScheme: when the replacement char
+// goes before a piece.
+type prependScheme uint8
+
+const (
+	prependAlways prependScheme = iota // every piece that does not start with it
+	prependFirst                       // only the piece that starts the original text
+	prependNever
+)
+
+// metaspace is tokenizers' Metaspace pre-tokenizer: every ' ' becomes the
+// replacement char (▁), the replacement is prepended as the scheme says,
+// and with split the piece is cut before every replacement char
+// (SplitDelimiterBehavior::MergedWithNext).
+type metaspace struct {
+	rep    string // the replacement char
+	scheme prependScheme
+	cut    bool
+}
+
+// parseMetaspace reads Metaspace as tokenizers' deserializer does:
+// prepend_scheme defaults to "always"; the legacy add_prefix_space=false is
+// only accepted with prepend_scheme "never" (tokenizers refuses it
+// otherwise, even with prepend_scheme absent), add_prefix_space=true is
+// ignored; split defaults to true; str_rep is read and ignored.
 func parseMetaspace(raw json.RawMessage) (preTokenizer, error) {
-	return nil, unsupported("preTokenizer", "Metaspace", "the components listed in the README")
+	var c struct {
+		Type           string  `json:"type"`
+		Replacement    *string `json:"replacement"`
+		AddPrefixSpace *bool   `json:"add_prefix_space"`
+		PrependScheme  *string `json:"prepend_scheme"`
+		Split          *bool   `json:"split"`
+		StrRep         *string `json:"str_rep"`
+	}
+	if err := strict(raw, &c, "Metaspace pre_tokenizer"); err != nil {
+		return nil, err
+	}
+	if c.Replacement == nil {
+		return nil, fmt.Errorf("Metaspace pre_tokenizer: replacement is required")
+	}
+	if utf8.RuneCountInString(*c.Replacement) != 1 {
+		return nil, fmt.Errorf("Metaspace pre_tokenizer: replacement %q is not a single char", *c.Replacement)
+	}
+	m := &metaspace{rep: *c.Replacement, cut: c.Split == nil || *c.Split}
+	if c.PrependScheme != nil {
+		switch *c.PrependScheme {
+		case "always":
+			m.scheme = prependAlways
+		case "first":
+			m.scheme = prependFirst
+		case "never":
+			m.scheme = prependNever
+		default:
+			return nil, fmt.Errorf("Metaspace pre_tokenizer: prepend_scheme %q is not one of always, first, never", *c.PrependScheme)
+		}
+	}
+	if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {
+		if m.scheme != prependNever {
+			return nil, fmt.Errorf("Metaspace pre_tokenizer: add_prefix_space does not match declared prepend_scheme")
+		}
+	}
+	return m, nil
+}
+
+// split is Metaspace::pre_tokenize on one piece.
+func (m *metaspace) split(n normalized, dst []normalized) []normalized {
+	if n.s == "" {
+		return dst
+	}
+	// NormalizedString::replace(' ', "▁"): each ▁ takes the alignment of
+	// the space it replaces.
+	if strings.IndexByte(n.s, ' ') >= 0 {
+		n = metaReplaceSpaces(n, m.rep)
+	}
+	prepend := false
+	if !strings.HasPrefix(n.s, m.rep) {
+		switch m.scheme {
+		case prependAlways:
+			prepend = true
+		case prependFirst:
+			// offsets_original().0 == 0: HF's piece starts where its first
+			// normalized char came from (every piece is a slice).
+			prepend = n.align[0].Start == 0
+		}
+	}
+	if prepend {
+		// NormalizedString::prepend: the text replaces the first char and
+		// that char is inserted again after it, so every byte added takes
+		// the first char's alignment.
+		align := make([]qa.Span, 0, len(m.rep)+len(n.align))
+		for range len(m.rep) {
+			align = append(align, n.align[0])
+		}
+		n = normalized{s: m.rep + n.s, align: append(align, n.align...), base: n.base}
+	}
+	if !m.cut {
+		return append(dst, n)
+	}
+	// split(▁, MergedWithNext): every ▁ but one at the very start begins
+	// a new piece.
+	last, i := 0, 0
+	if strings.HasPrefix(n.s, m.rep) {
+		i = len(m.rep)
+	}
+	for i < len(n.s) {
+		k := strings.Index(n.s[i:], m.rep)
+		if k < 0 {
+			break
+		}
+		dst = append(dst, n.slice(last, i+k))
+		last = i + k
+		i = last + len(m.rep)
+	}
+	return append(dst, n.slice(last, len(n.s)))
+}
+
+// metaReplaceSpaces replaces every ' ' of n by rep, every byte of rep aligned
+// to the space.
+func metaReplaceSpaces(n normalized, rep string) normalized {
+	var b strings.Builder
+	b.Grow(len(n.s) + 2*strings.Count(n.s, " "))
+	align := make([]qa.Span, 0, b.Cap())
+	last := 0
+	for i := 0; i < len(n.s); i++ {
+		if n.s[i] != ' ' {
+			continue
+		}
+		b.WriteString(n.s[last:i])
+		align = append(align, n.align[last:i]...)
+		b.WriteString(rep)
+		for range len(rep) {
+			align = append(align, n.align[i])
+		}
+		last = i + 1
+	}
+	b.WriteString(n.s[last:])
+	align = append(align, n.align[last:]...)
+	return normalized{s: b.String(), align: align, base: n.base}
 }

@@ -1,0 +1,150 @@
+//go:build parity
+
+package tokenizer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The SentencePiece families (Precompiled or NFKD normalizers, Metaspace,
+// Unigram) against Hugging Face on every code point and on several MB of
+// real text, from the files testdata/family-codepoints.mjs,
+// testdata/family-corpus.mjs and testdata/precompiled-graphemes.mjs write
+// beside each family's tokenizer.json (see the commands at their top):
+//
+//	QA_SHARD_TOKENIZERS_DIR=$PWD/build/tokenizers \
+//	  go test -tags parity ./tokenizer -run 'TestUnigram(Codepoints|Corpus|Graphemes)' -v
+var unigramFamilies = []string{"xlmr", "albert", "deberta"}
+
+// unigramParityFile opens QA_SHARD_TOKENIZERS_DIR/<family>/<name>.
+func unigramParityFile(t *testing.T, family, name string) *bufio.Scanner {
+	t.Helper()
+	path := filepath.Join(os.Getenv("QA_SHARD_TOKENIZERS_DIR"), family, name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	return sc
+}
+
+// unigramRender writes an encoding as the node scripts do: ids
+// comma-separated, offsets "start-end" comma-separated.
+func unigramRender(tk *Tokenizer, text string) []string {
+	e := tk.Encode(text)
+	ids := make([]string, len(e.IDs))
+	offs := make([]string, len(e.IDs))
+	for i, id := range e.IDs {
+		ids[i] = strconv.Itoa(int(id))
+		offs[i] = fmt.Sprintf("%d-%d", e.Offsets[i].Start, e.Offsets[i].End)
+	}
+	return []string{strings.Join(ids, ","), strings.Join(offs, ",")}
+}
+
+// unigramTSV checks every line "key<TAB>cols..." of a reference file
+// against texts(key): each text gives two columns (ids, offsets).
+func unigramTSV(t *testing.T, family, name string, min int, texts func(cp int) []string) {
+	tk := familyTokenizer(t, family)
+	sc := unigramParityFile(t, family, name)
+	lines, bad := 0, 0
+	for sc.Scan() {
+		lines++
+		cols := strings.Split(sc.Text(), "\t")
+		cp, err := strconv.Atoi(cols[0])
+		if err != nil {
+			t.Fatalf("line %d: %v", lines, err)
+		}
+		var got []string
+		for _, text := range texts(cp) {
+			got = append(got, unigramRender(tk, text)...)
+		}
+		if !slices.Equal(got, cols[1:]) {
+			bad++
+			if bad <= 20 {
+				t.Errorf("%s U+%04X: got %q, want %q", family, cp, got, cols[1:])
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if lines < min {
+		t.Fatalf("only %d lines", lines)
+	}
+	fmt.Printf("%s %s: %d checked, %d differ\n", family, name, lines, bad)
+}
+
+// TestUnigramCodepoints: c alone and "a"+c+"b", for every scalar value.
+func TestUnigramCodepoints(t *testing.T) {
+	for _, fam := range unigramFamilies {
+		t.Run(fam, func(t *testing.T) {
+			unigramTSV(t, fam, "codepoints.tsv", 0x10F800, func(cp int) []string {
+				c := string(rune(cp))
+				return []string{c, "a" + c + "b"}
+			})
+		})
+	}
+}
+
+// TestUnigramCorpus: real documents, their ids, word ids and offsets.
+func TestUnigramCorpus(t *testing.T) {
+	for _, fam := range unigramFamilies {
+		t.Run(fam, func(t *testing.T) {
+			tk := familyTokenizer(t, fam)
+			sc := unigramParityFile(t, fam, "corpus.jsonl")
+			docs, tokens, size, bad := 0, 0, 0, 0
+			for sc.Scan() {
+				var d struct {
+					Text    string     `json:"text"`
+					IDs     []int32    `json:"ids"`
+					Words   []int32    `json:"words"`
+					Offsets [][2]int32 `json:"offsets"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+					t.Fatalf("document %d: %v", docs, err)
+				}
+				docs++
+				tokens += len(d.IDs)
+				size += len(d.Text)
+				got := tk.Encode(d.Text)
+				offs := make([][2]int32, got.Len())
+				for i, o := range got.Offsets {
+					offs[i] = [2]int32{o.Start, o.End}
+				}
+				if !slices.Equal(got.IDs, d.IDs) || !slices.Equal(got.Words, d.Words) || !slices.Equal(offs, d.Offsets) {
+					bad++
+					if bad <= 10 {
+						t.Errorf("document %d differs: %.200q", docs, d.Text)
+					}
+				}
+			}
+			if err := sc.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if docs < 1000 || size < 3<<20 {
+				t.Fatalf("only %d documents, %d bytes", docs, size)
+			}
+			fmt.Printf("%s corpus: %d documents, %d bytes, %d tokens, %d differ\n", fam, docs, size, tokens, bad)
+		})
+	}
+}
+
+// TestUnigramGraphemes: "ª"+c+"b", c+"ª"+"b" and c+U+0301+"b" for every
+// scalar value (precompiled-graphemes.mjs, xlmr only: its Precompiled sees
+// the raw text).
+func TestUnigramGraphemes(t *testing.T) {
+	unigramTSV(t, "xlmr", "graphemes.tsv", 0x10F800, func(cp int) []string {
+		c := string(rune(cp))
+		return []string{"\u00aa" + c + "b", c + "\u00aab", c + "\u0301b"}
+	})
+}
