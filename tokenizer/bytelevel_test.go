@@ -1,0 +1,199 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// gpt2Alphabet is GPT-2's bytes_to_unicode, the char of each byte 0..255
+// in order, as written out by a node script from the same algorithm (and
+// checked against npm tokenizers@0.23.2's byteLevelAlphabet()).
+const gpt2Alphabet = "ĀāĂăĄąĆćĈĉĊċČčĎďĐđĒēĔĕĖėĘęĚěĜĝĞğĠ!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~ġĢģĤĥĦħĨĩĪīĬĭĮįİıĲĳĴĵĶķĸĹĺĻļĽľĿŀŁł¡¢£¤¥¦§¨©ª«¬Ń®¯°±²³´µ¶·¸¹º»¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ"
+
+func TestByteChars(t *testing.T) {
+	b := 0
+	for _, r := range gpt2Alphabet {
+		m := byteChars[b]
+		if got, _ := utf8.DecodeRune(m.b[:m.n]); got != r {
+			t.Errorf("byte %#02x: %q, want %q", b, got, r)
+		}
+		b++
+	}
+	if b != 256 {
+		t.Fatalf("%d chars in the alphabet", b)
+	}
+}
+
+// byteVocabModel is a BPE model whose vocab is the 256 byte chars (the id
+// of each is its byte) and no merges: every byte is a token, so the word
+// ids and offsets show the ByteLevel pre-tokenizer alone.
+func byteVocabModel() string {
+	vocab := map[string]int{}
+	b := 0
+	for _, r := range gpt2Alphabet {
+		vocab[string(r)] = b
+		b++
+	}
+	raw, _ := json.Marshal(map[string]any{"type": "BPE", "vocab": vocab, "merges": []string{}})
+	return string(raw)
+}
+
+const (
+	plain      = `{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true}`
+	prefix     = `{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true}`
+	noRegex    = `{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":false,"use_regex":false}`
+	regexUnset = `{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":false}`
+)
+
+// TestByteLevel: the word ids and offsets are what npm tokenizers@0.23.2
+// gives for the same tokenizer.json: the contractions, the whitespace runs
+// that leave their last char to the next word, Unicode spaces, digits,
+// letters and the rest, add_prefix_space and use_regex.
+func TestByteLevel(t *testing.T) {
+	model := byteVocabModel()
+	for _, c := range []struct {
+		pre, text string
+		words     []int32
+		offsets   string
+	}{
+		{plain, "Hello world's it's I'm we'll they've you're he'd 'S 'x",
+			[]int32{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 9, 9, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 15, 15, 16, 17, 17, 18},
+			"0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11 11-12 12-13 13-14 14-15 15-16 16-17 17-18 18-19 19-20 20-21 21-22 22-23 23-24 24-25 25-26 26-27 27-28 28-29 29-30 30-31 31-32 32-33 33-34 34-35 35-36 36-37 37-38 38-39 39-40 40-41 41-42 42-43 43-44 44-45 45-46 46-47 47-48 48-49 49-50 50-51 51-52 52-53 53-54"},
+		{plain, "  two  spaces   three\t\ttabs \n\n end  ",
+			[]int32{0, 1, 1, 1, 1, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5, 6, 7, 8, 8, 8, 8, 9, 9, 9, 10, 10, 10, 10, 11, 11},
+			"0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11 11-12 12-13 13-14 14-15 15-16 16-17 17-18 18-19 19-20 20-21 21-22 22-23 23-24 24-25 25-26 26-27 27-28 28-29 29-30 30-31 31-32 32-33 33-34 34-35 35-36"},
+		{plain, "a b　c  d",
+			[]int32{0, 1, 1, 2, 3, 3, 3, 4, 5, 6, 6, 6, 7},
+			"0-1 1-2 1-2 2-3 3-4 3-4 3-4 4-5 5-6 6-7 6-7 6-7 7-8"},
+		{plain, "don't!!  ...x 12 345 a1b2 ½ ٣",
+			[]int32{0, 0, 0, 1, 1, 2, 2, 3, 4, 4, 4, 4, 5, 6, 6, 6, 7, 7, 7, 7, 8, 8, 9, 10, 11, 12, 12, 12, 13, 13, 13},
+			"0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11 11-12 12-13 13-14 14-15 15-16 16-17 17-18 18-19 19-20 20-21 21-22 22-23 23-24 24-25 25-26 26-27 26-27 27-28 28-29 28-29"},
+		{plain, "x 's ' s''s",
+			[]int32{0, 1, 1, 2, 3, 3, 4, 4, 5, 5, 6},
+			"0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11"},
+		{plain, "   ",
+			[]int32{0, 0, 0},
+			"0-1 1-2 2-3"},
+		{plain, "é ü ñ 日本語 😀 x",
+			[]int32{0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 5, 5},
+			"0-1 0-1 1-2 2-3 2-3 3-4 4-5 4-5 5-6 6-7 6-7 6-7 7-8 7-8 7-8 8-9 8-9 8-9 9-10 10-11 10-11 10-11 10-11 11-12 12-13"},
+		{prefix, "Hello world",
+			[]int32{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
+			"0-1 0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11"},
+		{prefix, " Hello",
+			[]int32{0, 0, 0, 0, 0, 0},
+			"0-1 1-2 2-3 3-4 4-5 5-6"},
+		{prefix, "é",
+			[]int32{0, 0, 0},
+			"0-1 0-1 0-1"},
+		{prefix, "日本",
+			[]int32{0, 0, 0, 0, 0, 0, 0},
+			"0-1 0-1 0-1 0-1 1-2 1-2 1-2"},
+		{noRegex, "Hello world's  x",
+			[]int32{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+			"0-1 0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10 10-11 11-12 12-13 13-14 14-15 15-16"},
+		{noRegex, "é",
+			[]int32{0, 0, 0},
+			"0-1 0-1 0-1"},
+		{regexUnset, "a b",
+			[]int32{0, 1, 1},
+			"0-1 1-2 2-3"},
+	} {
+		tk := tinyTokenizer(t, model, c.pre)
+		got := tk.Encode(c.text)
+		text := c.text
+		if c.pre == prefix || c.pre == noRegex {
+			if !strings.HasPrefix(text, " ") {
+				text = " " + text
+			}
+		}
+		var ids []int32
+		for _, b := range []byte(text) {
+			ids = append(ids, int32(b))
+		}
+		var offs []string
+		for _, o := range got.Offsets {
+			offs = append(offs, fmt.Sprintf("%d-%d", o.Start, o.End))
+		}
+		if !slices.Equal(got.IDs, ids) || !slices.Equal(got.Words, c.words) || strings.Join(offs, " ") != c.offsets {
+			t.Errorf("%q:\n got %v %v %s\nwant %v %v %s", c.text, got.IDs, got.Words, strings.Join(offs, " "), ids, c.words, c.offsets)
+		}
+	}
+}
+
+// TestByteLevelUnicode16: Oniguruma's \p{L} and \p{N} know Unicode 16's
+// letters and digits, which Go's tables do not yet.
+func TestByteLevelUnicode16(t *testing.T) {
+	cls := bmpClasses()
+	for _, c := range []struct {
+		r    rune
+		want uint8
+	}{{'a', gpt2Letter}, {0x1C89, gpt2Letter}, {0x13460, gpt2Letter}, {0x2EBF0, gpt2Letter},
+		{'7', gpt2Number}, {0x16130, gpt2Number}, {0x1E5F1, gpt2Number},
+		{0x85, gpt2Space}, {0x3000, gpt2Space}, {0x180E, gpt2Other}, {0x200B, gpt2Other}, {'!', gpt2Other}} {
+		if got := gpt2Class(cls, c.r); got != c.want {
+			t.Errorf("U+%04X: class %d, want %d", c.r, got, c.want)
+		}
+	}
+}
+
+func TestByteLevelOptions(t *testing.T) {
+	model := byteVocabModel()
+	for _, pre := range []string{
+		`{"type":"ByteLevel","trim_offsets":false}`, // tokenizers: missing field add_prefix_space
+		`{"type":"ByteLevel","add_prefix_space":false}`,
+	} {
+		if _, err := parse([]byte(tinyJSON(model, pre))); err == nil {
+			t.Errorf("%s: no error", pre)
+		}
+	}
+	pre := `{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":false,"regex":"x"}`
+	if _, err := parse([]byte(tinyJSON(model, pre))); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("unknown option: %v, want ErrUnsupported", err)
+	}
+}
+
+// BenchmarkEncodeRoberta reports tokens per second of the roberta family
+// (byte-level BPE) on English prose: english.txt (3 KB) and ten copies
+// of it with the contexts of pairs.json (58 KB, a long and more varied document);
+// run it with -cpu 1 for the one-core figure.
+func BenchmarkEncodeRoberta(b *testing.B) {
+	tk := familyTokenizer(b, "roberta")
+	raw, err := os.ReadFile("testdata/english.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pairs, err := os.ReadFile("testdata/pairs.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ps []struct{ Context string }
+	if err := json.Unmarshal(pairs, &ps); err != nil {
+		b.Fatal(err)
+	}
+	var long strings.Builder
+	for range 10 {
+		long.Write(raw)
+		for _, p := range ps {
+			long.WriteString(p.Context + "\n")
+		}
+	}
+	for _, c := range []struct{ name, text string }{{"english", string(raw)}, {"long", long.String()}} {
+		b.Run(c.name, func(b *testing.B) {
+			tokens := tk.Encode(c.text).Len()
+			b.SetBytes(int64(len(c.text)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				tk.Encode(c.text)
+			}
+			b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
