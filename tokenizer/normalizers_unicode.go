@@ -205,6 +205,11 @@ func composePair(a, b rune) (rune, bool) {
 		}
 		return 0, false
 	}
+	if b < 0x300 {
+		// The second char of every primary composite is a combining mark,
+		// an Indic vowel sign or the like, never below U+0300.
+		return 0, false
+	}
 	composeOnce.Do(buildCompose)
 	r, ok := composeTable[[2]rune{a, b}]
 	return r, ok
@@ -238,6 +243,9 @@ func buildCompose() {
 		last := d[len(d)-1]
 		if len(head) != 1 || norm.NFC.String(string([]rune{head[0], last})) != string(r) {
 			continue
+		}
+		if last < 0x300 {
+			panic("normalizers: a primary composite whose second char is below U+0300")
 		}
 		composeTable[[2]rune{head[0], last}] = r
 	}

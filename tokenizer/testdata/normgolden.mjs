@@ -9,6 +9,11 @@
 //
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/normgolden.mjs > tokenizer/testdata/normalizers.golden.json
+//
+// A larger run for a deeper check, not committed (TestNormalizerGolden
+// reads it from QA_SHARD_NORM_GOLDEN):
+//
+//   node tokenizer/testdata/normgolden.mjs 5000 > build/normalizers.golden.json
 import { Tokenizer } from 'tokenizers';
 
 const N = (normalizer) => ({ normalizer });
@@ -74,11 +79,14 @@ const rand = (n) => {
 const pool = [...'aAeEiosxyz019 ,.!?-\'"_', '  ', '\t', '\n', '\u00a0', '\u3000', '\u2028',
   '\u0300', '\u0301', '\u0302', '\u0308', '\u0316', '\u0323', '\u0327', '\u0334', '\u0345', '\u05b0', '\u0951',
   'é', 'ñ', 'Å', 'ǖ', 'ḉ', 'ệ', 'Ω', 'Ω', 'ﬁ', '①', '²', 'Ⅻ', '㎏', 'İ', 'ẞ', 'ſ', 'Σ',
-  '가', '각', '\u1100', '\u1161', '\u11a8', 'ｶ', '\uff9e', '٣', '৪', '𝐀', '😀', '𑤵', '\u{11930}', '中', '。', '、', '«', '¿'];
+  '가', '각', '\u1100', '\u1161', '\u11a8', 'ｶ', '\uff9e', '٣', '৪', '𝐀', '😀', '𑤵', '\u{11930}', '中', '。', '、', '«', '¿',
+  '\u0344', '\u0f73', '\u0f71', '\u0f72', '\u0f80', 'ẛ', '\ufdfa', '㌀', '⑴', '\u07fd', '㋿', '\u{10d40}', '\u1c89', '²', '\u0e49', 'ำ',
+  '\u0915', '\u093c', '\u0958', '\u05d9', '\u05b4', '\ufb1d', '\u0622', '\u0653', '\u0654', 'ǅ', 'Ǆ', '\u1e9e', '\u212a', '\u2126'];
 const random = [];
-for (let i = 0; i < 60; i++) {
+const count = Number(process.argv[2] ?? 60);
+for (let i = 0; i < count; i++) {
   let s = '';
-  const len = 1 + rand(12);
+  const len = 1 + rand(count > 60 ? 24 : 12);
   for (let j = 0; j < len; j++) s += pool[rand(pool.length)];
   random.push(s);
 }
