@@ -25,7 +25,16 @@ type uniKey struct {
 // tokenizers' token_to_ids keeps, the last duplicate).
 func newUniTrie(keys []uniKey) *uniTrie {
 	slices.SortFunc(keys, func(a, b uniKey) int { return strings.Compare(a.s, b.s) })
+	size := 1024
+	for _, k := range keys {
+		size += len(k.s)
+	}
 	b := uniTrieBuilder{t: &uniTrie{}, head: -1, tail: -1}
+	b.t.base = make([]int32, 0, size)
+	b.t.check = make([]int32, 0, size)
+	b.t.leaf = make([]int32, 0, size)
+	b.next, b.prev = make([]int32, 0, size), make([]int32, 0, size)
+	b.listed, b.fails = make([]bool, 0, size), make([]uint8, 0, size)
 	b.grow(1024)
 	b.take(0) // the root
 	b.t.check[0] = 0
@@ -40,6 +49,8 @@ type uniTrieBuilder struct {
 	t          *uniTrie
 	next, prev []int32 // the free list
 	head, tail int32
+	listed     []bool  // on the free list
+	fails      []uint8 // times a free position was tried as a first label and failed
 }
 
 // grow extends the arrays to n positions, all free.
@@ -51,6 +62,8 @@ func (b *uniTrieBuilder) grow(n int) {
 		t.leaf = append(t.leaf, -1)
 		b.next = append(b.next, -1)
 		b.prev = append(b.prev, b.tail)
+		b.listed = append(b.listed, true)
+		b.fails = append(b.fails, 0)
 		if b.tail >= 0 {
 			b.next[b.tail] = int32(i)
 		} else {
@@ -62,6 +75,10 @@ func (b *uniTrieBuilder) grow(n int) {
 
 // take removes position p from the free list.
 func (b *uniTrieBuilder) take(p int32) {
+	if !b.listed[p] {
+		return
+	}
+	b.listed[p] = false
 	n, v := b.next[p], b.prev[p]
 	if v >= 0 {
 		b.next[v] = n
@@ -76,10 +93,14 @@ func (b *uniTrieBuilder) take(p int32) {
 }
 
 // findBase is the first base at which every label lands on a free
-// position (the first label on a free one by construction).
+// position (the first label on a free one by construction). A position
+// that keeps failing as the first label's stops being a candidate (it
+// stays free for the other labels), as darts-clone gives up on crowded
+// stretches.
 func (b *uniTrieBuilder) findBase(labels []byte) int {
 	t := b.t
-	for p := b.head; ; p = b.next[p] {
+	p := b.head
+	for {
 		if p < 0 || b.next[p] < 0 {
 			b.grow(len(t.check) + 1024)
 			if p < 0 {
@@ -87,22 +108,25 @@ func (b *uniTrieBuilder) findBase(labels []byte) int {
 			}
 		}
 		base := int(p) - int(labels[0])
-		if base < 1 {
-			continue
-		}
-		if need := base + 256; need > len(t.check) {
-			b.grow(need)
-		}
-		ok := true
-		for _, c := range labels[1:] {
-			if t.check[base+int(c)] >= 0 {
-				ok = false
-				break
+		if base >= 1 {
+			if need := base + 256; need > len(t.check) {
+				b.grow(need)
+			}
+			ok := true
+			for _, c := range labels[1:] {
+				if t.check[base+int(c)] >= 0 {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return base
+			}
+			if b.fails[p]++; b.fails[p] >= 16 {
+				b.take(p)
 			}
 		}
-		if ok {
-			return base
-		}
+		p = b.next[p]
 	}
 }
 
