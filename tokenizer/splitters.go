@@ -43,12 +43,16 @@ func parseSplitter(typ string, raw json.RawMessage) (preTokenizer, error) {
 	case "Digits":
 		var c struct {
 			Type       string `json:"type"`
-			Individual bool   `json:"individual_digits"` // serde default false
+			Individual *bool  `json:"individual_digits"`
 		}
 		if err := strict(raw, &c, what); err != nil {
 			return nil, err
 		}
-		return digits{individual: c.Individual}, nil
+		if c.Individual == nil {
+			// tokenizers' deserializer requires it too.
+			return nil, fmt.Errorf("%s: individual_digits is required", what)
+		}
+		return digits{individual: *c.Individual}, nil
 	case "Split":
 		// Split's deserializer requires all three fields.
 		var c struct {

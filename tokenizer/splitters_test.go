@@ -9,8 +9,9 @@ import (
 )
 
 // TestSplitterOptions checks what each splitting pre-tokenizer accepts and
-// refuses, as tokenizers' deserializers do (and where qa-shard refuses
-// more: regexes Go cannot reproduce).
+// refuses: missing fields as tokenizers' deserializers (checked with npm
+// tokenizers 0.23.2), unknown fields and regexes Go cannot reproduce
+// refused by qa-shard where HF would ignore or run them.
 func TestSplitterOptions(t *testing.T) {
 	for _, c := range []struct {
 		json string
@@ -22,7 +23,7 @@ func TestSplitterOptions(t *testing.T) {
 		{`{"type":"Punctuation"}`, ""},
 		{`{"type":"Punctuation","behavior":"Contiguous"}`, ""},
 		{`{"type":"Punctuation","behavior":"Sideways"}`, "unsupported"},
-		{`{"type":"Digits"}`, ""},
+		{`{"type":"Digits"}`, "required"},
 		{`{"type":"Digits","individual_digits":true}`, ""},
 		{`{"type":"Split","pattern":{"String":" "},"behavior":"Removed","invert":false}`, ""},
 		{`{"type":"Split","pattern":{"Regex":"\\p{L}+"},"behavior":"Isolated","invert":true}`, ""},
