@@ -51,17 +51,18 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 	for i := 0; i < len(s); i++ {
 		size += int(byteChars[s[i]].n)
 	}
-	out := make([]byte, 0, size)
-	align := make([]qa.Span, 0, size)
+	out := make([]byte, size)
+	align := make([]qa.Span, size)
 	bounds := make([]int32, 0, len(s)/4+2)
 	bounds = append(bounds, 0)
+	w := 0
 	for i := 0; i < len(s); {
 		j := len(s)
 		if b.useRegex {
 			j = gpt2Match(s, i, b.classes)
 		}
-		out, align = mapBytes(s[i:j], n.align[i:j], out, align)
-		bounds = append(bounds, int32(len(out)))
+		w = mapBytes(s[i:j], n.align[i:j], out, align, w)
+		bounds = append(bounds, int32(w))
 		i = j
 	}
 	mapped := unsafe.String(unsafe.SliceData(out), len(out)) // out is never written again
@@ -73,37 +74,36 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 	return dst
 }
 
-// mapBytes appends the byte-level chars of s (aligned by al) to out. As
+// mapBytes writes the byte-level chars of s (aligned by al) at w of out
+// and align, which have room for them, and returns the new w. As
 // NormalizedString::transform aligns them, the first char of each original
 // char replaces it (its first byte's alignment) and the others are
 // inserted after it (the alignment of its last byte).
-func mapBytes(s string, al []qa.Span, out []byte, align []qa.Span) ([]byte, []qa.Span) {
+func mapBytes(s string, al []qa.Span, out []byte, align []qa.Span, w int) int {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		if c := s[i]; c < utf8.RuneSelf {
 			m := &byteChars[c]
-			out = append(out, m.b[:m.n]...)
-			for range m.n {
-				align = append(align, al[i])
+			out[w], align[w] = m.b[0], al[i]
+			if m.n == 2 {
+				out[w+1], align[w+1] = m.b[1], al[i]
 			}
+			w += int(m.n)
 			i++
 			continue
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
+		a := al[i]
 		for k := i; k < i+size; k++ {
-			a := al[i+size-1]
-			if k == i {
-				a = al[i]
-			}
 			m := &byteChars[s[k]]
-			out = append(out, m.b[:m.n]...)
-			for range m.n {
-				align = append(align, a)
+			for j := range m.n {
+				out[w], align[w] = m.b[j], a
+				w++
 			}
+			a = al[i+size-1]
 		}
 		i += size
 	}
-	return out, align
+	return w
 }
 
 // prependSpace is NormalizedString::prepend(" "): the space replaces the

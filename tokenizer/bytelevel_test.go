@@ -33,15 +33,43 @@ func TestByteChars(t *testing.T) {
 // byteVocabModel is a BPE model whose vocab is the 256 byte chars (the id
 // of each is its byte) and no merges: every byte is a token, so the word
 // ids and offsets show the ByteLevel pre-tokenizer alone.
-func byteVocabModel() string {
+func byteVocabModel(merges ...string) string {
 	vocab := map[string]int{}
 	b := 0
 	for _, r := range gpt2Alphabet {
 		vocab[string(r)] = b
 		b++
 	}
-	raw, _ := json.Marshal(map[string]any{"type": "BPE", "vocab": vocab, "merges": []string{}})
+	for _, m := range merges {
+		vocab[strings.ReplaceAll(m, " ", "")] = len(vocab)
+	}
+	raw, _ := json.Marshal(map[string]any{"type": "BPE", "vocab": vocab, "merges": append([]string{}, merges...)})
 	return string(raw)
+}
+
+// FuzzByteLevelBPE checks, for any input including invalid UTF-8 (each
+// invalid byte is a char of its own), that byte-level BPE does not panic
+// and keeps the invariants FuzzEncode checks for BERT.
+func FuzzByteLevelBPE(f *testing.F) {
+	tk := tinyTokenizer(f, byteVocabModel("Ġ t", "h e", "Ġt he", "' s"), plain)
+	for _, s := range []string{"", "the cat's hat", "  x \t\n ", "\xff\xfe\xe2\x82 bad", "日本 😀 ½ ٣ \u00a0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := tk.Encode(text)
+		chars := int32(utf8.RuneCountInString(text))
+		if len(got.Offsets) != got.Len() || len(got.Words) != got.Len() {
+			t.Fatalf("%d ids, %d offsets, %d words", got.Len(), len(got.Offsets), len(got.Words))
+		}
+		for i, o := range got.Offsets {
+			if o.Start < 0 || o.Start > o.End || o.End > chars || got.IDs[i] < 0 || int(got.IDs[i]) >= tk.VocabSize() {
+				t.Fatalf("token %d: id %d offsets %v (%d chars)", i, got.IDs[i], o, chars)
+			}
+			if i > 0 && (o.Start < got.Offsets[i-1].Start || got.Words[i] < got.Words[i-1]) {
+				t.Fatalf("token %d: %v word %d after %v word %d", i, o, got.Words[i], got.Offsets[i-1], got.Words[i-1])
+			}
+		}
+	})
 }
 
 const (
