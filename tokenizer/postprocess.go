@@ -130,11 +130,12 @@ func (s *specialTokenID) UnmarshalJSON(b []byte) error {
 
 // trimOffsets applies ByteLevel's process_offsets to one encoded text, as
 // tokenizers applies it to an encoding whose first token is the text's
-// first; value gives token i's string (tokenizers' Token.value: the vocab
-// entry, or what an added token matched). With add_prefix_space the first token
+// first; spaces gives the leading and trailing spaces of token i's string
+// (tokenizers' Token.value: the vocab entry, or what an added token
+// matched). With add_prefix_space the first token
 // of an encoding keeps a single leading space, so it also fills
 // FirstOffsets: each token's offsets as the first token of a window.
-func (pp postProcessor) trimOffsets(out *qa.Tokens, value func(i int, id int32) string) {
+func (pp postProcessor) trimOffsets(out *qa.Tokens, spaces func(i int, id int32) (lead, trail int32)) {
 	if !pp.trim {
 		return
 	}
@@ -142,8 +143,7 @@ func (pp postProcessor) trimOffsets(out *qa.Tokens, value func(i int, id int32) 
 		out.FirstOffsets = make([]qa.Span, len(out.IDs))
 	}
 	for i, id := range out.IDs {
-		s := value(i, id)
-		lead, trail := spaceRun(s, false), spaceRun(s, true)
+		lead, trail := spaces(i, id)
 		off := out.Offsets[i]
 		if out.FirstOffsets != nil {
 			out.FirstOffsets[i] = trimSpan(off, lead, trail, true)

@@ -52,6 +52,7 @@ type Tokenizer struct {
 	tpl       qa.Template
 	pad       int32
 	vocabSize int
+	spaces    [][2]int32 // per model id, when offsets are trimmed
 }
 
 // Load reads a Hugging Face tokenizer.json and, when they lie beside it,
@@ -111,6 +112,9 @@ func parse(raw []byte) (*Tokenizer, error) {
 	}
 	if err := t.setPadding(cfg.Padding); err != nil {
 		return nil, err
+	}
+	if t.post.trim {
+		t.countSpaces()
 	}
 	vocab := newAddedVocab(added)
 	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
@@ -178,14 +182,28 @@ func (t *Tokenizer) Encode(text string) qa.Tokens {
 	}
 	matched := map[int]string{}
 	out := t.pipe.encode(text, matched)
-	t.post.trimOffsets(&out, func(i int, id int32) string {
+	t.post.trimOffsets(&out, func(i int, id int32) (int32, int32) {
 		if s, ok := matched[i]; ok {
-			return s
+			return spaceRun(s, false), spaceRun(s, true)
 		}
-		s, _ := t.model.idToToken(id)
-		return s
+		if int(id) < len(t.spaces) {
+			return int32(t.spaces[id][0]), int32(t.spaces[id][1])
+		}
+		return 0, 0
 	})
 	return out
+}
+
+// countSpaces fills spaces: the leading and trailing spaces ("Ġ" or
+// whitespace) of every vocabulary entry, which offset trimming removes,
+// counted once rather than per token.
+func (t *Tokenizer) countSpaces() {
+	t.spaces = make([][2]int32, t.model.size())
+	for id := range t.spaces {
+		if s, ok := t.model.idToToken(int32(id)); ok {
+			t.spaces[id] = [2]int32{spaceRun(s, false), spaceRun(s, true)}
+		}
+	}
 }
 
 // tokenID is token_to_id: added tokens first, then the model's vocab.
