@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"qa-shard/qa"
@@ -27,6 +28,7 @@ type metaspace struct {
 	rep    string // the replacement char
 	scheme prependScheme
 	cut    bool
+	slabs  sync.Pool // *[]qa.Span: room the prepended pieces' alignments are cut from
 }
 
 // parseMetaspace reads Metaspace as tokenizers' deserializer does:
@@ -98,7 +100,7 @@ func (m *metaspace) split(n normalized, dst []normalized) []normalized {
 		// NormalizedString::prepend: the text replaces the first char and
 		// that char is inserted again after it, so every byte added takes
 		// the first char's alignment.
-		align := make([]qa.Span, 0, len(m.rep)+len(n.align))
+		align := m.spans(len(m.rep) + len(n.align))
 		for range len(m.rep) {
 			align = append(align, n.align[0])
 		}
@@ -123,6 +125,25 @@ func (m *metaspace) split(n normalized, dst []normalized) []normalized {
 		i = last + len(m.rep)
 	}
 	return append(dst, n.slice(last, len(n.s)))
+}
+
+// spans is an empty slice with room for k spans, cut from a shared slab
+// so that a text's many words do not each allocate their own; a slab is
+// never written again once cut, and lives as long as a piece uses it.
+func (m *metaspace) spans(k int) []qa.Span {
+	if k > 256 {
+		return make([]qa.Span, 0, k)
+	}
+	p, _ := m.slabs.Get().(*[]qa.Span)
+	if p == nil || cap(*p)-len(*p) < k {
+		s := make([]qa.Span, 0, 4096)
+		p = &s
+	}
+	n := len(*p)
+	out := (*p)[n : n : n+k]
+	*p = (*p)[: n+k : cap(*p)]
+	m.slabs.Put(p)
+	return out
 }
 
 // metaReplaceSpaces replaces every ' ' of n by rep, every byte of rep aligned
