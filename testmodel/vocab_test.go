@@ -58,7 +58,7 @@ func TestConvertVocabKnownIDs(t *testing.T) {
 
 // TestConvertVocabMatchesVocabTxt checks the whole conversion at once: the
 // SHA-256 below is that of bert-base-uncased's published vocab.txt (one token
-// a line, trailing newline), the same file github.com/sugarme/tokenizer
+// a line, trailing newline), the same file that sugarme/tokenizer
 // v0.3.0 ships as pretrained/model/bert-base-uncased-vocab.txt.
 func TestConvertVocabMatchesVocabTxt(t *testing.T) {
 	const want = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
