@@ -2,7 +2,9 @@
 # (sliding windows), of its int8 copy (qa-shard quantize: one unpadded window
 # per batch) and of the naive truncating loop (batch of one, first 512
 # tokens) on a held-out corpus of long documents, split by whether the gold
-# answer starts within the first 512 tokens of its document or beyond.
+# answer starts within the first 512 tokens of its document or beyond; then
+# the same for the demo models trained with RoBERTa's and ALBERT's
+# tokenizers.
 EVAL := $(BUILD)/eval
 EVAL_DOCS ?= 150
 EVAL_SEED ?= 11
@@ -11,8 +13,14 @@ EVAL_MAX_WORDS ?= 6000
 EVAL_RUN = $(BIN) --devices cpu:2 --input $(EVAL)/docs.jsonl --questions-file $(EVAL)/questions.txt \
 	--overwrite --log-format console
 
+# The demo models trained with other tokenizers (mk/train.mk) are scored
+# on the same corpus and gold spans, each split at 512 of its own tokens
+# (the gold file again, its token positions from that tokenizer).
+TOKENIZERS ?= $(BUILD)/tokenizers
+EVAL_CORPUS = -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED)
+
 .PHONY: eval
-eval: ort $(BIN) $(MODELS)/demo/model.onnx
+eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx
 	@mkdir -p $(EVAL)
 	$(GO) run ./tools/gencorpus -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED) \
 		-out $(EVAL)/docs.jsonl -gold $(EVAL)/gold.jsonl -tokenizer $(MODELS)/demo/tokenizer.json \
@@ -23,7 +31,21 @@ eval: ort $(BIN) $(MODELS)/demo/model.onnx
 	$(EVAL_RUN) --model $(EVAL)/demo-int8 --output $(EVAL)/qa-shard-int8.jsonl
 	$(GO) run ./tools/naiveqa -model $(MODELS)/demo -input $(EVAL)/docs.jsonl \
 		-questions-file $(EVAL)/questions.txt -output $(EVAL)/naive.jsonl -threads 2
+	$(GO) run ./tools/gencorpus $(EVAL_CORPUS) -out $(EVAL)/docs-bpe.jsonl -gold $(EVAL)/gold-bpe.jsonl \
+		-tokenizer $(TOKENIZERS)/roberta/tokenizer.json
+	cmp $(EVAL)/docs.jsonl $(EVAL)/docs-bpe.jsonl
+	$(EVAL_RUN) --model $(MODELS)/demo-bpe --output $(EVAL)/qa-shard-bpe.jsonl
+	$(GO) run ./tools/gencorpus $(EVAL_CORPUS) -out $(EVAL)/docs-unigram.jsonl -gold $(EVAL)/gold-unigram.jsonl \
+		-tokenizer $(TOKENIZERS)/albert/tokenizer.json
+	cmp $(EVAL)/docs.jsonl $(EVAL)/docs-unigram.jsonl
+	$(EVAL_RUN) --model $(MODELS)/demo-unigram --output $(EVAL)/qa-shard-unigram.jsonl
 	@echo
 	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model testmodel/demo"
 	@$(BIN) eval --gold $(EVAL)/gold.jsonl "qa-shard=$(EVAL)/qa-shard.jsonl" \
 		"qa-shard int8=$(EVAL)/qa-shard-int8.jsonl" "naive 512=$(EVAL)/naive.jsonl"
+	@echo
+	@echo "demo model trained with RoBERTa's byte-level BPE (testmodel/demo-bpe), split at its own token 512"
+	@$(BIN) eval --gold $(EVAL)/gold-bpe.jsonl "qa-shard bpe=$(EVAL)/qa-shard-bpe.jsonl"
+	@echo
+	@echo "demo model trained with ALBERT's Unigram (testmodel/demo-unigram), split at its own token 512"
+	@$(BIN) eval --gold $(EVAL)/gold-unigram.jsonl "qa-shard unigram=$(EVAL)/qa-shard-unigram.jsonl"

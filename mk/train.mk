@@ -24,3 +24,48 @@ train: $(MODELS)/tiny/model.onnx
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w512.bin -max-seq-len 512 -doc-stride 128
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/heldout.jsonl -gold $(TRAIN)/heldout-gold.jsonl -out $(TRAIN)/heldout.bin
 	time $(PYTHON) tools/trainqa/train.py $(TRAIN_RECIPE) --parity-windows $(TRAIN)/heldout.bin --out testmodel/demo
+
+# The same demo model on the same corpora with two other tokenizers:
+# `make train-bpe` with RoBERTa's byte-level BPE (testmodel/demo-bpe; no
+# token_type_ids, as RoBERTa exports, so one type row) and `make
+# train-unigram` with ALBERT's Unigram (testmodel/demo-unigram; token types
+# as BERT's). The tokenizer folders come from `make tokenizer-fixtures`;
+# gold token positions and windows are the family tokenizer's own.
+TOKENIZERS ?= $(BUILD)/tokenizers
+TRAIN_ARCH := --hidden 64 --layers 2 --heads 4 --intermediate 256 --lr 3e-3 --pos-scale 0.3 --seed 12
+train_phases = --phase $(1)/w128.bin:1800:2048:0.3 --phase $(1)/w384.bin+$(1)/w512.bin:500:4096:0.4
+TRAIN_BPE_RECIPE ?= $(TRAIN_ARCH) $(call train_phases,$(BUILD)/train-bpe)
+TRAIN_UNIGRAM_RECIPE ?= $(TRAIN_ARCH) $(call train_phases,$(BUILD)/train-unigram)
+
+.PHONY: train-bpe train-unigram
+train-bpe: TRAIN_FAMILY := roberta
+train-bpe: TRAIN_FAMILY_RECIPE = $(TRAIN_BPE_RECIPE)
+train-bpe: $(TOKENIZERS)/roberta/tokenizer.json
+train-unigram: TRAIN_FAMILY := albert
+train-unigram: TRAIN_FAMILY_RECIPE = $(TRAIN_UNIGRAM_RECIPE)
+train-unigram: $(TOKENIZERS)/albert/tokenizer.json
+train-bpe train-unigram: D = $(BUILD)/$@
+train-bpe train-unigram: FTOK = $(TOKENIZERS)/$(TRAIN_FAMILY)/tokenizer.json
+train-bpe train-unigram:
+	@mkdir -p $(D) testmodel/demo-$(@:train-%=%)
+	$(GO) run ./tools/gencorpus -n 3000 -min-words 20 -max-words 1500 -seed 1001 \
+		-out $(D)/docs.jsonl -gold $(D)/gold.jsonl -tokenizer $(FTOK)
+	$(GO) run ./tools/gencorpus -n 100 -min-words 100 -max-words 4000 -seed 1002 \
+		-out $(D)/heldout.jsonl -gold $(D)/heldout-gold.jsonl -tokenizer $(FTOK)
+	$(GO) run ./tools/trainqa -family $(TRAIN_FAMILY) -tokenizer $(FTOK) -corpus $(D)/docs.jsonl -gold $(D)/gold.jsonl \
+		-out $(D)/w128.bin -max-seq-len 128 -doc-stride 32
+	$(GO) run ./tools/trainqa -family $(TRAIN_FAMILY) -tokenizer $(FTOK) -corpus $(D)/docs.jsonl -gold $(D)/gold.jsonl \
+		-out $(D)/w384.bin
+	$(GO) run ./tools/trainqa -family $(TRAIN_FAMILY) -tokenizer $(FTOK) -corpus $(D)/docs.jsonl -gold $(D)/gold.jsonl \
+		-out $(D)/w512.bin -max-seq-len 512 -doc-stride 128
+	$(GO) run ./tools/trainqa -family $(TRAIN_FAMILY) -tokenizer $(FTOK) -corpus $(D)/heldout.jsonl -gold $(D)/heldout-gold.jsonl \
+		-out $(D)/heldout.bin
+	time $(PYTHON) tools/trainqa/train.py $(TRAIN_FAMILY_RECIPE) --parity-windows $(D)/heldout.bin --out testmodel/demo-$(@:train-%=%)
+
+# Their ONNX folders, in the family's export layout (tools/genmodel
+# -family), around the committed weights.
+DEMO_FAMILY_DEPS := $(wildcard testmodel/*.go) $(wildcard tokenizer/*.go)
+$(MODELS)/demo-bpe/model.onnx: testmodel/demo-bpe/model.safetensors $(TOKENIZERS)/roberta/tokenizer.json $(DEMO_FAMILY_DEPS)
+	$(GO) run ./tools/genmodel -family roberta -tokenizer-dir $(TOKENIZERS)/roberta -weights $< -out $(@D)
+$(MODELS)/demo-unigram/model.onnx: testmodel/demo-unigram/model.safetensors $(TOKENIZERS)/albert/tokenizer.json $(DEMO_FAMILY_DEPS)
+	$(GO) run ./tools/genmodel -family albert -tokenizer-dir $(TOKENIZERS)/albert -weights $< -out $(@D)

@@ -12,35 +12,53 @@ import (
 	"testing"
 )
 
-// demoDir holds the trained demo model (tools/trainqa): its weights, and a
-// padded batch with the logits PyTorch computed for it.
-const demoDir = "demo"
+// demoDirs hold the trained demo models (tools/trainqa): their weights,
+// and a padded batch with the logits PyTorch computed for it. demo-bpe was
+// trained without token types (RoBERTa's layout): one type row, and its
+// graph takes no token_type_ids.
+var demoDirs = []struct {
+	dir       string
+	typeVocab int
+}{{"demo", 2}, {"demo-bpe", 1}, {"demo-unigram", 2}}
 
 // TestTrainedParity builds the ONNX graph around the committed trained
 // weights and checks that ONNX Runtime gives the logits PyTorch gave, on
 // windows with and without the answer, padded to one length.
 func TestTrainedParity(t *testing.T) {
-	w, err := ReadWeights(filepath.Join(demoDir, "model.safetensors"))
+	for _, d := range demoDirs {
+		t.Run(d.dir, func(t *testing.T) { checkParity(t, d.dir, d.typeVocab) })
+	}
+}
+
+func checkParity(t *testing.T, dir string, typeVocab int) {
+	w, err := ReadWeights(filepath.Join(dir, "model.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.Preset("demo")
+	p, err := w.Preset(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p.TypeVocab != typeVocab {
+		t.Fatalf("%d token type rows, want %d", p.TypeVocab, typeVocab)
+	}
+	var opts []Option
+	if p.TypeVocab == 1 {
+		opts = append(opts, WithoutTokenTypeIDs())
 	}
 	path := filepath.Join(t.TempDir(), "model.onnx")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteModel(f, p, WithWeights(w)); err != nil {
+	if _, err := WriteModel(f, p, append(opts, WithWeights(w))...); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	raw, err := os.ReadFile(filepath.Join(demoDir, "parity.safetensors"))
+	raw, err := os.ReadFile(filepath.Join(dir, "parity.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +67,7 @@ func TestTrainedParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := batch{ids: ints2D(t, ref, "input_ids"), mask: ints2D(t, ref, "attention_mask"), types: ints2D(t, ref, "token_type_ids")}
-	start, end := runQA(t, path, b, true, false)
+	start, end := runQA(t, path, b, p.TypeVocab > 1, false)
 	var worst float64
 	for name, got := range map[string][][]float32{"start_logits": start, "end_logits": end} {
 		want := ref.tensors[name]

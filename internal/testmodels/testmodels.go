@@ -1,12 +1,15 @@
 // Package testmodels generates, for tests, the tiny model directory and
-// its signature variants from the offline vocabulary, and the trained demo
-// model ("demo").
+// its signature variants from the offline vocabulary, the trained demo
+// model ("demo"), and the family layouts of the tiny model and of the demo
+// models trained with other tokenizers (GenerateFamilies).
 package testmodels
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"qa-shard/internal/testenv"
@@ -46,7 +49,8 @@ func Generate(dir string) error {
 
 // GenerateFamilies writes the tiny model in every family layout
 // (testmodel.Families) under dir as "tiny-<family>", around the family
-// tokenizers `make tokenizer-fixtures` builds.
+// tokenizers `make tokenizer-fixtures` builds, and the demo models trained
+// with those tokenizers (DemoFamilies).
 func GenerateFamilies(dir string) error {
 	toks, err := testenv.TokenizersDir()
 	if err != nil {
@@ -56,6 +60,40 @@ func GenerateFamilies(dir string) error {
 		if err := testmodel.GenerateFamily(filepath.Join(dir, "tiny-"+f.Name), testmodel.Tiny, f, filepath.Join(toks, f.Name)); err != nil {
 			return fmt.Errorf("generating the %s model: %w", f.Name, err)
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(DemoFamilies)) {
+		if err := demoFamily(filepath.Join(dir, name), name, DemoFamilies[name], toks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DemoFamilies are the demo models trained with a family's tokenizer
+// (testmodel/<name>, `make train-bpe` and `make train-unigram`), by name:
+// RoBERTa's byte-level BPE and ALBERT's Unigram.
+var DemoFamilies = map[string]string{"demo-bpe": "roberta", "demo-unigram": "albert"}
+
+// demoFamily generates one of DemoFamilies in its family's export layout.
+func demoFamily(dir, name, family, toks string) error {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return err
+	}
+	w, err := testmodel.ReadWeights(filepath.Join(root, "testmodel", name, "model.safetensors"))
+	if err != nil {
+		return fmt.Errorf("the %s model: %w", name, err)
+	}
+	p, err := w.Preset(name)
+	if err != nil {
+		return fmt.Errorf("the %s model: %w", name, err)
+	}
+	i := slices.IndexFunc(testmodel.Families, func(f testmodel.Family) bool { return f.Name == family })
+	if i < 0 {
+		return fmt.Errorf("the %s model: no family %s", name, family)
+	}
+	if err := testmodel.GenerateFamily(dir, p, testmodel.Families[i], filepath.Join(toks, family), testmodel.WithWeights(w)); err != nil {
+		return fmt.Errorf("generating the %s model: %w", name, err)
 	}
 	return nil
 }
