@@ -84,3 +84,18 @@ tokenizer-corpus: $(TOKENIZER_FIXTURES) tokenizer-npm
 		node $(FAMILY_DATA)/family-corpus.mjs $(TOKENIZERS)/$$f/tokenizer.json "$$($(GO) env GOROOT)/src" \
 			$(TOKENIZERS)/$$f/corpus.jsonl || exit 1; \
 	done
+
+# Every family's tokenizer against Hugging Face on every code point and on
+# several MB of real text, the grapheme sweep of the Precompiled normalizer
+# and the per-code-point sweep of the Unicode normalizers and splitters
+# (minutes; writes hundreds of MB under build/, nothing committed). BERT's
+# own sweeps are `make parity`.
+.PHONY: tokenizer-parity
+tokenizer-parity: tokenizer-codepoints tokenizer-corpus
+	node $(FAMILY_DATA)/precompiled-graphemes.mjs $(TOKENIZERS)/xlmr/tokenizer.json $(TOKENIZERS)/xlmr/graphemes.tsv
+	node $(FAMILY_DATA)/normcodepoints.mjs $(BUILD)/normcodepoints.tsv
+	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) \
+	QA_SHARD_ROBERTA_CODEPOINTS=$(abspath $(TOKENIZERS))/roberta/codepoints.tsv \
+	QA_SHARD_ROBERTA_CORPUS=$(abspath $(TOKENIZERS))/roberta/corpus.jsonl \
+	QA_SHARD_PARITY_NORM=$(abspath $(BUILD))/normcodepoints.tsv \
+		$(GO) test -count=1 -tags parity ./tokenizer -run 'TestRoberta(Codepoints|Corpus)|TestUnigram(Codepoints|Corpus|Graphemes)|TestNormalizerCodepointParity' -v

@@ -157,6 +157,11 @@ func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) 
 		if a.ID < 0 || a.ID > 1<<31-1 {
 			return nil, fmt.Errorf("added token %q has id %d", a.Content, a.ID)
 		}
+		if id, ok := t.model.tokenToID(a.Content); ok {
+			// AddedVocabulary::add_tokens: a token the model's vocab
+			// already holds keeps the vocab's id, whatever the file says.
+			a.ID = int64(id)
+		}
 		out = append(out, addedToken{
 			text: a.Content, id: int32(a.ID), chars: int32(len([]rune(a.Content))),
 			special: a.Special, normalized: a.Normalized, lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord,

@@ -177,3 +177,22 @@ func TestCasedNormalizer(t *testing.T) {
 		t.Errorf("words = %q", words)
 	}
 }
+
+// TestAddedTokenInVocabKeepsVocabID: an added token whose content the
+// WordPiece vocab holds gets the vocab's id, as tokenizers'
+// AddedVocabulary assigns it, not the id written beside it.
+func TestAddedTokenInVocabKeepsVocabID(t *testing.T) {
+	path := editedTokenizer(t, func(d map[string]any) {
+		d["added_tokens"] = append(d["added_tokens"].([]any), map[string]any{
+			"id": 30600, "content": "hello", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false,
+		})
+	})
+	tk, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bertTokenizer(t).Encode("hello").IDs
+	if got := tk.Encode("say hello").IDs; len(got) != 2 || got[1] != want[0] {
+		t.Fatalf("ids %v, want the vocab's id %v for hello", got, want)
+	}
+}
