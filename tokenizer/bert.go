@@ -48,9 +48,9 @@ type bertPreTokenizer struct{}
 
 func (bertPreTokenizer) split(n normalized, dst []normalized) []normalized {
 	var words []normalized
-	words = splitSpans(n, charSpans(n.s, isWhitespace, nil), removed, words)
+	words = splitChars(n, isWhitespace, removed, words)
 	for _, w := range words {
-		dst = splitSpans(w, charSpans(w.s, isBertPunc, nil), isolated, dst)
+		dst = splitChars(w, isBertPunc, isolated, dst)
 	}
 	return dst
 }

@@ -117,12 +117,23 @@ func (n *normalized) transform(changes []change, skip int) {
 // the char before them, which is the same), and a char that emits nothing
 // is removed without a trace.
 func (n *normalized) mapRunes(f func(r rune, dst []rune) []rune) {
-	out := make([]byte, 0, len(n.s))
-	align := make([]qa.Span, 0, len(n.s))
+	var out []byte
+	var align []qa.Span
 	var buf []rune
+	changed := false
 	for i, r := range n.s {
-		a := n.align[i]
 		buf = f(r, buf[:0])
+		if !changed {
+			// Nothing to rebuild while every char maps to itself (an
+			// invalid byte, read as U+FFFD, is rewritten as U+FFFD).
+			if len(buf) == 1 && buf[0] == r && r != utf8.RuneError {
+				continue
+			}
+			changed = true
+			out = append(make([]byte, 0, len(n.s)+8), n.s[:i]...)
+			align = append(make([]qa.Span, 0, len(n.s)+8), n.align[:i]...)
+		}
+		a := n.align[i]
 		for _, c := range buf {
 			size := len(out)
 			out = utf8.AppendRune(out, c)
@@ -131,5 +142,7 @@ func (n *normalized) mapRunes(f func(r rune, dst []rune) []rune) {
 			}
 		}
 	}
-	n.s, n.align = string(out), align
+	if changed {
+		n.s, n.align = string(out), align
+	}
 }

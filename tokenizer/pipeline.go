@@ -120,20 +120,28 @@ type sequenceOf []preTokenizer
 
 func (s sequenceOf) split(n normalized, dst []normalized) []normalized {
 	cur := []normalized{n}
-	var next []normalized
-	for _, p := range s {
-		next = next[:0]
+	for k, p := range s {
+		if k == len(s)-1 {
+			// The last one writes into dst: no copy of the words.
+			first := len(dst)
+			for _, c := range cur {
+				dst = p.split(c, dst)
+			}
+			kept := dst[:first]
+			for _, c := range dst[first:] {
+				if c.s != "" {
+					kept = append(kept, c)
+				}
+			}
+			return kept
+		}
+		next := make([]normalized, 0, len(n.s)/4+2)
 		for _, c := range cur {
 			next = p.split(c, next)
 		}
-		cur, next = next, cur
+		cur = next
 	}
-	for _, c := range cur {
-		if c.s != "" {
-			dst = append(dst, c)
-		}
-	}
-	return dst
+	return append(dst, n)
 }
 
 // normalizers is normalizers.Sequence.

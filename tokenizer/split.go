@@ -122,3 +122,30 @@ func splitSpans(n normalized, spans []span, b behavior, dst []normalized) []norm
 	}
 	return dst
 }
+
+// splitChars is splitSpans over charSpans: for Removed, the common case
+// (whitespace), the pieces between matching chars are cut directly,
+// without the list of spans.
+func splitChars(n normalized, pred func(rune) bool, b behavior, dst []normalized) []normalized {
+	if b != removed {
+		return splitSpans(n, charSpans(n.s, pred, make([]span, 0, len(n.s)/4+2)), b, dst)
+	}
+	start := 0
+	for i, r := range n.s {
+		if !pred(r) {
+			continue
+		}
+		if start < i {
+			dst = append(dst, n.slice(start, i))
+		}
+		size := utf8.RuneLen(r)
+		if size <= 0 {
+			size = 1
+		}
+		start = i + size
+	}
+	if start < len(n.s) {
+		dst = append(dst, n.slice(start, len(n.s)))
+	}
+	return dst
+}

@@ -85,7 +85,7 @@ func parseSplitter(typ string, raw json.RawMessage) (preTokenizer, error) {
 type whitespaceSplit struct{}
 
 func (whitespaceSplit) split(n normalized, dst []normalized) []normalized {
-	return splitSpans(n, charSpans(n.s, isWhitespace, nil), removed, dst)
+	return splitChars(n, isWhitespace, removed, dst)
 }
 
 // whitespaceWords is Whitespace: the matches of \w+|[^\w\s]+ (Rust's regex
@@ -131,7 +131,7 @@ func isRustWord(r rune) bool {
 type punctuation struct{ b behavior }
 
 func (p punctuation) split(n normalized, dst []normalized) []normalized {
-	return splitSpans(n, charSpans(n.s, isBertPunc, nil), p.b, dst)
+	return splitChars(n, isBertPunc, p.b, dst)
 }
 
 // digits is Digits: chars that are Rust's char::is_numeric (Nd, Nl, No)
@@ -143,7 +143,7 @@ func (d digits) split(n normalized, dst []normalized) []normalized {
 	if d.individual {
 		b = isolated
 	}
-	return splitSpans(n, charSpans(n.s, isRustNumeric, nil), b, dst)
+	return splitChars(n, isRustNumeric, b, dst)
 }
 
 // isRustNumeric is char::is_numeric.
