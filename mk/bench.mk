@@ -68,3 +68,23 @@ INT8_MODELS := $(foreach m,tiny small base,$(MODELS)/$(m)-int8/model.onnx)
 $(INT8_MODELS): $(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
 	rm -rf $(MODELS)/$*-int8
 	$(BIN) quantize --model $(MODELS)/$* --out $(MODELS)/$*-int8
+
+# Share of CPU time the tokenizer takes in a CPU run of each demo model
+# (BERT WordPiece, RoBERTa BPE, ALBERT Unigram) on the demo corpus,
+# sampled by Linux perf (installed with apt-get when missing): the
+# inclusive share of Tokenizer.Encode (allocation and GC work under it
+# included) and of tokenizer.Load (once per run).
+PROFILE_DOCS ?= 300
+.PHONY: profile-tokenizer
+profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx
+	@command -v perf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf)
+	$(GO) run ./tools/gencorpus -n $(PROFILE_DOCS) -min-words 20 -max-words 1500 -out $(BUILD)/profile-docs.jsonl >/dev/null
+	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@for m in demo demo-bpe demo-unigram; do \
+		perf record -q -F 499 -g -o $(BUILD)/perf-$$m.data -- $(BIN) --devices cpu:2 --model $(MODELS)/$$m \
+			--input $(BUILD)/profile-docs.jsonl $(DEMO_QUESTIONS) --output $(BUILD)/profile-$$m.jsonl --overwrite \
+			--log-level warn >/dev/null 2>&1 || exit 1; \
+		perf report -i $(BUILD)/perf-$$m.data --children --sort sym -g none 2>/dev/null | \
+			awk -v m=$$m '/tokenizer\.\(\*Tokenizer\)\.Encode$$/ {e=$$1} /tokenizer\.Load$$/ {l=$$1} END {printf "%-13s tokenizer Encode %6s of CPU samples, Load %6s\n", m, e, l}'; \
+	done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"

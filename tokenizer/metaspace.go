@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"qa-shard/qa"
 )
@@ -29,6 +30,7 @@ type metaspace struct {
 	scheme prependScheme
 	cut    bool
 	slabs  sync.Pool // *[]qa.Span: room the prepended pieces' alignments are cut from
+	texts  sync.Pool // *[]byte: room the prepended pieces' texts are cut from
 }
 
 // parseMetaspace reads Metaspace as tokenizers' deserializer does:
@@ -104,7 +106,7 @@ func (m *metaspace) split(n normalized, dst []normalized) []normalized {
 		for range len(m.rep) {
 			align = append(align, n.align[0])
 		}
-		n = normalized{s: m.rep + n.s, align: append(align, n.align...), base: n.base}
+		n = normalized{s: m.concat(m.rep, n.s), align: append(align, n.align...), base: n.base}
 	}
 	if !m.cut {
 		return append(dst, n)
@@ -143,6 +145,27 @@ func (m *metaspace) spans(k int) []qa.Span {
 	out := (*p)[n : n : n+k]
 	*p = (*p)[: n+k : cap(*p)]
 	m.slabs.Put(p)
+	return out
+}
+
+// concat is a + b in a string cut from a shared slab, like spans: a
+// slab's bytes are never written again once a string points at them, so
+// the strings stay immutable; a text's many words then cost no allocation
+// of their own.
+func (m *metaspace) concat(a, b string) string {
+	k := len(a) + len(b)
+	if k > 256 {
+		return a + b
+	}
+	p, _ := m.texts.Get().(*[]byte)
+	if p == nil || cap(*p)-len(*p) < k {
+		s := make([]byte, 0, 16384)
+		p = &s
+	}
+	start := len(*p)
+	*p = append(append(*p, a...), b...)
+	out := unsafe.String(&(*p)[start], k)
+	m.texts.Put(p)
 	return out
 }
 

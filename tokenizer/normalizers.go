@@ -72,15 +72,38 @@ func parseSimpleNormalizer(typ string, raw json.RawMessage) (normalizer, error) 
 type lowercase struct{}
 
 func (lowercase) normalize(n *normalized) {
-	n.mapRunes(func(r rune, dst []rune) []rune {
-		if r < utf8.RuneSelf {
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
+	if isASCII(n.s) {
+		// Byte for byte: every alignment stays where it is.
+		n.s = strings.ToLower(n.s)
+		return
+	}
+	// mapRunes with the ASCII case inline, the hot path of real text.
+	s := n.s
+	out := make([]byte, 0, len(s)+8)
+	align := make([]qa.Span, 0, len(s)+8)
+	var buf [4]rune
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
 			}
-			return append(dst, r)
+			out = append(out, c)
+			align = append(align, n.align[i])
+			i++
+			continue
 		}
-		return toLowerFull(r, dst)
-	})
+		r, size := utf8.DecodeRuneInString(s[i:])
+		a := n.align[i]
+		for _, c := range toLowerFull(r, buf[:0]) {
+			k := len(out)
+			out = utf8.AppendRune(out, c)
+			for range len(out) - k {
+				align = append(align, a)
+			}
+		}
+		i += size
+	}
+	n.s, n.align = string(out), align
 }
 
 // stripAccents is StripAccents: NormalizedString::filter dropping every
@@ -90,6 +113,9 @@ func (lowercase) normalize(n *normalized) {
 type stripAccents struct{}
 
 func (stripAccents) normalize(n *normalized) {
+	if isASCII(n.s) {
+		return // no ASCII char is a mark
+	}
 	n.mapRunes(func(r rune, dst []rune) []rune {
 		if isCombiningMark(r) {
 			return dst
@@ -201,4 +227,15 @@ func (r replace) normalize(n *normalized) {
 	out.WriteString(n.s[last:])
 	align = append(align, n.align[last:]...)
 	n.s, n.align = out.String(), align
+}
+
+// isASCII says whether s is all ASCII, where the per-char normalizers are
+// byte for byte.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

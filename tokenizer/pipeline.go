@@ -69,7 +69,7 @@ func (p *pipeline) encode(text string, matched map[int]string) qa.Tokens {
 		out.Words = append(out.Words, word)
 	}
 	var pieces []piece
-	var words []normalized
+	words := make([]normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
 	for _, seg := range p.added.splitRaw(text) {
 		if seg.tok != nil {
 			if matched != nil {
