@@ -22,8 +22,8 @@ func (o *Run) Check() error {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", ErrUsage)
 		}
 	}
-	if o.Resume && (o.Output == "-" || slices.Contains(o.Inputs, "-")) {
-		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", ErrUsage)
+	if o.Resume && o.Output == "-" {
+		return fmt.Errorf("%w: --resume needs --output FILE: a run to standard output keeps no journal and cannot be continued", ErrUsage)
 	}
 	if err := o.Settings.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -43,7 +43,12 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	if out.Journal() != "" {
 		saved = out.Saved()
 	}
-	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved)
+	resume, saves := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved), "saved; rerun the same command with --resume"
+	if out.Journal() == "" {
+		// Standard output keeps no journal: nothing to resume.
+		resume = "a run to standard output cannot be resumed: rerun the same command to start over"
+		saves = "written to standard output; " + resume
+	}
 	if fault := storageFault(runErr, saveErr); fault != nil {
 		report(log, o, sum, fl)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
@@ -56,9 +61,9 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	var stop *signals.Stopped
 	switch {
 	case errors.As(runErr, &stop):
-		return &exitError{exitInterrupted, fmt.Errorf("%w; %s saved; rerun the same command with --resume", stop, documents(saved, total))}
+		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
 	case runErr == nil && sum.Interrupted:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s saved; rerun the same command with --resume", documents(saved, total))}
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
