@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"qa-shard/metrics"
@@ -69,4 +71,16 @@ func checkKeep(keep []string) error {
 		}
 	}
 	return nil
+}
+
+// Warnings are settings a run can use but that are likely mistakes, one
+// sentence each, said once at the start.
+func (o *Run) Warnings() []string {
+	var w []string
+	if v, ok := strings.CutPrefix(strings.TrimSpace(o.Devices), "cpu:"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > runtime.NumCPU() {
+			w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))
+		}
+	}
+	return w
 }

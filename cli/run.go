@@ -139,16 +139,3 @@ func (o *Run) AllQuestions() ([]string, error) {
 	}
 	return append(slices.Clone(o.Questions), qs...), nil
 }
-
-// AnswerSettings are the settings the answers and logits depend on, with
-// the run's record schema: part of the fingerprint --resume compares.
-func (o *Run) AnswerSettings(schema shard.Schema) any {
-	return struct {
-		Settings         qa.Settings
-		MaxLineBytes     int
-		Logits           bool
-		Fields           shard.Fields
-		Schema           shard.Schema
-		MaxWindowsPerDoc int
-	}{o.Settings, o.MaxLineBytes, o.Logits != "", o.Fields, schema, o.MaxWindowsPerDoc}
-}

@@ -65,6 +65,10 @@ type Fingerprint struct {
 	// caller chooses which; performance knobs such as batch size must be
 	// left out so a resume may change them).
 	Settings string `json:"settings"`
+	// SettingsText is the same settings as canonical JSON (FingerprintText),
+	// not compared itself: when Settings differs, a resume names each
+	// setting that changed with its old and new value.
+	SettingsText string `json:"settings_text,omitempty"`
 	// Questions is FingerprintValue of the global questions list.
 	Questions string `json:"questions"`
 	// Shard is ShardValue of the documents this run owns when the corpus is

@@ -127,3 +127,9 @@ func verify(dir string, keep int, digest, run string) (later []string, err error
 	}
 	return later, nil
 }
+
+// Verify is OpenParts' check alone: it changes nothing.
+func Verify(dir string, keep int, digest, run string) error {
+	_, err := verify(dir, keep, digest, run)
+	return err
+}

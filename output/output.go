@@ -107,21 +107,18 @@ func Open(o Options) (*Outputs, error) {
 		j, st, err := journal.OpenChecked(o.Answers, o.Fingerprint, func(st journal.State) error { return verifyAnswers(o.Answers, st) })
 		switch {
 		case errors.Is(err, journal.ErrNoJournal):
-			if _, statErr := os.Stat(o.Answers); statErr == nil {
-				return nil, fmt.Errorf("%w: %s has no journal, so it cannot be resumed: add --overwrite to start over", journal.ErrExists, o.Answers)
-			}
-			if _, statErr := os.Stat(o.Logits); o.Logits != "" && statErr == nil && !o.Overwrite {
-				return nil, fmt.Errorf("%w: --logits %s exists, but %s has no journal, so the folder is another run's (or its journal was deleted): choose another --logits, or add --overwrite to replace it", journal.ErrExists, o.Logits, o.Answers)
+			if err := Precheck(o); err != nil && !o.Overwrite {
+				return nil, err
 			}
 			return fresh(o) // nothing to resume: a requeued job's first start
 		case err != nil:
-			return nil, fmt.Errorf("cannot resume: %w", err)
+			return nil, denied(fmt.Errorf("cannot resume: %w", err))
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
 		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
-			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
+			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
 		c := &counter{Records: s, records: st.Records, errors: st.Errors}
 		out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, Skip: st.Done, Input: &st.Input}
@@ -156,7 +153,7 @@ func fresh(o Options) (*Outputs, error) {
 	}
 	s, err := openSink(o, -1, 0)
 	if err != nil {
-		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
+		return nil, Fault(denied(fmt.Errorf("cannot create --output: %w", err)))
 	}
 	c := &counter{Records: s}
 	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -63,5 +64,31 @@ func TestVerifyAnswers(t *testing.T) {
 				t.Fatalf("verify = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// TestResumeUnwritable: an output that exists but cannot be written
+// (permissions, a read-only file system) is ErrUnwritable on --resume, as
+// an unwritable folder is at the start, not an internal failure.
+func TestResumeUnwritable(t *testing.T) {
+	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	path := filepath.Join(t.TempDir(), "answers.jsonl")
+	out, err := Open(Options{Answers: path, Fingerprint: fp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, out, "a", "b")
+	if err := out.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	for _, errno := range []error{syscall.EACCES, syscall.EROFS} {
+		deny := func(name string, flag int) (file, error) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: errno}
+		}
+		_, err := Open(Options{Answers: path, Fingerprint: fp, Resume: true, openFile: deny})
+		if !errors.Is(err, ErrUnwritable) || errors.Is(err, ErrStorage) || !errors.Is(err, errno) {
+			t.Errorf("resume with %v: %v, want ErrUnwritable", errno, err)
+		}
 	}
 }

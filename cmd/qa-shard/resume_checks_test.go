@@ -196,3 +196,35 @@ func dropFirstLine(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOutputChecksBeforeModel: what is wrong with the outputs is said
+// before any model is loaded: with a model folder that holds no model,
+// the output's problem is the one reported.
+func TestOutputChecksBeforeModel(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCorpus(t, 5, 1)
+	out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
+	noModel := t.TempDir()
+	args := []string{"--model", noModel, "--input", in, "--question", "Who?", "--output", out, "--logits", lg, "--devices", "cpu"}
+	os.WriteFile(out, []byte("{}\n"), 0o644)
+	os.WriteFile(out+".journal", []byte(`{"version":3,"done":1}`), 0o644)
+	os.MkdirAll(lg, 0o755)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		setup func()
+		want  string
+	}{
+		{"existing output", nil, func() {}, "add --resume to continue the run that wrote it, or --overwrite"},
+		{"corrupt journal", []string{"--resume"}, func() {}, "corrupt journal"},
+		{"logits of another run", []string{"--resume"}, func() { os.Remove(out + ".journal"); os.Remove(out) }, "--logits " + lg + " exists, but"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup()
+			code, stderr := runCLI(t, append(args, tc.extra...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d saying %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+}

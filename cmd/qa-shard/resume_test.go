@@ -199,14 +199,15 @@ func checkLogitsOnce(t *testing.T, dir string, docs int) {
 	}
 }
 
-// TestResumeRefusesChanges: a changed setting is named, exit 2.
+// TestResumeRefusesChanges: a changed setting is named with its old and
+// new value, exit 2.
 func TestResumeRefusesChanges(t *testing.T) {
 	r := newResumeRun(t, 30)
 	if code, out := runCLI(t, r.with()...); code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, out := runCLI(t, r.with("--resume", "--max-answer-len", "5")...)
-	if code != exitUsage || !bytes.Contains([]byte(out), []byte("settings")) {
+	if code != exitUsage || !bytes.Contains([]byte(out), []byte("the settings changed (--max-answer-len was 15, now 5)")) {
 		t.Errorf("resume with another setting: exit %d:\n%s", code, out)
 	}
 	code, out = runCLI(t, r.with()...)

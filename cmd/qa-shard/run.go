@@ -47,6 +47,9 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
+	for _, w := range o.Warnings() {
+		log.Warn(w)
+	}
 	questions, err := o.AllQuestions()
 	if err != nil {
 		return err
@@ -62,6 +65,11 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		return err
 	}
 	defer locks.Release()
+	// Existing, foreign or mismatched outputs are refused now, not after
+	// the model has loaded.
+	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
+		return err
+	}
 
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return err
