@@ -34,8 +34,8 @@ func (s *Stopped) Error() string {
 	return "stopped by " + s.Signal
 }
 
-// now are the signals that stop the run at once.
-var now = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// stops are the signals that stop the run at once.
+var stops = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // Handler is what Handle starts.
 type Handler struct {
@@ -62,6 +62,15 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := make(chan struct{})
 	h = &Handler{Context: ctx, Drain: stop}
+	// A signal the process was started ignoring stays ignored: under
+	// nohup a lost terminal must not stop the run (and a shell's
+	// background job ignores SIGINT).
+	var now []os.Signal
+	for _, s := range stops {
+		if !signal.Ignored(s) {
+			now = append(now, s)
+		}
+	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, append(now, syscall.SIGUSR1)...)
 	go func() {
