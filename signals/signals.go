@@ -62,12 +62,14 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := make(chan struct{})
 	h = &Handler{Context: ctx, Drain: stop}
-	// A signal the process was started ignoring stays ignored: under
-	// nohup a lost terminal must not stop the run (and a shell's
-	// background job ignores SIGINT).
+	// SIGHUP ignored at start stays ignored: under nohup a lost
+	// terminal must not stop the run. SIGINT is handled even when
+	// ignored at start: a non-interactive shell starts its background
+	// jobs so (the batch scripts in configs/slurm do), and a SIGINT
+	// sent to the process by name is meant.
 	var now []os.Signal
 	for _, s := range stops {
-		if !signal.Ignored(s) {
+		if s != syscall.SIGHUP || !signal.Ignored(s) {
 			now = append(now, s)
 		}
 	}
