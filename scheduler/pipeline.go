@@ -206,6 +206,9 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			p.readAll.Store(true)
 			return nil
 		}
+		if errors.Is(err, context.Canceled) {
+			return err // the input saw the stop first (see stopped)
+		}
 		if err != nil {
 			// Corrupt or unreadable input: the documents read before it
 			// are finished and written, then Run returns the error.

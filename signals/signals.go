@@ -2,8 +2,8 @@
 // into a stop that saves what is done: SIGINT, SIGTERM and SIGHUP stop at
 // once (the batches in flight are cancelled, the documents done are
 // saved); SIGUSR1, Slurm's early warning, drains (no more reading, what
-// was read is finished). A signal after a stop began ends the process at
-// once, the last checkpoint standing.
+// was read is finished). A stop signal after a stop began ends the
+// process at once, the last checkpoint standing.
 package signals
 
 import (
@@ -75,12 +75,15 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, append(now, syscall.SIGUSR1)...)
+	quit := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
 		stopping := false
 		for {
+			// Not ctx.Done: after a stop this loop still waits for the
+			// signal that ends the process.
 			select {
-			case <-ctx.Done():
+			case <-quit:
 				return
 			case sig := <-sigs:
 				s := unix.SignalName(sig.(syscall.Signal)) // SIGUSR1, not "user defined signal 1"
@@ -96,14 +99,11 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 				case sig == syscall.SIGUSR1:
 					log.Warn(s+" again: already stopping", zap.String("signal", s))
 				case stopping:
-					// Sent before the handler was reset: what a second
-					// signal does now, the kernel's default.
-					syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+					log.Warn(s+" again: ending now; the journal keeps its last checkpoint, which --resume continues", zap.String("signal", s))
+					end(sig.(syscall.Signal))
+					return
 				default:
 					stopping = true
-					// The next one ends the process at once: the journal
-					// stays at its last checkpoint, which --resume continues.
-					signal.Reset(now...)
 					log.Warn(s+": stopping: cancelling the batches in flight (redone on resume) and saving the documents done; send it again to end at once",
 						zap.String("signal", s))
 					cancel(&Stopped{Signal: s})
@@ -111,10 +111,20 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 			case <-timer:
 				log.Warn("drain timeout: stopping now", zap.Duration("drain_timeout", drain))
 				stopping = true
-				signal.Reset(now...)
 				cancel(&Stopped{Signal: "SIGUSR1"})
 			}
 		}
 	}()
-	return h, func() { signal.Stop(sigs); cancel(nil) }
+	return h, func() { signal.Stop(sigs); close(quit); cancel(nil) }
+}
+
+// end ends the process as sig ends any program: its handler is given
+// back to the kernel and the signal raised again. The journal, replaced
+// atomically, is at its last checkpoint whatever the process was doing.
+// A signal ignored at start would be ignored again: SIGKILL then.
+func end(sig syscall.Signal) {
+	signal.Reset(sig)
+	syscall.Kill(os.Getpid(), sig)
+	time.Sleep(time.Second)
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }

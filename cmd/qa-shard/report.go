@@ -76,11 +76,14 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 // signal becomes its *signals.Stopped (the cancellation it caused is no
 // failure), a SIGUSR1 drain that ended early too; anything else is runErr.
 func stopOutcome(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
+	if !errors.Is(runErr, context.Canceled) && (runErr != nil || !sum.Interrupted) {
+		return runErr
+	}
 	var stop *signals.Stopped
 	switch {
-	case errors.Is(runErr, context.Canceled) && errors.As(context.Cause(ctx), &stop):
+	case errors.As(context.Cause(ctx), &stop):
 		return stop
-	case runErr == nil && sum.Interrupted && h.Stopped() != nil:
+	case h.Stopped() != nil:
 		return h.Stopped()
 	}
 	return runErr
