@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"qa-shard/metrics"
@@ -22,8 +24,8 @@ func (o *Run) Check() error {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", ErrUsage)
 		}
 	}
-	if o.Resume && (o.Output == "-" || slices.Contains(o.Inputs, "-")) {
-		return fmt.Errorf("%w: --resume needs --input and --output files: standard input and output cannot be continued", ErrUsage)
+	if o.Resume && o.Output == "-" {
+		return fmt.Errorf("%w: --resume needs --output FILE: a run to standard output keeps no journal and cannot be continued", ErrUsage)
 	}
 	if err := o.Settings.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -69,4 +71,16 @@ func checkKeep(keep []string) error {
 		}
 	}
 	return nil
+}
+
+// Warnings are settings a run can use but that are likely mistakes, one
+// sentence each, said once at the start.
+func (o *Run) Warnings() []string {
+	var w []string
+	if v, ok := strings.CutPrefix(strings.TrimSpace(o.Devices), "cpu:"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > runtime.NumCPU() {
+			w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))
+		}
+	}
+	return w
 }

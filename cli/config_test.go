@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"qa-shard/shard"
 )
 
 // TestConfigFile: settings come from YAML and flags win over them.
@@ -34,6 +39,56 @@ func TestShippedConfigsParse(t *testing.T) {
 	for _, f := range files {
 		if _, err := ParseRun([]string{"--config", f}, ""); err != nil {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestUnknownFlagSuggestion: a typo gets the nearest flag; a name far
+// from every flag gets no guess.
+func TestUnknownFlagSuggestion(t *testing.T) {
+	for args, want := range map[string]string{
+		"--ouput a.jsonl":    "did you mean --output?",
+		"--qestion=x":        "did you mean --question?",
+		"--max-seq-lne 128":  "did you mean --max-seq-len?",
+		"--resum":            "did you mean --resume?",
+		"--frobnicate 3":     "",
+		"--model m --xyz 12": "",
+	} {
+		_, err := ParseRun(strings.Fields(args), "help")
+		if err == nil || !errors.Is(err, ErrUsage) {
+			t.Fatalf("%s: %v, want a usage error", args, err)
+		}
+		if got := err.Error(); (want == "") == strings.Contains(got, "did you mean") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", args, got, want)
+		}
+	}
+}
+
+// TestWarnings: more CPU sessions than cores is said once; a sensible
+// --devices is not.
+func TestWarnings(t *testing.T) {
+	o := &Run{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
+	if w := o.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cores") {
+		t.Errorf("warnings for %s: %q", o.Devices, w)
+	}
+	for _, d := range []string{"cpu", "cpu:1", "all", "0,1"} {
+		if w := (&Run{Devices: d}).Warnings(); len(w) != 0 {
+			t.Errorf("warnings for %s: %q", d, w)
+		}
+	}
+}
+
+// TestAnswerSettingsAreFlags: every answer setting is keyed by its flag,
+// so a refused resume can name it.
+func TestAnswerSettingsAreFlags(t *testing.T) {
+	o, err := ParseRun(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := o.flagSet()
+	for k := range o.AnswerSettings(shard.Schema{}).(map[string]any) {
+		if fs.Lookup(k) == nil && k != "keep-field-types" {
+			t.Errorf("answer setting %q is not a flag", k)
 		}
 	}
 }

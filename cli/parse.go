@@ -34,7 +34,7 @@ func Parse(fs *pflag.FlagSet, args []string, help string) error {
 				return fmt.Errorf("%w: %s: long flags take two dashes: --%s (see %s --help)", ErrUsage, a, name, fs.Name())
 			}
 		}
-		return fmt.Errorf("%w: %w (see %s --help)", ErrUsage, err, fs.Name())
+		return fmt.Errorf("%w: %w%s (see %s --help)", ErrUsage, err, suggest(fs, args), fs.Name())
 	}
 	return nil
 }

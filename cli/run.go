@@ -108,7 +108,7 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.IntVar(&o.MaxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")
 	fs.IntVar(&o.TokenizeWorkers, "tokenize-workers", runtime.NumCPU(), "goroutines tokenizing documents")
 	fs.DurationVar(&o.BatchTimeout, "batch-timeout", 0, "terminate a batch running longer and treat it as a failure (0: ten times the slowest batch seen, at least 1m)")
-	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 90*time.Second, "after SIGINT, SIGTERM or SIGUSR1: time to finish the documents already read before stopping hard")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 90*time.Second, "after SIGUSR1 (Slurm's early warning): time to finish the documents already read before stopping (SIGINT, SIGTERM and SIGHUP stop at once)")
 	fs.DurationVar(&o.CheckpointInterval, "checkpoint-interval", 30*time.Second, "how often written records are made durable and journaled for --resume")
 	fs.StringVar(&o.MaxErrors, "max-errors", "0", "error records (bad lines, unanswerable questions) a complete run tolerates and still exits 0: a count, or a percentage of the records written (0.1%); above it, exit 3")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1; :0 or 0.0.0.0:0 lets the OS choose a free port, logged and written to <output>.metrics.json: use it when several ranks share a node); off by default")
@@ -138,17 +138,4 @@ func (o *Run) AllQuestions() ([]string, error) {
 		return nil, fmt.Errorf("%w: --questions-file: %w", ErrUsage, err)
 	}
 	return append(slices.Clone(o.Questions), qs...), nil
-}
-
-// AnswerSettings are the settings the answers and logits depend on, with
-// the run's record schema: part of the fingerprint --resume compares.
-func (o *Run) AnswerSettings(schema shard.Schema) any {
-	return struct {
-		Settings         qa.Settings
-		MaxLineBytes     int
-		Logits           bool
-		Fields           shard.Fields
-		Schema           shard.Schema
-		MaxWindowsPerDoc int
-	}{o.Settings, o.MaxLineBytes, o.Logits != "", o.Fields, schema, o.MaxWindowsPerDoc}
 }

@@ -29,7 +29,7 @@ func Plan(spec string, found []Device, foundErr error, getenv func(string) (stri
 		return Selection{}, fmt.Errorf("%w: --devices %q: %w (use --devices cpu to run without GPUs)", ErrSelection, spec, foundErr)
 	case foundErr != nil && auto:
 		return Selection{Devices: cpus(1), Warnings: []string{
-			"no NVIDIA driver found (NVML could not be loaded): running one replica on the CPU (--devices cpu:N for more)"}}, nil
+			"no NVIDIA driver found (NVML could not be loaded): running on the CPU (the number of sessions is measured; --devices cpu:N pins N)"}}, nil
 	case foundErr != nil:
 		return Selection{}, fmt.Errorf("%w: --devices %q asks for GPUs, but no NVIDIA driver was found (NVML could not be loaded): install the driver, or use --devices cpu", ErrSelection, spec)
 	}
@@ -108,9 +108,9 @@ func planAll(found []Device, vis Visibility) (Selection, error) {
 	case len(faulty) > 0:
 		return Selection{}, fmt.Errorf("%w: no usable GPU (%s); use --devices cpu to run on the CPU", ErrSelection, strings.Join(sel.Warnings, "; "))
 	case vis.Set && len(found) > 0:
-		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s=%q hides every GPU: running one replica on the CPU", cvdKey, vis.Value))
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s=%q hides every GPU: running on the CPU", cvdKey, vis.Value))
 	default:
-		sel.Warnings = append(sel.Warnings, "NVML found no GPU: running one replica on the CPU")
+		sel.Warnings = append(sel.Warnings, "NVML found no GPU: running on the CPU")
 	}
 	sel.Devices = cpus(1)
 	return sel, nil

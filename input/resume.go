@@ -98,7 +98,10 @@ func (s *Source) resume(st journal.InputState) error {
 		}
 	}
 	s.doneBytes += s.partDone
-	if got := sum(state); got != cur.SHA256 {
+	if got := sum(state); got != cur.SHA256 && f.Path == "-" {
+		return fmt.Errorf("%w: standard input: its first %d bytes are not the stream the journal recorded (sha256 %.12s, now %.12s): a resume reading standard input needs the same stream replayed from its start",
+			ErrChanged, st.Next.Offset, cur.SHA256, got)
+	} else if got != cur.SHA256 {
 		return fmt.Errorf("%w: %s: what was read of it before the resume point (from %d to %d) differs from what the journal recorded (sha256 %.12s, now %.12s): the file was changed in place",
 			ErrChanged, f.Path, cur.From, st.Next.Offset, cur.SHA256, got)
 	}

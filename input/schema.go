@@ -148,10 +148,12 @@ func peekLine(br *bufio.Reader, max int) []byte {
 // Fingerprint identifies the run's input files for the journal: their
 // names in order and, when ranks split them (world > 1), their sizes,
 // which decide the split. What each process read of the files is recorded
-// as it reads (see Source.At). Standard input has none.
+// as it reads (see Source.At): for standard input, the SHA-256 of the
+// stream's text up to the resume point, which a resume of the same stream
+// replayed reproduces.
 func Fingerprint(files []File, world int) string {
 	if len(files) == 1 && files[0].Path == "-" {
-		return ""
+		return "stdin"
 	}
 	h := sha256.New()
 	var total int64

@@ -24,7 +24,7 @@ import (
 
 // Version is the journal format written by this package. Open refuses any
 // other, so a future format change cannot be misread as this one.
-const Version = 2
+const Version = 3
 
 // Suffix is appended to the output path to name its journal.
 const Suffix = ".journal"
@@ -65,6 +65,10 @@ type Fingerprint struct {
 	// caller chooses which; performance knobs such as batch size must be
 	// left out so a resume may change them).
 	Settings string `json:"settings"`
+	// SettingsText is the same settings as canonical JSON (FingerprintText),
+	// not compared itself: when Settings differs, a resume names each
+	// setting that changed with its old and new value.
+	SettingsText string `json:"settings_text,omitempty"`
 	// Questions is FingerprintValue of the global questions list.
 	Questions string `json:"questions"`
 	// Shard is ShardValue of the documents this run owns when the corpus is
@@ -84,6 +88,12 @@ type State struct {
 	Bytes int64 `json:"bytes"`
 	// LogitsParts counts completed logits part files; 0 if none.
 	LogitsParts int `json:"logits_parts"`
+	// LogitsDigest chains the size and the Parquet footer's SHA-256 of
+	// each of them, in order (package logits computes it as parts are
+	// sealed), so a resume proves the logits folder holds exactly these
+	// parts by reading their footers, a few kilobytes each, rather than
+	// the logits. Its size does not grow with the parts.
+	LogitsDigest string `json:"logits_digest,omitempty"`
 	// AnswerParts counts completed answers part files when the answers
 	// are a Parquet folder; 0 otherwise.
 	AnswerParts int `json:"answer_parts,omitempty"`
@@ -96,8 +106,16 @@ type State struct {
 	Input InputState `json:"input"`
 	// Complete is set by Finish: the run ended and nothing is left to do.
 	Complete bool `json:"complete"`
+	// Run identifies the run that started this output (random, made by
+	// Create); its logits parts carry it, so parts of another run are
+	// told from this one's.
+	Run string `json:"run,omitempty"`
 	// Updated is when the state was written (UTC), for people reading it.
 	Updated time.Time `json:"updated"`
+	// Checksum is "sha256=<hex>" of the journal's JSON without it: a
+	// journal edited or damaged into other valid JSON is refused as
+	// ErrCorrupt, never trusted.
+	Checksum string `json:"checksum"`
 }
 
 // Journal records a run's progress. Its methods are safe for concurrent use

@@ -1,7 +1,10 @@
 package journal
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,6 +12,9 @@ import (
 type Change struct {
 	Component string // "input", "model", "settings" or "questions"
 	Old, New  string // the journal's value and the current one
+	// Details name what changed inside the component, when known: each
+	// setting with its old and new value.
+	Details []string
 }
 
 // MismatchError says which fingerprint components changed. It matches
@@ -23,6 +29,10 @@ func (e *MismatchError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
+		if len(c.Details) > 0 {
+			fmt.Fprintf(&b, "the %s changed (%s)", c.Component, strings.Join(c.Details, "; "))
+			continue
+		}
 		fmt.Fprintf(&b, "the %s changed (journal %s, now %s)", c.Component, short(c.Old), short(c.New))
 	}
 	b.WriteString(": --resume needs the same input, model, settings and questions as the run that wrote the journal; rerun with those, or start over with --overwrite")
@@ -36,13 +46,16 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 func compare(have, want Fingerprint) []Change {
 	var cs []Change
 	for _, c := range []Change{
-		{"input", have.Input, want.Input},
-		{"model", have.Model, want.Model},
-		{"settings", have.Settings, want.Settings},
-		{"questions", have.Questions, want.Questions},
-		{"shard", have.Shard, want.Shard},
+		{Component: "input", Old: have.Input, New: want.Input},
+		{Component: "model", Old: have.Model, New: want.Model},
+		{Component: "settings", Old: have.Settings, New: want.Settings},
+		{Component: "questions", Old: have.Questions, New: want.Questions},
+		{Component: "shard", Old: have.Shard, New: want.Shard},
 	} {
 		if c.Old != c.New {
+			if c.Component == "settings" {
+				c.Details = diffSettings(have.SettingsText, want.SettingsText)
+			}
 			cs = append(cs, c)
 		}
 	}
@@ -63,4 +76,29 @@ func short(fp string) string {
 		}
 	}
 	return strings.Join(parts, ";")
+}
+
+// diffSettings lists the keys of two canonical JSON objects whose values
+// differ, sorted: "--top-k was 1, now 3" (the keys are flag names). Nil
+// when either is unknown (a journal that did not record them).
+func diffSettings(old, now string) []string {
+	var a, b map[string]json.RawMessage
+	if old == "" || now == "" || json.Unmarshal([]byte(old), &a) != nil || json.Unmarshal([]byte(now), &b) != nil {
+		return nil
+	}
+	var d []string
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		switch v, ok := b[k]; {
+		case !ok:
+			d = append(d, fmt.Sprintf("--%s was %s, and is no longer a setting", k, a[k]))
+		case string(v) != string(a[k]):
+			d = append(d, fmt.Sprintf("--%s was %s, now %s", k, a[k], v))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if _, ok := a[k]; !ok {
+			d = append(d, fmt.Sprintf("--%s is new (now %s)", k, b[k]))
+		}
+	}
+	return d
 }

@@ -75,6 +75,15 @@ func FingerprintValue(v any) (string, error) {
 	return "sha256=" + hex.EncodeToString(sum[:]), nil
 }
 
+// FingerprintText is v's canonical JSON itself (Fingerprint.SettingsText).
+func FingerprintText(v any) (string, error) {
+	b, err := canonicalJSON(v)
+	if err != nil {
+		return "", fmt.Errorf("journal: fingerprinting a value: %w", err)
+	}
+	return string(b), nil
+}
+
 // canonicalJSON marshals v, decodes it into generic values (maps, which
 // encoding/json writes with sorted keys; json.Number, which keeps a number's
 // text exactly) and marshals that again.

@@ -34,11 +34,12 @@ type FileRead struct {
 
 // Progress is what a checkpoint records.
 type Progress struct {
-	Done        int64 // documents written
-	Bytes       int64 // length of the answers file covering them (0 for a folder)
-	LogitsParts int   // sealed logits parts
-	AnswerParts int   // sealed answers parts (a Parquet answers folder)
-	Records     int64 // records in those documents (answers and errors)
-	Errors      int64 // error records among them
-	Input       InputState
+	Done         int64  // documents written
+	Bytes        int64  // length of the answers file covering them (0 for a folder)
+	LogitsParts  int    // sealed logits parts
+	LogitsDigest string // their digest (State.LogitsDigest)
+	AnswerParts  int    // sealed answers parts (a Parquet answers folder)
+	Records      int64  // records in those documents (answers and errors)
+	Errors       int64  // error records among them
+	Input        InputState
 }

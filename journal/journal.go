@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,9 +24,13 @@ func create(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, error
 	if err := CheckFresh(outputPath, Path(outputPath)); err != nil {
 		return nil, err
 	}
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return nil, fmt.Errorf("journal: choosing the run's id: %w", err)
+	}
 	j := &Journal{path: Path(outputPath), fs: fsys}
 	// Nothing is in the output yet, so there is nothing to sync first.
-	if err := j.write(State{Version: Version, Fingerprint: fp}); err != nil {
+	if err := j.write(State{Version: Version, Fingerprint: fp, Run: hex.EncodeToString(id)}); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -43,10 +49,17 @@ func create(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, error
 // The caller then skips documents with Seq < State.Done and appends to the
 // output; when State.Complete, nothing is left to do.
 func Open(outputPath string, fp Fingerprint) (*Journal, State, error) {
-	return open(osFS{}, outputPath, fp)
+	return open(osFS{}, outputPath, fp, nil)
 }
 
-func open(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, State, error) {
+// OpenChecked is Open with verify, which checks the output against the
+// journal's state (its records, its parts) before anything is cut: an
+// error from it is returned as it is and nothing is changed on disk.
+func OpenChecked(outputPath string, fp Fingerprint, verify func(State) error) (*Journal, State, error) {
+	return open(osFS{}, outputPath, fp, verify)
+}
+
+func open(fsys fileSystem, outputPath string, fp Fingerprint, verify func(State) error) (*Journal, State, error) {
 	path := Path(outputPath)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,6 +74,11 @@ func open(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, State, 
 	}
 	if cs := compare(s.Fingerprint, fp); len(cs) > 0 {
 		return nil, State{}, &MismatchError{Changes: cs}
+	}
+	if verify != nil && !s.Complete {
+		if err := verify(s); err != nil {
+			return nil, State{}, err
+		}
 	}
 	if err := truncateOutput(outputPath, s.Bytes); err != nil {
 		return nil, State{}, err
@@ -120,7 +138,7 @@ func truncateOutput(outputPath string, size int64) error {
 // bytes that are not durable. Counts may not go backwards.
 func (j *Journal) Checkpoint(out Syncer, done, bytes int64, logitsParts int) error {
 	last := j.State()
-	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: last.Input, Records: last.Records, Errors: last.Errors})
+	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // Save is Checkpoint with everything a checkpoint records.
@@ -137,7 +155,7 @@ func (j *Journal) Complete(out Syncer, p Progress) error {
 // checkpoint may follow it.
 func (j *Journal) Finish(out Syncer, done, bytes int64, logitsParts int) error {
 	last := j.State()
-	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, Input: last.Input, Records: last.Records, Errors: last.Errors})
+	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // State returns the state most recently made durable.
@@ -165,7 +183,7 @@ func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
 		return fmt.Errorf("journal: syncing the output before a checkpoint: %w", err)
 	}
 	s := last
-	s.Done, s.Bytes, s.LogitsParts, s.Complete = done, bytes, logitsParts, complete
+	s.Done, s.Bytes, s.LogitsParts, s.LogitsDigest, s.Complete = done, bytes, logitsParts, p.LogitsDigest, complete
 	s.AnswerParts, s.Input, s.Records, s.Errors = p.AnswerParts, p.Input, p.Records, p.Errors
 	return j.write(s)
 }

@@ -129,8 +129,8 @@ func TestStateSizeConstant(t *testing.T) {
 	}
 	small := size(1, 100, 1)
 	big := size(1_000_000_000, 1_000_000_000_000, 100_000)
-	if big > 600 {
-		t.Errorf("journal for 1e9 documents is %d bytes, want under 600", big)
+	if big > 800 { // with its checksum and the run id
+		t.Errorf("journal for 1e9 documents is %d bytes, want under 800", big)
 	}
 	// 9 more digits in done, 10 in bytes, 5 in logits_parts.
 	if big-small > 9+10+5 {

@@ -192,7 +192,9 @@ func TestOpenBadJournal(t *testing.T) {
 		{"trailing garbage", `{"version":1} x`, journal.ErrCorrupt},
 		{"wrong types", `{"version":1,"done":"three"}`, journal.ErrCorrupt},
 		{"no version", `{"done":3}`, journal.ErrCorrupt},
-		{"negative bytes", `{"version":2,"bytes":-1}`, journal.ErrCorrupt},
+		{"negative bytes", `{"version":3,"bytes":-1}`, journal.ErrCorrupt},
+		{"no checksum", `{"version":3,"done":3}`, journal.ErrCorrupt},
+		{"the version before checksums", `{"version":2,"done":3}`, journal.ErrVersion},
 		{"future version", `{"version":99}`, journal.ErrVersion},
 		{"the version before input states", `{"version":1,"done":3}`, journal.ErrVersion},
 	}

@@ -51,6 +51,9 @@ type Options struct {
 	ID        shard.Kind   // shard.String or shard.Int
 	Keep      []string     // kept fields, as columns after the position
 	KeepKinds []shard.Kind // their kinds
+	// Run names the run in every file's metadata (RunKey), so a resume
+	// tells this run's parts from another's ("": none).
+	Run string
 }
 
 // RowsPerGroup is how many windows go into one row group. A window of 384

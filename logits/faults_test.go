@@ -39,7 +39,7 @@ func TestPartsStorageFaults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "logits")
-			p, err := OpenParts(dir, 0, Options{})
+			p, err := OpenParts(dir, 0, "", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,6 +49,7 @@ func TestPartsStorageFaults(t *testing.T) {
 			if n, err := p.Seal(); err != nil || n != 1 {
 				t.Fatalf("first seal: %d %v", n, err)
 			}
+			digest := p.Digest()
 			d := tc.disk
 			withDisk(t, &d)
 			err = p.Write(rows[10:40])
@@ -65,7 +66,7 @@ func TestPartsStorageFaults(t *testing.T) {
 				}
 			}
 			d.Room, d.SyncErr = 1<<30, nil
-			p, err = OpenParts(dir, 1, Options{})
+			p, err = OpenParts(dir, 1, digest, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,17 +14,28 @@ import (
 // polars and pyarrow open in one line (pd.read_parquet(dir)). A part is
 // sealed (footer written, synced, renamed) at every checkpoint, so a run
 // that is killed and resumed keeps every sealed part and rewrites only
-// what followed the last checkpoint.
+// what followed the last checkpoint. Each part names its run in its
+// metadata (Options.Run), and Digest chains the parts sealed so far, so a
+// resume proves the folder is the one the journal describes.
 type Parts struct {
-	dir string
-	opt Options
-	n   int
-	cur *Writer
+	dir    string
+	opt    Options
+	n      int
+	digest string
+	cur    *Writer
 }
 
-// OpenParts prepares dir for writing, keeping the first keep sealed parts
-// (a resumed run) and removing any later or unsealed ones.
-func OpenParts(dir string, keep int, opt Options) (*Parts, error) {
+// OpenParts prepares dir for writing after the first keep sealed parts,
+// whose Digest was digest (a resumed run; 0 and "" for a new one). It
+// refuses a folder that does not hold exactly those parts of opt.Run
+// (ErrParts, naming the missing, foreign or changed ones) before it
+// changes anything; then it removes unsealed parts and the parts of this
+// run sealed after the last checkpoint.
+func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error) {
+	later, err := verify(dir, keep, digest, opt.Run)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
@@ -33,17 +44,41 @@ func OpenParts(dir string, keep int, opt Options) (*Parts, error) {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
 	for _, e := range entries {
-		var i int
-		name := e.Name()
-		sealed, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
-		if strings.HasSuffix(name, TempSuffix) || (sealed == 1 && i >= keep) {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
-				return nil, fmt.Errorf("logits: removing %s left by an interrupted run: %w", name, err)
+		if strings.HasSuffix(e.Name(), TempSuffix) {
+			later = append(later, filepath.Join(dir, e.Name()))
+		}
+	}
+	for _, path := range later {
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("logits: removing %s left by an interrupted run: %w", filepath.Base(path), err)
+		}
+	}
+	return &Parts{dir: dir, opt: opt, n: keep, digest: digest}, nil
+}
+
+// RemoveParts deletes the parts (sealed or not) of a logits folder, for
+// --overwrite; other files stay.
+func RemoveParts(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("logits: %w", err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "part-") && (strings.HasSuffix(e.Name(), ".parquet") || strings.HasSuffix(e.Name(), ".parquet"+TempSuffix)) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("logits: %w", err)
 			}
 		}
 	}
-	return &Parts{dir: dir, opt: opt, n: keep}, nil
+	return nil
 }
+
+// Digest chains the size and footer of every sealed part, in order: what
+// a checkpoint records (journal.State.LogitsDigest).
+func (p *Parts) Digest() string { return p.digest }
 
 // PartPath names part i of a logits directory.
 func PartPath(dir string, i int) string {
@@ -72,6 +107,11 @@ func (p *Parts) Seal() (int, error) {
 	if err != nil {
 		return p.n, err
 	}
+	s, err := readSealed(PartPath(p.dir, p.n))
+	if err != nil {
+		return p.n, fmt.Errorf("logits: reading back the part just sealed: %w", err)
+	}
+	p.digest = chain(p.digest, s)
 	p.n++
 	return p.n, nil
 }

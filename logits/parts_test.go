@@ -12,10 +12,11 @@ import (
 func TestParts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logits")
 	rows := genRows(30)
-	p, err := OpenParts(dir, 0, Options{})
+	p, err := OpenParts(dir, 0, "", Options{Run: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var digests []string
 	for i := range 3 {
 		if err := p.Write(rows[i*10 : i*10+10]); err != nil {
 			t.Fatal(err)
@@ -23,6 +24,7 @@ func TestParts(t *testing.T) {
 		if n, err := p.Seal(); err != nil || n != i+1 {
 			t.Fatalf("seal %d: n=%d err=%v", i, n, err)
 		}
+		digests = append(digests, p.Digest())
 	}
 	if err := p.Write(rows[:5]); err != nil { // unsealed: a crash here
 		t.Fatal(err)
@@ -30,7 +32,7 @@ func TestParts(t *testing.T) {
 	if _, err := os.Stat(PartPath(dir, 3) + TempSuffix); err != nil {
 		t.Fatalf("open part not written under its temporary name: %v", err)
 	}
-	p2, err := OpenParts(dir, 2, Options{}) // the journal vouches for two parts only
+	p2, err := OpenParts(dir, 2, digests[1], Options{Run: "r1"}) // the journal vouches for two parts only
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,9 @@ func Create(path string, opt Options) (*Writer, error) {
 		// Lets a later decoder tell this layout from a future one.
 		parquet.KeyValueMetadata(FormatKey, FormatVersion),
 	}
+	if opt.Run != "" {
+		options = append(options, parquet.KeyValueMetadata(RunKey, opt.Run))
+	}
 	var pw rowWriter
 	switch {
 	case len(opt.Keep) > 0:

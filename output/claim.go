@@ -28,9 +28,9 @@ var (
 var storageErrnos = []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS}
 
 // Fault marks err with ErrStorage when the storage caused it; any other
-// error is returned as it is.
+// error (one already marked ErrUnwritable too) is returned as it is.
 func Fault(err error) error {
-	if err == nil || errors.Is(err, ErrStorage) {
+	if err == nil || errors.Is(err, ErrStorage) || errors.Is(err, ErrUnwritable) {
 		return err
 	}
 	for _, e := range storageErrnos {
@@ -89,4 +89,14 @@ func unwritable(err error) error {
 		return f
 	}
 	return fmt.Errorf("%w: %w: the output's folder must exist and be writable; choose another --output or fix its permissions", ErrUnwritable, err)
+}
+
+// denied marks a refusal to write an output that exists (its permissions,
+// a read-only file system) with ErrUnwritable: the user fixes it, as an
+// unwritable folder at the start.
+func denied(err error) error {
+	if err == nil || errors.Is(err, ErrUnwritable) || !(errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		return err
+	}
+	return fmt.Errorf("%w: %w: fix its permissions, or choose another --output", ErrUnwritable, err)
 }

@@ -23,9 +23,13 @@ func Fingerprint(input, model, output string, settings any, questions []string) 
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}
+	text, err := journal.FingerprintText(settings)
+	if err != nil {
+		return journal.Fingerprint{}, err
+	}
 	qs, err := journal.FingerprintValue(questions)
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}
-	return journal.Fingerprint{Input: input, Model: m, Settings: s, Questions: qs}, nil
+	return journal.Fingerprint{Input: input, Model: m, Settings: s, SettingsText: text, Questions: qs}, nil
 }

@@ -95,33 +95,45 @@ func Open(o Options) (*Outputs, error) {
 		if o.Resume {
 			return nil, fmt.Errorf("%w: --resume needs --output FILE: standard output cannot be continued", journal.ErrInvalid)
 		}
+		if err := freshLogits(o); err != nil {
+			return nil, err
+		}
 		s := newStream(os.Stdout, JSONL, 0, o.Keep)
 		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
 		out.Answers = out.count
-		return out, out.openLogits(o, 0)
+		return out, out.openLogits(o, journal.State{})
 	}
 	if o.Resume {
-		j, st, err := journal.Open(o.Answers, o.Fingerprint)
+		j, st, err := journal.OpenChecked(o.Answers, o.Fingerprint, func(st journal.State) error { return verifyAnswers(o.Answers, st) })
 		switch {
 		case errors.Is(err, journal.ErrNoJournal):
-			if _, statErr := os.Stat(o.Answers); statErr == nil {
-				return nil, fmt.Errorf("%w: %s has no journal, so it cannot be resumed: add --overwrite to start over", journal.ErrExists, o.Answers)
+			if err := Precheck(o); err != nil && !o.Overwrite {
+				return nil, err
 			}
 			return fresh(o) // nothing to resume: a requeued job's first start
 		case err != nil:
-			return nil, fmt.Errorf("cannot resume: %w", err)
+			return nil, denied(fmt.Errorf("cannot resume: %w", err))
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
 		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
-			return nil, Fault(fmt.Errorf("opening %s to resume: %w", o.Answers, err))
+			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
 		c := &counter{Records: s, records: st.Records, errors: st.Errors}
 		out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, Skip: st.Done, Input: &st.Input}
-		return out, out.openLogits(o, st.LogitsParts)
+		return out, out.openLogits(o, st)
 	}
 	return fresh(o)
+}
+
+// freshLogits clears the way for a new run's logits: an existing folder
+// is refused, or with --overwrite its parts are removed.
+func freshLogits(o Options) error {
+	if o.Overwrite {
+		return logits.RemoveParts(o.Logits)
+	}
+	return journal.CheckFresh(o.Logits)
 }
 
 func fresh(o Options) (*Outputs, error) {
@@ -132,24 +144,29 @@ func fresh(o Options) (*Outputs, error) {
 	} else if err := journal.CheckFresh(o.Answers, journal.Path(o.Answers), o.Logits); err != nil {
 		return nil, err
 	}
+	if err := freshLogits(o); err != nil {
+		return nil, err
+	}
 	j, err := journal.Create(o.Answers, o.Fingerprint)
 	if err != nil {
 		return nil, Fault(err)
 	}
 	s, err := openSink(o, -1, 0)
 	if err != nil {
-		return nil, Fault(fmt.Errorf("cannot create --output: %w", err))
+		return nil, Fault(denied(fmt.Errorf("cannot create --output: %w", err)))
 	}
 	c := &counter{Records: s}
 	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}
-	return out, out.openLogits(o, 0)
+	return out, out.openLogits(o, j.State())
 }
 
-func (o *Outputs) openLogits(opt Options, keep int) error {
+// openLogits opens the logits folder after the parts st records (none
+// for a new run), refusing a folder that does not hold exactly those.
+func (o *Outputs) openLogits(opt Options, st journal.State) error {
 	if opt.Logits == "" {
 		return nil
 	}
-	p, err := logits.OpenParts(opt.Logits, keep, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep})
+	p, err := logits.OpenParts(opt.Logits, st.LogitsParts, st.LogitsDigest, logits.Options{ID: opt.Schema.ID, Keep: opt.Keep, KeepKinds: opt.Schema.Keep, Run: st.Run})
 	if err != nil {
 		return Fault(fmt.Errorf("--logits: %w", err))
 	}
@@ -222,7 +239,7 @@ func (o *Outputs) save(next int64, done bool) error {
 		if err != nil {
 			return err
 		}
-		p.LogitsParts = n
+		p.LogitsParts, p.LogitsDigest = n, o.Logits.Digest()
 	}
 	if o.journal == nil {
 		return nil

@@ -129,6 +129,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	}
 	start := time.Now()
 	p.first = p.progress.snap()
+	outer := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	docs := make(chan *docState, 64)
 	windows := make(chan windowRef, 1024)
@@ -141,7 +142,7 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	// input had ended there (the hard context bounds how long that takes).
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
-	go p.watchStop(ctx, stopReading)
+	go p.watchStop(outer, ctx, stopReading)
 	g.Go(func() error { defer close(docs); return p.stopped(p.read(readCtx, docs)) })
 	tokenizers, tctx := errgroup.WithContext(ctx)
 	for range p.cfg.TokenizeWorkers {
@@ -177,6 +178,9 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	if stageErr == nil {
 		stageErr = p.readErr // set before the reader returned, read after g.Wait
 	}
+	if outer.Err() != nil {
+		p.progress.stopping.Store(true) // the last line has no ETA
+	}
 	stopProgress()
 	p.observeOnce(p.first) // the final state, for metrics written after the run
 	sum.Wall = time.Since(start)
@@ -201,6 +205,9 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		if errors.Is(err, io.EOF) {
 			p.readAll.Store(true)
 			return nil
+		}
+		if errors.Is(err, context.Canceled) {
+			return err // the input saw the stop first (see stopped)
 		}
 		if err != nil {
 			// Corrupt or unreadable input: the documents read before it

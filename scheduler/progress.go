@@ -25,6 +25,8 @@ type progress struct {
 	baseBytes  atomic.Int64
 	now        func() time.Time
 
+	// stopping: the run is stopping (a drain or a stop); no ETA then.
+	stopping                     atomic.Bool
 	docs, errors, windows, bytes atomic.Int64
 	failures                     [3]atomic.Int64 // by failure kind
 	mu                           sync.Mutex
@@ -104,12 +106,13 @@ func (p *progress) fraction(s snapshot) float64 {
 // eta is the work left over the rate of work between from and to (from
 // the run's start: the steadiest estimate; the bar and the log line show
 // current rates beside it); -1 when unknown, as it is until a model ran a
-// window (bad lines, credited at once, say nothing of the model's speed).
+// window (bad lines, credited at once, say nothing of the model's speed),
+// and once the run is stopping (the work left will not be done).
 func (p *progress) eta(from, to snapshot) time.Duration {
 	done, total, ran := p.work(to)
 	_, _, ran0 := p.work(from)
 	dt := to.at.Sub(from.at).Seconds()
-	if total <= 0 || ran <= ran0 || dt <= 0 || to.windows == from.windows {
+	if p.stopping.Load() || total <= 0 || ran <= ran0 || dt <= 0 || to.windows == from.windows {
 		return -1
 	}
 	left := max(0, total-done)

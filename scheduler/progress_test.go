@@ -60,6 +60,34 @@ func TestProgressReports(t *testing.T) {
 	}
 }
 
+// TestProgressStopping: once the run is stopping the ETA is gone from
+// the bar and the log line, which say so instead.
+func TestProgressStopping(t *testing.T) {
+	p := newProgress(Config{TotalBytes: 1000}, []string{"cpu:0"})
+	a := p.snap()
+	p.addWork(100)
+	p.addWindows("cpu:0", 10)
+	b := p.snap()
+	b.at = a.at.Add(time.Second)
+	if eta := p.eta(a, b); eta != 9*time.Second {
+		t.Fatalf("eta %s, want 9s", eta)
+	}
+	p.stopping.Store(true)
+	if eta := p.eta(a, b); eta != -1 {
+		t.Errorf("eta %s while stopping, want none", eta)
+	}
+	var bar strings.Builder
+	p.draw(&bar, b, p.rates(a, b), p.eta(a, b), nil)
+	if strings.Contains(bar.String(), "ETA") || !strings.Contains(bar.String(), "stopping") {
+		t.Errorf("bar while stopping: %q", bar.String())
+	}
+	core, logs := observer.New(zap.InfoLevel)
+	p.log(zap.New(core), b, p.rates(a, b), p.eta(a, b), nil)
+	if f := logs.All()[0].ContextMap(); f["stopping"] != true || f["eta"] != nil {
+		t.Errorf("log fields while stopping: %v", f)
+	}
+}
+
 // TestProgressWithoutByteTotal: standard input has no byte total; with a
 // document count percent and ETA count documents, without one neither is
 // known.

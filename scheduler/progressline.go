@@ -23,6 +23,9 @@ func (p *progress) log(log *zap.Logger, s snapshot, r rates, eta time.Duration, 
 	if eta >= 0 {
 		fields = append(fields, zap.Duration("eta", eta.Round(time.Second)))
 	}
+	if p.stopping.Load() {
+		fields = append(fields, zap.Bool("stopping", true))
+	}
 	fields = append(fields, zap.Float64("docs_per_s", round2(r.docs)), zap.Float64("windows_per_s", round2(r.windows)),
 		zap.Float64("input_mb_per_s", round2(r.bytes/1e6)), zap.Int64("errors", p.errors.Load()))
 	for _, name := range sortedKeys(r.perRep) {
@@ -52,6 +55,9 @@ func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, sta
 	fmt.Fprintf(&b, "  %.1f docs/s  %.0f win/s", r.docs, r.windows)
 	if eta >= 0 {
 		fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
+	}
+	if p.stopping.Load() {
+		b.WriteString("  stopping")
 	}
 	if e := p.errors.Load(); e > 0 {
 		fmt.Fprintf(&b, "  %d errors", e)

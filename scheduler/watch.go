@@ -8,12 +8,18 @@ import (
 )
 
 // watchStop turns a closed Config.Stop into a drain: no more documents
-// are read; those already read are finished and written.
-func (p *pipeline) watchStop(ctx context.Context, stopReading func()) {
+// are read; those already read are finished and written. ctx is the
+// run's (done when the run ends), outer the caller's (cancelled by a
+// stop); either way of stopping stops the ETA.
+func (p *pipeline) watchStop(outer, ctx context.Context, stopReading func()) {
 	select {
 	case <-ctx.Done():
+		if outer.Err() != nil {
+			p.progress.stopping.Store(true)
+		}
 	case <-p.cfg.Stop:
 		p.stopping.Store(true)
+		p.progress.stopping.Store(true)
 		stopReading()
 	}
 }

@@ -30,7 +30,7 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 		var d *docState
 		select {
 		case <-ctx.Done():
-			return sum, ctx.Err()
+			return sum, p.salvage(ctx, done, waiting, &next, &sum)
 		case <-tick.C:
 			if err := p.checkpoint(next); err != nil {
 				return sum, err
@@ -49,20 +49,49 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 			d = v
 		}
 		waiting[d.doc.Seq] = d
-		for {
-			d, ok := waiting[next]
-			if !ok {
-				break
-			}
-			delete(waiting, next)
-			if err := p.emit(d, &sum); err != nil {
-				return sum, fmt.Errorf("%w of document %d: %w", ErrWrite, d.doc.Seq, err)
-			}
-			next++
-			p.next.Store(next)
-			p.inflight.Release(d.weight)
-			p.progress.addDoc()
+		if err := p.flush(waiting, &next, &sum); err != nil {
+			return sum, err
 		}
+	}
+}
+
+// flush writes the documents of waiting that continue the written prefix.
+func (p *pipeline) flush(waiting map[int64]*docState, next *int64, sum *Summary) error {
+	for {
+		d, ok := waiting[*next]
+		if !ok {
+			return nil
+		}
+		delete(waiting, *next)
+		if err := p.emit(d, sum); err != nil {
+			return fmt.Errorf("%w of document %d: %w", ErrWrite, d.doc.Seq, err)
+		}
+		*next++
+		p.next.Store(*next)
+		p.inflight.Release(d.weight)
+		p.progress.addDoc()
+	}
+}
+
+// salvage runs when the run is cancelled (a stop, or a failure elsewhere):
+// the documents already complete that continue the written prefix are
+// written, so a stop saves what is done without waiting for anything in
+// flight (redone on resume). It returns the cancellation, or a failure to
+// write.
+func (p *pipeline) salvage(ctx context.Context, done <-chan *docState, waiting map[int64]*docState, next *int64, sum *Summary) error {
+	for {
+		select {
+		case d, ok := <-done:
+			if ok {
+				waiting[d.doc.Seq] = d
+				continue
+			}
+		default:
+		}
+		if err := p.flush(waiting, next, sum); err != nil {
+			return err
+		}
+		return ctx.Err()
 	}
 }
 

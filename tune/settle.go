@@ -90,7 +90,7 @@ func (c *class) holdRan(tokens int, d time.Duration) {
 	// Two windows in a row: one slow window is often another process.
 	if h.strikes++; h.strikes >= 2 {
 		c.retunes++
-		c.log.Info("throughput drifted: searching the budget again", zap.Float64("tokens_per_s", r*float64(c.alive[c.active])),
+		c.log.Debug("throughput drifted: searching the budget again", zap.Float64("tokens_per_s", r*float64(c.alive[c.active])),
 			zap.Float64("was", h.ref*float64(c.alive[c.active])), zap.Int("max_batch_tokens", c.budgets[h.budget]))
 		c.startSearch(h.budget)
 	}

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"qa-shard/output"
+	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
 )
@@ -33,6 +35,11 @@ const (
 	// second signal, send it too and wait for the hard stop. Reading ends
 	// there.
 	envSignalAt = "QA_SHARD_TEST_SIGNAL_AT"
+	// envHold=cancel|stuck, with envSignalAt: from the signal on, every
+	// batch that starts holds its replica until the run is cancelled
+	// (cancel), or for ever, as a device that ignores cancellation would
+	// (stuck). A stop that waited for the work read would never end.
+	envHold = "QA_SHARD_TEST_HOLD"
 )
 
 // installHooks sets testHook from the environment.
@@ -43,18 +50,27 @@ func installHooks() {
 		k, sigs, _ := strings.Cut(v, ":")
 		signalAt, _ = strconv.ParseInt(k, 10, 64)
 		for _, s := range strings.Split(sigs, ",") {
-			signals = append(signals, map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "USR1": syscall.SIGUSR1}[s])
+			signals = append(signals, map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "USR1": syscall.SIGUSR1}[s])
 		}
 	}
 	if killAt < 0 && pauseAt < 0 && signalAt < 0 {
 		return
 	}
-	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink) {
+	hold := os.Getenv(envHold)
+	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink,
+		replicas []scheduler.Replica) (scheduler.Input, scheduler.AnswerSink, []scheduler.Replica) {
 		h := &hookInput{Input: in, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
 		if killAt >= 0 {
 			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
 		}
-		return h, answers
+		if hold != "" {
+			held := make([]scheduler.Replica, len(replicas))
+			for i, r := range replicas {
+				held[i] = &holdReplica{Replica: r, held: &h.held, stuck: hold == "stuck"}
+			}
+			replicas = held
+		}
+		return h, answers, replicas
 	}
 }
 
@@ -73,6 +89,7 @@ type hookInput struct {
 	pauseAt, signalAt int64
 	signals           []syscall.Signal
 	ended             bool
+	held              atomic.Bool // envHold: batches hold from now on
 
 	mu      sync.Mutex
 	records map[int64]int // records each document read will have
@@ -97,6 +114,7 @@ func (h *hookInput) Next() (shard.Document, error) {
 	}
 	if d.Seq == h.signalAt {
 		h.ended = true
+		h.held.Store(true)
 		syscall.Kill(os.Getpid(), h.signals[0])
 		<-h.stop
 		if len(h.signals) > 1 {
@@ -105,6 +123,24 @@ func (h *hookInput) Next() (shard.Document, error) {
 		}
 	}
 	return d, nil
+}
+
+// holdReplica holds every batch that starts once held is set (envHold).
+type holdReplica struct {
+	scheduler.Replica
+	held  *atomic.Bool
+	stuck bool
+}
+
+func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
+	if !r.held.Load() {
+		return r.Replica.Run(ctx, b)
+	}
+	if r.stuck {
+		select {}
+	}
+	<-ctx.Done()
+	return qa.Logits{}, ctx.Err()
 }
 
 // killSink follows the documents through their records (the writer

@@ -14,6 +14,7 @@ import (
 	"qa-shard/gpu"
 	"qa-shard/input"
 	"qa-shard/journal"
+	"qa-shard/logits"
 	"qa-shard/logs"
 	"qa-shard/merge"
 	"qa-shard/metrics"
@@ -56,7 +57,7 @@ var errUsage = cli.ErrUsage
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
 	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
-	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable}
+	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts}
 
 // resumableErrors are the packages' sentinels for failures that leave a
 // consistent journal and pass once their cause is gone: exit 75.

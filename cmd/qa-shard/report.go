@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"go.uber.org/zap"
 
@@ -13,6 +14,7 @@ import (
 	"qa-shard/logs"
 	"qa-shard/output"
 	"qa-shard/scheduler"
+	"qa-shard/signals"
 )
 
 // The end of a run: what is saved, what the operator reads, and the exit
@@ -23,10 +25,13 @@ import (
 // the outcome means: nil (complete), an *exitError for record errors (3) or
 // an interruption (75), an output.ErrStorage failure (75: free space, then
 // resume), or the error that stopped the run.
-func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error) error {
+//
+// A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
+// total is the number of documents of this process, 0 when unknown.
+func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
 	var saveErr error
 	switch {
-	case runErr == nil && !sum.Interrupted:
+	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
 	case !errors.Is(runErr, scheduler.ErrWrite):
 		// Every document handed to the output is whole: keep them. After
@@ -38,7 +43,12 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	if out.Journal() != "" {
 		saved = out.Saved()
 	}
-	resume := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved)
+	resume, saves := fmt.Sprintf("rerun the same command with --resume to continue from document %d", saved), "saved; rerun the same command with --resume"
+	if out.Journal() == "" {
+		// Standard output keeps no journal: nothing to resume.
+		resume = "a run to standard output cannot be resumed: rerun the same command to start over"
+		saves = "written to standard output; " + resume
+	}
 	if fault := storageFault(runErr, saveErr); fault != nil {
 		report(log, o, sum, fl)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
@@ -48,15 +58,71 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	}
 	report(log, o, sum, fl)
 	whole := sum.Whole(out.Counts())
+	var stop *signals.Stopped
 	switch {
+	case errors.As(runErr, &stop):
+		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
 	case runErr == nil && sum.Interrupted:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %d documents are saved: %s", saved, resume)}
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	}
 	return judgeRecords(o, log, whole)
+}
+
+// stopOutcome is what ended the run as finish reads it: a stop by a
+// signal becomes its *signals.Stopped (the cancellation it caused is no
+// failure), a SIGUSR1 drain that ended early too; anything else is runErr.
+func stopOutcome(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
+	if !errors.Is(runErr, context.Canceled) && (runErr != nil || !sum.Interrupted) {
+		return runErr
+	}
+	var stop *signals.Stopped
+	switch {
+	case errors.As(context.Cause(ctx), &stop):
+		return stop
+	case h.Stopped() != nil:
+		return h.Stopped()
+	}
+	return runErr
+}
+
+func isStop(err error) bool {
+	var stop *signals.Stopped
+	return errors.As(err, &stop)
+}
+
+// stoppedEarly is a stop that came while the model loaded: nothing was
+// written yet.
+func stoppedEarly(ctx context.Context, err error) error {
+	var stop *signals.Stopped
+	if !errors.As(context.Cause(ctx), &stop) {
+		return err
+	}
+	return &exitError{exitInterrupted, fmt.Errorf("%w while the model loaded; nothing was written: rerun the same command", stop)}
+}
+
+// documents says how many documents are saved, of how many when known:
+// "458 of 2,000 documents".
+func documents(saved, total int64) string {
+	if total > 0 {
+		return fmt.Sprintf("%s of %s documents", thousands(saved), thousands(total))
+	}
+	if saved == 1 {
+		return "1 document"
+	}
+	return thousands(saved) + " documents"
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // judgeRecords is the exit of a complete output from its error records,

@@ -35,15 +35,19 @@ func runCmd(args []string) error {
 		return err
 	}
 	defer log.Sync()
-	ctx, stop, release := signals.Handle(o.DrainTimeout, log)
+	h, release := signals.Handle(o.DrainTimeout, log)
 	defer release()
-	return runJob(ctx, stop, o, log)
+	return runJob(h, o, log)
 }
 
 // runJob wires the pieces: input, model, replicas, outputs, scheduler.
-func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logger) error {
+func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
+	ctx, stop := h.Context, h.Drain
 	if err := o.Check(); err != nil {
 		return err
+	}
+	for _, w := range o.Warnings() {
+		log.Warn(w)
 	}
 	questions, err := o.AllQuestions()
 	if err != nil {
@@ -60,6 +64,11 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		return err
 	}
 	defer locks.Release()
+	// Existing, foreign or mismatched outputs are refused now, not after
+	// the model has loaded.
+	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
+		return err
+	}
 
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return err
@@ -90,6 +99,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		fo.Precision, fo.SingleWindow = "int8", true
 	}
 	fl, err := fleet.Start(ctx, fo, model)
+	if ctx.Err() != nil {
+		return stoppedEarly(ctx, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -105,6 +117,9 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
 	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
+	if ctx.Err() != nil {
+		return stoppedEarly(ctx, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,19 +169,21 @@ func runJob(ctx context.Context, stop <-chan struct{}, o *cli.Run, log *zap.Logg
 	}
 	var docs scheduler.Input = src
 	var answers scheduler.AnswerSink = out.Answers
+	replicas := fl.Replicas
 	if testHook != nil {
-		docs, answers = testHook(ctx, stop, out, docs, answers)
+		docs, answers, replicas = testHook(ctx, stop, out, docs, answers, replicas)
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, fl.Replicas, answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, replicas, answers, lg)
 	fl.SaveTuning(log)
-	return finish(o, out, fl, log, sum, runErr)
+	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), cfg.Total)
 }
 
 // testHook, set only by the tests (hooks_test.go, from environment
 // variables a test gives the child process it starts), wraps the input and
 // the answers to stop, pause or kill the process at a chosen document, so
 // that those tests depend on progress, never on timing. Nil in the program.
-var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink) (scheduler.Input, scheduler.AnswerSink)
+var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink,
+	replicas []scheduler.Replica) (scheduler.Input, scheduler.AnswerSink, []scheduler.Replica)
 
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files

@@ -1,0 +1,130 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/journal"
+)
+
+// verifyAnswers checks, before a resume cuts or appends anything, that the
+// answers hold what the journal (its checksum already checked) says: the
+// journaled length ends a record (a newline; for gzip and zstd, whole
+// members or frames whose text ends in one) and holds exactly its count
+// of records; a Parquet folder has every part the journal counts, with
+// that many rows in all. It reads the answers once (they are small beside
+// the input); an output shorter than the journal, or missing, is left to
+// the journal, which names it.
+func verifyAnswers(path string, st journal.State) error {
+	if FormatOf(path) == Parquet {
+		return verifyAnswerParts(path, st)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() < st.Bytes {
+		return nil
+	}
+	var text io.Reader = bufio.NewReaderSize(io.LimitReader(f, st.Bytes), 1<<20)
+	switch FormatOf(path) {
+	case Gzip:
+		if st.Bytes == 0 {
+			break
+		}
+		z, err := gzip.NewReader(text)
+		if err != nil {
+			return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole gzip members (%v)", st.Bytes, err))
+		}
+		defer z.Close()
+		text = z
+	case Zstd:
+		z, err := zstd.NewReader(text, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		defer z.Close()
+		text = z
+	}
+	lines, last, err := countLines(text)
+	switch {
+	case err != nil && FormatOf(path) != JSONL:
+		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
+	case err != nil:
+		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
+	case st.Bytes > 0 && last != '\n':
+		return mismatch(path, st, fmt.Sprintf("its text before the resume point (byte %d) ends inside a record", st.Bytes))
+	case lines != st.Records:
+		return mismatch(path, st, fmt.Sprintf("its first %d bytes hold %d records", st.Bytes, lines))
+	}
+	return nil
+}
+
+// countLines counts the newlines of r and returns its last byte (0 for
+// none).
+func countLines(r io.Reader) (n int64, last byte, err error) {
+	buf := make([]byte, 1<<20)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			return n, last, nil
+		}
+		if err != nil {
+			return n, last, err
+		}
+	}
+}
+
+// verifyAnswerParts: the sealed parts the journal counts are there and
+// hold its count of records.
+func verifyAnswerParts(dir string, st journal.State) error {
+	var rows int64
+	for i := range st.AnswerParts {
+		path := partPath(dir, i)
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s is missing, and the journal records %d parts in %s: the output was changed after the run; start over with --overwrite", journal.ErrOutputShort, path, st.AnswerParts, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
+		}
+		info, err := f.Stat()
+		var pf *parquet.File
+		if err == nil {
+			pf, err = parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		}
+		f.Close()
+		if err != nil {
+			return mismatch(dir, st, fmt.Sprintf("%s cannot be read (%v)", path, err))
+		}
+		rows += pf.NumRows()
+	}
+	if rows != st.Records {
+		return mismatch(dir, st, fmt.Sprintf("its %d parts hold %d records", st.AnswerParts, rows))
+	}
+	return nil
+}
+
+// mismatch is the answers disagreeing with a journal that is whole: one
+// of the two was changed after the run, so neither is trusted.
+func mismatch(path string, st journal.State, what string) error {
+	return fmt.Errorf("%w: %s does not match its journal, which records %d records in %d documents: %s; the output or the journal was changed after the run, so the resume cannot trust them; start over with --overwrite",
+		journal.ErrCorrupt, path, st.Records, st.Done, what)
+}

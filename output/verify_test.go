@@ -1,0 +1,94 @@
+package output
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"qa-shard/journal"
+)
+
+// TestVerifyAnswers: the journaled length must end a record (whole
+// members and frames for compressed answers) and hold the journal's count
+// of records; anything else is ErrCorrupt.
+func TestVerifyAnswers(t *testing.T) {
+	text := []byte("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n")
+	members := func(compress func([]byte) []byte) []byte {
+		return append(compress(text[:16]), compress(text[16:])...)
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	zs := func(b []byte) []byte {
+		w, _ := zstd.NewWriter(nil)
+		return w.EncodeAll(b, nil)
+	}
+	for _, tc := range []struct {
+		name, file string
+		content    []byte
+		bytes      int64
+		records    int64
+		ok         bool
+	}{
+		{"jsonl whole", "a.jsonl", text, int64(len(text)), 3, true},
+		{"jsonl with a tail", "a.jsonl", text, 16, 2, true},
+		{"jsonl cut inside a record", "a.jsonl", text, 20, 2, false},
+		{"jsonl count differs", "a.jsonl", text, 16, 3, false},
+		{"empty", "a.jsonl", text, 0, 0, true},
+		{"gzip whole", "a.jsonl.gz", members(gz), int64(len(members(gz))), 3, true},
+		{"gzip first member", "a.jsonl.gz", members(gz), int64(len(gz(text[:16]))), 2, true},
+		{"gzip cut inside a member", "a.jsonl.gz", members(gz), int64(len(members(gz)) - 5), 3, false},
+		{"zstd whole", "a.jsonl.zst", members(zs), int64(len(members(zs))), 3, true},
+		{"zstd count differs", "a.jsonl.zst", members(zs), int64(len(members(zs))), 4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.file)
+			if err := os.WriteFile(path, tc.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := verifyAnswers(path, journal.State{Bytes: tc.bytes, Records: tc.records})
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && !errors.Is(err, journal.ErrCorrupt) {
+				t.Fatalf("verify = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+// TestResumeUnwritable: an output that exists but cannot be written
+// (permissions, a read-only file system) is ErrUnwritable on --resume, as
+// an unwritable folder is at the start, not an internal failure.
+func TestResumeUnwritable(t *testing.T) {
+	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	path := filepath.Join(t.TempDir(), "answers.jsonl")
+	out, err := Open(Options{Answers: path, Fingerprint: fp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, out, "a", "b")
+	if err := out.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	for _, errno := range []error{syscall.EACCES, syscall.EROFS} {
+		deny := func(name string, flag int) (file, error) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: errno}
+		}
+		_, err := Open(Options{Answers: path, Fingerprint: fp, Resume: true, openFile: deny})
+		if !errors.Is(err, ErrUnwritable) || errors.Is(err, ErrStorage) || !errors.Is(err, errno) {
+			t.Errorf("resume with %v: %v, want ErrUnwritable", errno, err)
+		}
+	}
+}
