@@ -4,7 +4,6 @@ package tokenizer
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -91,35 +90,7 @@ func TestRobertaCodepoints(t *testing.T) {
 func TestRobertaCorpus(t *testing.T) {
 	tk := familyTokenizer(t, "roberta")
 	sc := parityFile(t, "QA_SHARD_ROBERTA_CORPUS")
-	docs, tokens, size, bad := 0, 0, 0, 0
-	for sc.Scan() {
-		var d struct {
-			Text    string     `json:"text"`
-			IDs     []int32    `json:"ids"`
-			Words   []int32    `json:"words"`
-			Offsets [][2]int32 `json:"offsets"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatalf("document %d: %v", docs, err)
-		}
-		docs++
-		tokens += len(d.IDs)
-		size += len(d.Text)
-		got := tk.Encode(d.Text)
-		offs := make([][2]int32, got.Len())
-		for i, o := range got.Offsets {
-			offs[i] = [2]int32{o.Start, o.End}
-		}
-		if !slices.Equal(got.IDs, d.IDs) || !slices.Equal(got.Words, d.Words) || !slices.Equal(offs, d.Offsets) {
-			bad++
-			if bad <= 10 {
-				t.Errorf("document %d differs: %.200q", docs, d.Text)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	docs, tokens, size, bad := checkCorpus(t, tk, sc)
 	if docs < 1000 {
 		t.Fatalf("only %d documents", docs)
 	}

@@ -26,7 +26,18 @@ func TestParityCorpus(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	docs, tokens, bad := 0, 0, 0
+	docs, tokens, _, bad := checkCorpus(t, tk, sc)
+	if docs < 1000 {
+		t.Fatalf("only %d documents in %s", docs, path)
+	}
+	fmt.Printf("parity corpus: %d documents, %d tokens, %d mismatching documents\n", docs, tokens, bad)
+}
+
+// checkCorpus encodes every document of a reference corpus (one JSON line
+// each: text and Hugging Face's ids, word ids and offsets) and counts the
+// documents that differ, reporting the first ten.
+func checkCorpus(t *testing.T, tk *Tokenizer, sc *bufio.Scanner) (docs, tokens, size, bad int) {
+	t.Helper()
 	for sc.Scan() {
 		var d struct {
 			Text    string     `json:"text"`
@@ -39,6 +50,7 @@ func TestParityCorpus(t *testing.T) {
 		}
 		docs++
 		tokens += len(d.IDs)
+		size += len(d.Text)
 		got := tk.Encode(d.Text)
 		offs := make([][2]int32, got.Len())
 		for i, o := range got.Offsets {
@@ -54,8 +66,5 @@ func TestParityCorpus(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if docs < 1000 {
-		t.Fatalf("only %d documents in %s", docs, path)
-	}
-	fmt.Printf("parity corpus: %d documents, %d tokens, %d mismatching documents\n", docs, tokens, bad)
+	return docs, tokens, size, bad
 }
