@@ -113,6 +113,9 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err := t.setPadding(cfg.Padding); err != nil {
 		return nil, err
 	}
+	if err := t.checkSpecials(); err != nil {
+		return nil, err
+	}
 	if t.post.trim {
 		t.countSpaces()
 	}
@@ -239,4 +242,20 @@ func (t *Tokenizer) MaxInputCharsPerWord() int {
 		return wp.maxChars
 	}
 	return 0
+}
+
+// checkSpecials refuses a post-processor whose special tokens the
+// vocabulary does not hold: the model would be fed ids it never learned.
+func (t *Tokenizer) checkSpecials() error {
+	for _, ids := range [][]int32{t.tpl.Before, t.tpl.Between, t.tpl.After} {
+		for _, id := range ids {
+			if _, ok := t.addedByID[id]; ok {
+				continue
+			}
+			if _, ok := t.model.idToToken(id); !ok {
+				return fmt.Errorf("the post_processor's special token id %d is neither an added token nor in the model's vocabulary", id)
+			}
+		}
+	}
+	return nil
 }

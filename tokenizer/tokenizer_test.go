@@ -132,6 +132,9 @@ func TestLoadRejects(t *testing.T) {
 			p := pp["pair"].([]any)
 			p[1], p[3] = p[3], p[1]
 		}},
+		{"special token outside the vocabulary", `special token id 40000 is neither`, func(d map[string]any) {
+			d["post_processor"] = map[string]any{"type": "BertProcessing", "sep": []any{"[SEP]", 102}, "cls": []any{"[CLS]", 40000}}
+		}},
 		{"left padding", `puts the context before the question`, func(d map[string]any) {
 			d["padding"] = map[string]any{"direction": "Left", "pad_id": 0}
 		}},

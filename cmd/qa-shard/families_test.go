@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"qa-shard/testmodel"
@@ -76,5 +77,32 @@ func TestFamiliesQuantize(t *testing.T) {
 				t.Fatalf("%d answers for 20 documents (4 with a second question)", len(recs))
 			}
 		})
+	}
+}
+
+// TestTokenizerLargerThanModel: a tokenizer whose ids reach past
+// config.json's vocab_size is refused at start (exit 2), naming both files.
+func TestTokenizerLargerThanModel(t *testing.T) {
+	src := familyModel(t, "roberta")
+	dir := t.TempDir()
+	for _, name := range []string{"model.onnx", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "config.json" {
+			b = []byte(strings.Replace(string(b), `"vocab_size": 50262`, `"vocab_size": 30522`, 1))
+			if !strings.Contains(string(b), `"vocab_size": 30522`) {
+				t.Fatalf("config.json has no vocab_size 50262 to shrink:\n%s", b)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stderr := runCLI(t, "--devices", "cpu:1", "--model", dir, "--input", writeCorpus(t, 3, 1),
+		"--question", "Who?", "--output", filepath.Join(t.TempDir(), "a.jsonl"))
+	if code != exitUsage || !strings.Contains(stderr, "tokenizer.json") || !strings.Contains(stderr, "config.json") || !strings.Contains(stderr, "vocab_size 30522") {
+		t.Fatalf("exit %d, want %d naming tokenizer.json and config.json's vocab_size:\n%s", code, exitUsage, stderr)
 	}
 }
