@@ -22,6 +22,7 @@ type progress struct {
 	total      int64 // documents expected (0: unknown)
 	totalBytes int64 // input bytes expected (0: unknown)
 	base       int64 // documents done before this run (resume)
+	startBytes int64 // input bytes done before this run (Config.DoneBytes)
 	baseBytes  atomic.Int64
 	now        func() time.Time
 
@@ -39,6 +40,7 @@ func newProgress(cfg Config, replicas []string) *progress {
 		p.now = time.Now
 	}
 	p.baseBytes.Store(cfg.DoneBytes)
+	p.startBytes = cfg.DoneBytes
 	for _, r := range replicas {
 		p.perRep[r] = 0
 	}
@@ -176,6 +178,16 @@ func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Durati
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
+}
+
+// runShare is the share of this run's own work done (resumed work
+// excluded), or -1 without a byte total.
+func (p *progress) runShare() float64 {
+	left := p.totalBytes - p.startBytes
+	if p.totalBytes <= 0 || left <= 0 {
+		return -1
+	}
+	return float64(p.bytes.Load()) / float64(left)
 }
 
 func (p *progress) done() int64 { return p.base + p.docs.Load() }

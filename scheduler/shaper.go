@@ -25,6 +25,12 @@ type Shaper interface {
 	Retired(replica string)
 }
 
+// Paced is implemented by a Shaper that bounds its own cost by the run's
+// size: before each Ran it hears the share of this run's work done (input
+// bytes whose windows ran, over the bytes this run has to do; negative
+// when unknown, as for standard input).
+type Paced interface{ Done(share float64) }
+
 // DeviceTimer is implemented by replicas that know how long the device
 // took for their latest batch (simulated devices): the Shaper then learns
 // from that rather than from the host's clock.
@@ -74,6 +80,9 @@ func (p *pipeline) ran(r *replica, b *batch, t *tally) {
 	budget := b.budget
 	if !t.whole || t.padded == 0 {
 		budget = 0 // split, or handed back before it ran: no measure
+	}
+	if pc, ok := p.cfg.Shaper.(Paced); ok {
+		pc.Done(p.progress.runShare())
 	}
 	p.cfg.Shaper.Ran(r.Name(), budget, t.tokens, t.padded, t.d)
 }

@@ -91,6 +91,15 @@ type Options struct {
 	EarlyGap   float64       // a gap that decides after two batches a side (0.15)
 	Window     int           // batches (and 10 MinTime) per drift check while holding (16)
 	Drift      float64       // relative change of throughput, twice in a row, that re-opens the search (0.25)
+	// Share bounds the search: the batches run while searching (first
+	// search and re-searches together) may stand for at most this share of
+	// the class's projected run time (0.03). The projection is the wall
+	// time of the class's batches so far over the share of the run's work
+	// done (Done); without it (unknown total) the search is not bounded.
+	// The projection runs long while searching (the search's own batches
+	// are the slower shapes, the first ones warm up), so 0.03 keeps the
+	// search under 5% of the run as measured.
+	Share float64
 }
 
 func (o *Options) defaults() {
@@ -112,6 +121,9 @@ func (o *Options) defaults() {
 	if o.Drift <= 0 {
 		o.Drift = 0.25
 	}
+	if o.Share <= 0 {
+		o.Share = 0.03
+	}
 	if o.Fallback <= 0 {
 		o.Fallback = 8192
 	}
@@ -126,6 +138,7 @@ type Tuner struct {
 	opt     Options
 	classes []*class
 	members map[string]member
+	done    float64 // share of the run's work done; <= 0 unknown
 }
 
 // member places a replica: its class and layout.
@@ -186,13 +199,24 @@ func (t *Tuner) Plan(replica string) int {
 	return m.c.plan(replica, m.layout)
 }
 
+// Done tells the tuner what share of this run's work is done (in [0, 1];
+// negative when the run's size is unknown), which bounds the search's
+// cost (Options.Share).
+func (t *Tuner) Done(share float64) {
+	t.mu.Lock()
+	t.done = share
+	t.mu.Unlock()
+}
+
 // Ran learns from a batch that ran: the budget it was cut at, its real
 // tokens and padded positions, and the device time it took.
 func (t *Tuner) Ran(replica string, budget, tokens, padded int, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if m, ok := t.members[replica]; ok {
+		m.c.done = t.done
 		m.c.ran(replica, m.layout, budget, tokens, d)
+		m.c.pace()
 	}
 }
 

@@ -55,6 +55,9 @@ type class struct {
 	settled bool   // a choice was made (held) at least once
 	cost    searchCost
 	retunes int
+	all     time.Duration // wall time of all the class's batches (device time over replicas at once)
+	spent   bool          // the search used its share of the run (Options.Share)
+	done    float64       // share of the run's work done (Tuner.Done)
 }
 
 func newClass(spec Class, opt *Options) *class {
@@ -138,6 +141,7 @@ func (c *class) ran(replica string, layout, budget, tokens int, d time.Duration)
 	if c.drain >= 0 && c.drained(c.drain) {
 		c.drain = -1
 	}
+	c.all += d / time.Duration(max(1, c.alive[layout]))
 	if c.phase != holding {
 		c.cost.batches++
 		c.cost.wall += d / time.Duration(max(1, c.alive[layout]))

@@ -89,6 +89,12 @@ func (c *class) holdRan(tokens int, d time.Duration) {
 	}
 	// Two windows in a row: one slow window is often another process.
 	if h.strikes++; h.strikes >= 2 {
+		if !c.mayResearch() {
+			h.strikes, h.ref = 0, r
+			c.log.Debug("throughput drifted; the search's share of the run is spent: holding", zap.Float64("tokens_per_s", r*float64(c.alive[c.active])),
+				zap.Int("max_batch_tokens", c.budgets[h.budget]))
+			return
+		}
 		c.retunes++
 		c.log.Debug("throughput drifted: searching the budget again", zap.Float64("tokens_per_s", r*float64(c.alive[c.active])),
 			zap.Float64("was", h.ref*float64(c.alive[c.active])), zap.Int("max_batch_tokens", c.budgets[h.budget]))
@@ -164,7 +170,8 @@ type Choice struct {
 	Budget int     // tokens per batch
 	Rate   float64 // tokens/s of the class as last measured; 0: not measured
 	// Source: "measured" (searched in this run), "cache", "pinned" by
-	// flags, or "unfinished" (the run ended before the search did).
+	// flags, "unfinished" (the run ended before the search did) or
+	// "partly measured" (the search stopped at its share of the run).
 	Source   string
 	Batches  int           // batches run while searching
 	Searched time.Duration // wall time those batches took
@@ -184,7 +191,10 @@ func (c *class) choice() Choice {
 	default:
 		ch.Budget = c.budgets[c.cmp.cur]
 	}
-	if !c.settled {
+	switch {
+	case c.spent && !c.settled:
+		ch.Source = "partly measured: the search stopped at its share of the run"
+	case !c.settled:
 		ch.Source = "unfinished"
 	}
 	per := c.results[c.active].rate
