@@ -33,6 +33,9 @@ func (o *Run) Check() error {
 	if o.MaxBatchTokens != 0 && o.MaxBatchTokens < 8 {
 		return fmt.Errorf("%w: --max-batch-tokens must be at least 8 (or 0: measured)", ErrUsage)
 	}
+	if !(o.TuneShare > 0 && o.TuneShare <= 100) {
+		return fmt.Errorf("%w: --tune-share %v: give a percentage above 0, at most 100", ErrUsage, o.TuneShare)
+	}
 	if o.MaxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", ErrUsage)
 	}

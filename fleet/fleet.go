@@ -33,6 +33,9 @@ var (
 	_ scheduler.Rebuilder = (*lazy)(nil)
 	_ scheduler.Idler     = (*lazy)(nil)
 	_ scheduler.Shaper    = (*tune.Tuner)(nil)
+	_ scheduler.Using     = (*tune.Tuner)(nil)
+	_ scheduler.Paced     = (*tune.Tuner)(nil)
+	_ scheduler.Labeled   = (*lazy)(nil)
 )
 
 // Options say where replicas run and how each session is set up.
@@ -49,6 +52,7 @@ type Options struct {
 	SingleWindow      bool    // every batch is one window (int8 models): no budget to measure
 	Precision         string  // fp32, fp16 or int8: part of the tuning cache key
 	SampleInterval    time.Duration
+	TuneShare         float64     // share of the run the shape search may take (tune.Options.Share); 0: the default
 	Log               *zap.Logger // nil: no logging
 }
 
@@ -65,6 +69,7 @@ type Fleet struct {
 	close    func()
 	sessions map[string]*lazy
 	tuner    *tune.Tuner
+	share    float64 // Options.TuneShare
 }
 
 // Close releases the sessions and stops the watchers.
@@ -132,7 +137,7 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
-		f := &Fleet{close: func() {}}
+		f := &Fleet{close: func() {}, share: o.TuneShare}
 		l := tune.Layout{Sessions: len(reps)}
 		for _, r := range reps {
 			f.Replicas = append(f.Replicas, r)
@@ -149,7 +154,7 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fleet{close: func() {}}
+	f := &Fleet{close: func() {}, share: o.TuneShare}
 	if n != nil {
 		f.close = func() { n.Close() }
 	}

@@ -150,3 +150,21 @@ func replicaName(d gpu.Device, l layout, k int, candidates int) string {
 	}
 	return d.Name()
 }
+
+// replicaLabel names session k of layout l on device d for people: the
+// CPU's sessions by number with their threads ("cpu#2 (1 thread)"), a
+// GPU's by its index, model and session ("gpu0 H200 #2"; no number for a
+// GPU's only session).
+func replicaLabel(d gpu.Device, l layout, k int) string {
+	if d.Kind == gpu.KindCPU {
+		return fmt.Sprintf("cpu#%d (%d thread%s)", d.Index*l.sessions+k+1, l.threads, map[bool]string{true: "s"}[l.threads != 1])
+	}
+	s := d.Name()
+	if m := strings.TrimSpace(strings.TrimPrefix(d.Model, "NVIDIA ")); m != "" {
+		s += " " + m
+	}
+	if l.sessions > 1 {
+		s += fmt.Sprintf(" #%d", k+1)
+	}
+	return s
+}

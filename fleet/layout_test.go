@@ -89,6 +89,28 @@ func TestReplicaNames(t *testing.T) {
 	}
 }
 
+func TestReplicaLabels(t *testing.T) {
+	h200 := gpu.Device{Kind: gpu.KindGPU, Index: 0, Model: "NVIDIA H200"}
+	mig := gpu.Device{Kind: gpu.KindGPU, Index: 1, Model: "NVIDIA A100-SXM4-80GB", Parent: "GPU-x", MIGIndex: 2}
+	for _, tc := range []struct {
+		d    gpu.Device
+		l    layout
+		k    int
+		want string
+	}{
+		{gpu.Device{Kind: gpu.KindCPU}, layout{2, 1}, 1, "cpu#2 (1 thread)"},
+		{gpu.Device{Kind: gpu.KindCPU}, layout{1, 2}, 0, "cpu#1 (2 threads)"},
+		{gpu.Device{Kind: gpu.KindCPU, Index: 3}, layout{1, 1}, 0, "cpu#4 (1 thread)"}, // cpu:N, the fourth
+		{h200, layout{2, 0}, 1, "gpu0 H200 #2"},
+		{h200, layout{1, 0}, 0, "gpu0 H200"},
+		{mig, layout{2, 0}, 0, "gpu1/mig2 A100-SXM4-80GB #1"},
+	} {
+		if got := replicaLabel(tc.d, tc.l, tc.k); got != tc.want {
+			t.Errorf("replicaLabel(%v, %v, %d) = %q, want %q", tc.d.Name(), tc.l, tc.k, got, tc.want)
+		}
+	}
+}
+
 func TestSimFleetIsOneClass(t *testing.T) {
 	f, err := Start(context.Background(), Options{Devices: "sim:3", MaxSeqLen: 384}, nil)
 	if err != nil {

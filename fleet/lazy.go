@@ -18,6 +18,7 @@ import (
 // for good when its layout is set aside.
 type lazy struct {
 	name   string
+	label  string // for people: "cpu#1 (1 thread)", "gpu0 H200 #2"
 	model  *worker.Model
 	opt    worker.ReplicaOptions
 	keep   bool // keep the session while parked (CPU: opening is slow, memory plentiful)
@@ -36,7 +37,8 @@ func (e openError) Error() string { return e.err.Error() }
 func (e openError) Unwrap() error { return e.err }
 func (e openError) Fatal() bool   { return true }
 
-func (l *lazy) Name() string { return l.name }
+func (l *lazy) Name() string  { return l.name }
+func (l *lazy) Label() string { return l.label }
 
 // open returns the session, opening it if needed.
 func (l *lazy) open() (*worker.Replica, error) {

@@ -27,7 +27,9 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 					name := replicaName(d, l, k, len(c.layouts))
 					opt := worker.ReplicaOptions{Name: name, Provider: c.provider, Threads: l.threads,
 						GPU: gpuOptions(o, d, l.sessions, c.budgets[len(c.budgets)-1]), Log: log}
-					r := &lazy{name: name, model: m, opt: opt, keep: d.Kind == gpu.KindCPU, log: log, fields: replicaFields(name, c.provider, l, d)}
+					label := replicaLabel(d, l, k)
+					r := &lazy{name: name, label: label, model: m, opt: opt, keep: d.Kind == gpu.KindCPU, log: log,
+						fields: replicaFields(name, label, c.provider, l, d)}
 					f.sessions[name] = r
 					f.Replicas = append(f.Replicas, r)
 					tl.Replicas = append(tl.Replicas, name)
@@ -39,8 +41,8 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 	}
 }
 
-func replicaFields(name, provider string, l layout, d gpu.Device) []zap.Field {
-	fields := []zap.Field{zap.String("replica", name), zap.String("provider", provider)}
+func replicaFields(name, label, provider string, l layout, d gpu.Device) []zap.Field {
+	fields := []zap.Field{zap.String("replica", name), zap.String("name", label), zap.String("provider", provider)}
 	if d.Kind == gpu.KindCPU {
 		return append(fields, zap.Int("threads", l.threads))
 	}
@@ -86,7 +88,7 @@ func (f *Fleet) Tuner(model string, cache *tune.Cache, log *zap.Logger) *tune.Tu
 	for i := range classes {
 		classes[i].Key.Model, classes[i].Key.Runtime = model, worker.Version()
 	}
-	f.tuner = tune.New(tune.Options{Classes: classes, Cache: cache, Logger: log})
+	f.tuner = tune.New(tune.Options{Classes: classes, Cache: cache, Logger: log, Share: f.share})
 	return f.tuner
 }
 

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/journal"
+	"qa-shard/scheduler"
 	"qa-shard/tune"
 )
 
@@ -56,4 +57,32 @@ func (f *Fleet) Describe() (shapes, gpus []string) {
 		}
 	}
 	return shapes, gpus
+}
+
+// Starting is what the start-up line says of the fleet: the labels of the
+// replicas that start, and per class what is chosen or measured.
+func (f *Fleet) Starting() (replicas, plans []string) {
+	if f.tuner == nil {
+		for _, r := range f.Replicas {
+			replicas = append(replicas, label(r))
+		}
+		return replicas, nil
+	}
+	initial := map[string]bool{}
+	for _, n := range f.tuner.Initial() {
+		initial[n] = true
+	}
+	for _, r := range f.Replicas {
+		if initial[r.Name()] {
+			replicas = append(replicas, label(r))
+		}
+	}
+	return replicas, f.tuner.Intent()
+}
+
+func label(r scheduler.Replica) string {
+	if l, ok := r.(scheduler.Labeled); ok && l.Label() != "" {
+		return l.Label()
+	}
+	return r.Name()
 }

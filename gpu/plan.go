@@ -29,7 +29,7 @@ func Plan(spec string, found []Device, foundErr error, getenv func(string) (stri
 		return Selection{}, fmt.Errorf("%w: --devices %q: %w (use --devices cpu to run without GPUs)", ErrSelection, spec, foundErr)
 	case foundErr != nil && auto:
 		return Selection{Devices: cpus(1), Warnings: []string{
-			"no NVIDIA driver found (NVML could not be loaded): running on the CPU (the number of sessions is measured; --devices cpu:N pins N)"}}, nil
+			"no NVIDIA driver found (NVML could not be loaded): running on the CPU (--devices cpu:N pins N sessions)"}}, nil
 	case foundErr != nil:
 		return Selection{}, fmt.Errorf("%w: --devices %q asks for GPUs, but no NVIDIA driver was found (NVML could not be loaded): install the driver, or use --devices cpu", ErrSelection, spec)
 	}

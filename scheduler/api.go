@@ -143,7 +143,8 @@ type Summary struct {
 	Batches       int64
 	RecordErrors  int64 // error records written
 	Wall          time.Duration
-	ReplicaCounts map[string]int64 // windows per replica
+	ReplicaCounts map[string]int64 // windows per replica (by Name), search sessions that ran nothing left out
+	Replicas      []ReplicaUse     // the same for people: labels, and which ran only while layouts were measured
 	// Next is the Seq of the first document not written: every document
 	// before it is in the output. Valid even when Run returns an error.
 	Next        int64

@@ -90,8 +90,9 @@ type pipeline struct {
 	stats      stats
 	reps       []*replica
 	byName     map[string]*replica
-	done       chan<- *docState // documents whose windows are all decoded
-	dispatched chan struct{}    // closed when the dispatcher ends
+	labels     map[string]string // replica name -> label for people
+	done       chan<- *docState  // documents whose windows are all decoded
+	dispatched chan struct{}     // closed when the dispatcher ends
 
 	stopping atomic.Bool  // Stop was closed: drain, then end
 	readAll  atomic.Bool  // the input was read to its end
@@ -113,6 +114,11 @@ func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answer
 		progress:   newProgress(cfg, replicaNames(replicas)),
 		byName:     map[string]*replica{},
 		dispatched: make(chan struct{}),
+	}
+	p.labels = labels(replicas)
+	p.progress.labels = p.labels
+	if _, ok := cfg.Shaper.(Using); ok {
+		p.progress.inUse = p.using
 	}
 	for _, r := range replicas {
 		rs := &replica{Replica: r, reply: make(chan grant, 1), ready: make(chan prepared)}
@@ -189,6 +195,12 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	sum.PaddedTokens = p.stats.padded.Load()
 	sum.Batches = p.stats.batches.Load()
 	sum.ReplicaCounts = p.progress.replicaWindows()
+	sum.Replicas = p.replicaUses(sum.ReplicaCounts)
+	for name, n := range sum.ReplicaCounts {
+		if n == 0 && !p.using(name) {
+			delete(sum.ReplicaCounts, name) // a search session that never ran
+		}
+	}
 	sum.Next = p.next.Load()
 	sum.Interrupted = p.stopping.Load() && !p.readAll.Load()
 	return sum, stageErr

@@ -32,6 +32,8 @@ type progress struct {
 	failures                     [3]atomic.Int64 // by failure kind
 	mu                           sync.Mutex
 	perRep                       map[string]int64
+	labels                       map[string]string // replica name -> label for people
+	inUse                        func(string) bool // nil: every replica is shown
 }
 
 func newProgress(cfg Config, replicas []string) *progress {

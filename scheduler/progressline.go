@@ -28,7 +28,7 @@ func (p *progress) log(log *zap.Logger, s snapshot, r rates, eta time.Duration, 
 	}
 	fields = append(fields, zap.Float64("docs_per_s", round2(r.docs)), zap.Float64("windows_per_s", round2(r.windows)),
 		zap.Float64("input_mb_per_s", round2(r.bytes/1e6)), zap.Int64("errors", p.errors.Load()))
-	for _, name := range sortedKeys(r.perRep) {
+	for _, name := range p.shown(r.perRep) {
 		fields = append(fields, zap.Float64("windows_per_s_"+name, round2(r.perRep[name])))
 	}
 	if status != nil {
@@ -63,8 +63,8 @@ func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, sta
 		fmt.Fprintf(&b, "  %d errors", e)
 	}
 	var reps []string
-	for _, name := range sortedKeys(r.perRep) {
-		reps = append(reps, fmt.Sprintf("%s %.0f", name, r.perRep[name]))
+	for _, name := range p.shown(r.perRep) {
+		reps = append(reps, fmt.Sprintf("%s %.0f", p.label(name), r.perRep[name]))
 	}
 	fmt.Fprintf(&b, "  | win/s: %s", strings.Join(reps, " "))
 	if status != nil {

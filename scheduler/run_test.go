@@ -182,7 +182,7 @@ func TestRunBadRecords(t *testing.T) {
 	wantSum := Summary{Documents: 8, Pairs: pairs, RecordErrors: int64(len(wants)) - pairs,
 		Windows: windows, Tokens: tokens, PaddedTokens: padded, Batches: batches, Next: 8}
 	gotSum := sum
-	gotSum.Wall, gotSum.ReplicaCounts = 0, nil
+	gotSum.Wall, gotSum.ReplicaCounts, gotSum.Replicas = 0, nil, nil
 	if !reflect.DeepEqual(gotSum, wantSum) || fedTokens != tokens {
 		t.Errorf("summary %+v\nwant    %+v (replicas saw %d real tokens)", gotSum, wantSum, fedTokens)
 	}

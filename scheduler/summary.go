@@ -28,6 +28,9 @@ func (s Summary) WriteTable(w io.Writer, extra ...string) {
 	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
 	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
 	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))
+	for _, l := range replicaLines(s.Replicas) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	for _, e := range extra {
 		fmt.Fprintf(w, "  %s\n", e)
 	}

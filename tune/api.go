@@ -175,6 +175,15 @@ func (t *Tuner) Initial() []string {
 	return out
 }
 
+// Using says whether replica is in the layout its class uses now (true
+// for a replica of no class).
+func (t *Tuner) Using(replica string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m, ok := t.members[replica]
+	return !ok || (m.layout == m.c.active && !m.c.aside[m.layout])
+}
+
 // MaxBudget is the largest budget any class may plan.
 func (t *Tuner) MaxBudget() int {
 	m := 0

@@ -101,3 +101,20 @@ func TestResearchesStayWithinTheShare(t *testing.T) {
 		t.Fatalf("searched %v (%d retunes) of a %v run, want one retune and at most 1%% (plus a batch)", ch.Searched, ch.Retunes, wall)
 	}
 }
+
+func TestIntentAndUsing(t *testing.T) {
+	a := Layout{Sessions: 1, Threads: 2, Replicas: []string{"a"}}
+	b := Layout{Sessions: 2, Threads: 1, Replicas: []string{"b0", "b1"}}
+	tn := New(quick(Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1, Alternate: true}))
+	want := "cpu: measuring 2 layouts (1 session x 2 threads, then 2 sessions x 1 thread) and the batch size for at most 3% of the run, starting with 1 session x 2 threads"
+	if got := tn.Intent(); len(got) != 1 || got[0] != want {
+		t.Fatalf("intent %q, want %q", got, want)
+	}
+	if !tn.Using("a") || tn.Using("b0") || !tn.Using("elsewhere") {
+		t.Fatal("Using: want the first layout in use, the second not, a replica of no class in use")
+	}
+	pinned := New(quick(Class{Name: "cpu", Key: testKey(), Layouts: []Layout{b}, Budgets: []int{768}}))
+	if got := pinned.Intent(); len(got) != 1 || got[0] != "cpu: 2 sessions x 1 thread, 768 tokens per batch (pinned)" {
+		t.Fatalf("pinned intent %q", got)
+	}
+}

@@ -150,8 +150,9 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
 		ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Logger: log,
 	}
+	running, plans := fl.Starting()
 	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(fl.Replicas)), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
 		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
 		zap.String("logits", model.LogitsTypeName()))
 	if model.QuantizedActivations {

@@ -34,12 +34,14 @@ func writeLongCorpus(t *testing.T, n int) string {
 	return writeLines(t, lines...)
 }
 
-// tunedRun runs with the budget measured (no --max-batch-tokens).
+// tunedRun runs with the budget measured (no --max-batch-tokens), the
+// search allowed the whole run (--tune-share 100: these runs are short)
+// unless extra says otherwise.
 func tunedRun(t *testing.T, in string, extra ...string) ([]byte, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	args := append([]string{"--model", model(t, "tiny"), "--input", in, "--question", "Who founded the company?",
-		"--devices", tunedDevices, "--output", out}, extra...)
+		"--devices", tunedDevices, "--output", out, "--tune-share", "100"}, extra...)
 	code, stderr := runCLI(t, args...)
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
@@ -132,5 +134,26 @@ func TestTuningCacheProblems(t *testing.T) {
 	}
 	if _, want, _ := simRun(t, short, "sim:1", "--max-batch-tokens", "8"); !bytes.Equal(got, want) {
 		t.Fatal("a run shorter than the search answered differently")
+	}
+}
+
+// TestSearchKeepsToItsShare: with the default --tune-share (3%) the
+// search of a 150-document run stops early, says so, keeps the best shape
+// found, caches nothing, and answers as a pinned run.
+func TestSearchKeepsToItsShare(t *testing.T) {
+	in := writeLongCorpus(t, 150)
+	cache := filepath.Join(t.TempDir(), "tuning.json")
+	got, stderr := tunedRun(t, in, "--tune-cache", cache, "--tune-share", "3")
+	if s := summaryShape(t, stderr); !strings.Contains(s, "(partly measured: the search stopped at its share of the run") {
+		t.Fatalf("summary shape %q, want the search stopped at its share", s)
+	}
+	if !strings.Contains(stderr, "search stopped at its share of the run") {
+		t.Fatalf("no log line about the search stopping:\n%s", stderr)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("a search cut short wrote the cache (%v)", err)
+	}
+	if _, want, _ := simRun(t, in, "sim:1", "--max-batch-tokens", "8"); !bytes.Equal(got, want) {
+		t.Fatal("a search cut short answered differently")
 	}
 }
