@@ -33,6 +33,8 @@ type Source struct {
 	held      *held // the document read ahead
 	err       error // sticky: io.EOF or the input's failure
 
+	count docCount // the share's documents (count.go)
+
 	mu    sync.Mutex
 	done  []journal.FileRead // parts read to their end, in order
 	marks []mark             // one per document read and not yet checkpointed
@@ -147,6 +149,9 @@ func (s *Source) read() (shard.Document, mark, error) {
 			return shard.Document{}, mark{}, err
 		}
 		s.partDone += doc.Bytes
+		if f := s.plan.Files[s.plan.Parts[s.part].File]; f.Format == Gzip || f.Format == Zstd {
+			s.count.readPacked(doc.Bytes)
+		}
 		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()}, nil
 	}
 	return shard.Document{}, mark{}, io.EOF
@@ -197,6 +202,9 @@ func (s *Source) Close() {
 
 func (s *Source) finishPart() {
 	part := s.plan.Parts[s.part]
+	if f := s.plan.Files[part.File]; f.Format == Gzip || f.Format == Zstd {
+		s.count.packedEnd.Add(1)
+	}
 	if left := part.Bytes - s.partDone; s.held != nil {
 		s.held.doc.Bytes = max(0, s.held.doc.Bytes+left)
 	} else {

@@ -24,8 +24,9 @@ type Observer interface {
 // Progress is the state of a run at one moment.
 type Progress struct {
 	// Docs are the documents written (resumed ones included) of
-	// DocsTotal (0: unknown).
-	Docs, DocsTotal int64
+	// DocsTotal (0: unknown; an estimate when DocsTotalEstimated).
+	Docs, DocsTotal    int64
+	DocsTotalEstimated bool
 	// Fraction of the work done, in [0, 1], counted in input bytes (see
 	// Config.TotalBytes); -1 when unknown.
 	Fraction float64
@@ -61,7 +62,8 @@ func (p *pipeline) observe(ctx context.Context) {
 func (p *pipeline) observeOnce(first snapshot) {
 	now := p.progress.snap()
 	inFlight := p.readSeq.Load() - p.next.Load()
-	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: p.cfg.Total,
+	total, est := p.progress.shownTotal()
+	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: total, DocsTotalEstimated: est,
 		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
 		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.pooled.Load()), BatchesQueued: int(p.queued.Load())})
 }

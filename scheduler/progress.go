@@ -34,6 +34,7 @@ type progress struct {
 	perRep                       map[string]int64
 	labels                       map[string]string // replica name -> label for people
 	inUse                        func(string) bool // nil: every replica is shown
+	docsTotal                    func() (int64, bool)
 }
 
 func newProgress(cfg Config, replicas []string) *progress {
@@ -43,6 +44,7 @@ func newProgress(cfg Config, replicas []string) *progress {
 	}
 	p.baseBytes.Store(cfg.DoneBytes)
 	p.startBytes = cfg.DoneBytes
+	p.docsTotal = cfg.DocsTotal
 	for _, r := range replicas {
 		p.perRep[r] = 0
 	}
@@ -190,6 +192,17 @@ func (p *progress) runShare() float64 {
 		return -1
 	}
 	return float64(p.bytes.Load()) / float64(left)
+}
+
+// shownTotal is the document total for the screen: n (0: unknown) and
+// whether it is an estimate.
+func (p *progress) shownTotal() (int64, bool) {
+	if p.docsTotal != nil {
+		if n, est := p.docsTotal(); n > 0 {
+			return n, est
+		}
+	}
+	return p.total, false
 }
 
 func (p *progress) done() int64 { return p.base + p.docs.Load() }

@@ -135,3 +135,35 @@ func TestWindowSharesAddUp(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressDocsTotalAsCounted: the document total appears once counted,
+// marked "~" while it is an estimate, in the bar and the log line.
+func TestProgressDocsTotalAsCounted(t *testing.T) {
+	n, est := int64(0), false
+	p := newProgress(Config{TotalBytes: 1000, DocsTotal: func() (int64, bool) { return n, est }}, nil)
+	a := p.snap()
+	p.addDoc()
+	b := p.snap()
+	b.at = a.at.Add(time.Second)
+	bar := func() string {
+		var s strings.Builder
+		p.draw(&s, b, p.rates(a, b), p.eta(a, b), nil)
+		return s.String()
+	}
+	if s := bar(); !strings.Contains(s, " 1 docs") {
+		t.Errorf("bar before the count: %q", s)
+	}
+	n, est = 1200, true
+	if s := bar(); !strings.Contains(s, "1/~1200 docs") {
+		t.Errorf("bar with an estimate: %q", s)
+	}
+	core, logs := observer.New(zap.InfoLevel)
+	p.log(zap.New(core), b, p.rates(a, b), p.eta(a, b), nil)
+	if f := logs.All()[0].ContextMap(); f["total"] != int64(1200) || f["total_estimated"] != true {
+		t.Errorf("log fields with an estimate: %v", f)
+	}
+	est = false
+	if s := bar(); !strings.Contains(s, "1/1200 docs") {
+		t.Errorf("bar with the count: %q", s)
+	}
+}

@@ -14,8 +14,11 @@ import (
 // and its ETA, current rates.
 func (p *progress) log(log *zap.Logger, s snapshot, r rates, eta time.Duration, status func() string) {
 	fields := []zap.Field{zap.Int64("docs", p.base+s.docs)}
-	if p.total > 0 {
-		fields = append(fields, zap.Int64("total", p.total))
+	if n, est := p.shownTotal(); n > 0 {
+		fields = append(fields, zap.Int64("total", n))
+		if est {
+			fields = append(fields, zap.Bool("total_estimated", true))
+		}
 	}
 	if f := p.fraction(s); f >= 0 {
 		fields = append(fields, zap.Float64("percent", round2(100*f)))
@@ -47,8 +50,8 @@ func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, sta
 		n := int(f * width)
 		fmt.Fprintf(&b, "[%s%s] %5.1f%%  ", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*f)
 	}
-	if p.total > 0 {
-		fmt.Fprintf(&b, "%d/%d docs", p.base+s.docs, p.total)
+	if n, est := p.shownTotal(); n > 0 {
+		fmt.Fprintf(&b, "%d/%s%d docs", p.base+s.docs, map[bool]string{true: "~"}[est], n)
 	} else {
 		fmt.Fprintf(&b, "%d docs", p.base+s.docs)
 	}

@@ -139,6 +139,9 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	}
 	defer src.Close()
 	out.SetInput(src.At)
+	countCtx, stopCount := context.WithCancel(ctx)
+	defer stopCount()
+	go src.CountDocs(countCtx) // the total appears on the bar when counted; the first batch does not wait
 
 	cfg := scheduler.Config{
 		Settings: o.Settings, Template: tok.Template(), PadID: pad,
@@ -147,7 +150,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
 		BatchTimeout: o.BatchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
 		Checkpoint: out.Checkpoint, CheckpointInterval: o.CheckpointInterval,
-		Total: in.plan.Rows(), TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
 		ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Logger: log,
 	}
 	running, plans := fl.Starting()
@@ -176,7 +179,11 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, replicas, answers, lg)
 	fl.SaveTuning(log)
-	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), cfg.Total)
+	total := cfg.Total
+	if n, est := src.Docs(); n > 0 && !est {
+		total = n
+	}
+	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), total)
 }
 
 // testHook, set only by the tests (hooks_test.go, from environment
