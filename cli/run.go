@@ -104,7 +104,7 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.BoolVar(&o.Settings.LegacyTopK, "legacy-top-k", d.LegacyTopK, "decode as transformers 4.53 and earlier: each window proposes only --top-k spans, so fewer answers may come back (default: 4.54 and later, which ask each window for 2k+10 when aligning to words)")
 	fs.IntVar(&o.MaxBatchTokens, "max-batch-tokens", 0, "token budget of one batch, rows times padded length (0: measured during the run per device class, and cached)")
 	fs.StringVar(&o.TuneCache, "tune-cache", "", "file of the batch shapes and session layouts measured per device, runtime, model and precision (default: qa-shard/tuning.json in the user's cache directory; none: off)")
-	fs.Float64Var(&o.TuneShare, "tune-share", 3, "percent of the run's time the batch-shape and layout search may take when nothing is cached (it learns from the run's own batches; cut short, it keeps the best shape found and caches nothing); 100: search to the end")
+	fs.Float64Var(&o.TuneShare, "tune-share", 2, "percent of the run's time the batch-shape and layout search may take when nothing is cached (it learns from the run's own batches; cut short, it keeps the best shape found and caches nothing); 100: search to the end")
 	fs.IntVar(&o.MaxLineBytes, "max-line-bytes", 16<<20, "longer input lines become error records")
 	fs.IntVar(&o.MaxWindowsPerDoc, "max-windows-per-doc", 2048, "a document needing more windows (all its questions together) gets error records instead of answers, saying how many it needs; 0: no limit")
 	fs.IntVar(&o.MaxInflightMB, "max-inflight-mb", 64, "memory budget (estimated) of documents read but not yet written: bounds every queue, and how much a graceful stop finishes")

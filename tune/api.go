@@ -93,11 +93,11 @@ type Options struct {
 	Drift      float64       // relative change of throughput, twice in a row, that re-opens the search (0.25)
 	// Share bounds the search: the batches run while searching (first
 	// search and re-searches together) may stand for at most this share of
-	// the class's projected run time (0.03). The projection is the wall
+	// the class's projected run time (0.02). The projection is the wall
 	// time of the class's batches so far over the share of the run's work
 	// done (Done); without it (unknown total) the search is not bounded.
 	// The projection runs long while searching (the search's own batches
-	// are the slower shapes, the first ones warm up), so 0.03 keeps the
+	// are the slower shapes, the first ones warm up), so 0.02 keeps the
 	// search under 5% of the run as measured.
 	Share float64
 }
@@ -122,7 +122,7 @@ func (o *Options) defaults() {
 		o.Drift = 0.25
 	}
 	if o.Share <= 0 {
-		o.Share = 0.03
+		o.Share = 0.02
 	}
 	if o.Fallback <= 0 {
 		o.Fallback = 8192

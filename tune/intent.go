@@ -7,7 +7,7 @@ import (
 
 // Intent says, per class, what the run starts with and what it will
 // measure, for the start-up line: "cpu: measuring 2 layouts (2 sessions x
-// 1 thread, then 1 session x 2 threads) and the batch size for at most 3%
+// 1 thread, then 1 session x 2 threads) and the batch size for at most 2%
 // of the run, starting with 2 sessions x 1 thread".
 func (t *Tuner) Intent() []string {
 	t.mu.Lock()

@@ -137,13 +137,13 @@ func TestTuningCacheProblems(t *testing.T) {
 	}
 }
 
-// TestSearchKeepsToItsShare: with the default --tune-share (3%) the
+// TestSearchKeepsToItsShare: with the default --tune-share (2%) the
 // search of a 150-document run stops early, says so, keeps the best shape
 // found, caches nothing, and answers as a pinned run.
 func TestSearchKeepsToItsShare(t *testing.T) {
 	in := writeLongCorpus(t, 150)
 	cache := filepath.Join(t.TempDir(), "tuning.json")
-	got, stderr := tunedRun(t, in, "--tune-cache", cache, "--tune-share", "3")
+	got, stderr := tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2")
 	if s := summaryShape(t, stderr); !strings.Contains(s, "(partly measured: the search stopped at its share of the run") {
 		t.Fatalf("summary shape %q, want the search stopped at its share", s)
 	}
