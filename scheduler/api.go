@@ -51,7 +51,7 @@ type LogitsSink interface {
 // Config holds everything that shapes a run besides its inputs.
 type Config struct {
 	Settings qa.Settings
-	Template  qa.Template
+	Template qa.Template
 	PadID    int32
 
 	// MaxBatchTokens caps rows*padded length of one batch; with a Shaper,

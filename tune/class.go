@@ -58,13 +58,16 @@ type class struct {
 	all     time.Duration // wall time of all the class's batches (device time over replicas at once)
 	spent   bool          // the search used its share of the run (Options.Share)
 	done    float64       // share of the run's work done (Tuner.Done)
+	initial int           // the layout the run started with
+	opened  map[string]bool
 }
 
 func newClass(spec Class, opt *Options) *class {
 	n := len(spec.Layouts)
 	c := &class{spec: spec, opt: opt, log: opt.Logger.With(zap.String("class", spec.Name)),
 		budgets: slices.Clone(spec.Budgets), aside: make([]bool, n), alive: make([]int, n), bound: make([]int, n),
-		results: make([]result, n), warm: map[string]bool{}, out: map[string]int{}, dead: map[string]bool{}, drain: -1}
+		results: make([]result, n), warm: map[string]bool{}, out: map[string]int{}, dead: map[string]bool{}, drain: -1,
+		opened: map[string]bool{}}
 	for i, l := range spec.Layouts {
 		c.alive[i] = len(l.Replicas)
 	}
@@ -78,6 +81,7 @@ func newClass(spec Class, opt *Options) *class {
 		c.source, c.probing = "measured", n > 1
 		c.startSearch(start)
 	}
+	c.initial = c.active
 	return c
 }
 
@@ -141,11 +145,15 @@ func (c *class) ran(replica string, layout, budget, tokens int, d time.Duration)
 	if c.drain >= 0 && c.drained(c.drain) {
 		c.drain = -1
 	}
-	c.all += d / time.Duration(max(1, c.alive[layout]))
-	if c.phase != holding {
-		c.cost.batches++
-		c.cost.wall += d / time.Duration(max(1, c.alive[layout]))
-		c.cost.tokens += int64(tokens)
+	// A starting session's first batch warms it up whatever the shape: it
+	// is no cost of the search and no measure of the run's pace.
+	if !c.opening(replica, layout) {
+		c.all += d / time.Duration(max(1, c.alive[layout]))
+		if c.phase != holding {
+			c.cost.batches++
+			c.cost.wall += d / time.Duration(max(1, c.alive[layout]))
+			c.cost.tokens += int64(tokens)
+		}
 	}
 	if layout != c.active || budget == 0 {
 		return

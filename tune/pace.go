@@ -54,3 +54,13 @@ func (c *class) mayResearch() bool {
 	a := c.allowance()
 	return a < 0 || c.cost.wall < a
 }
+
+// opening: the first batch of a replica of the layout the class started
+// with (any run pays for it, searched or not).
+func (c *class) opening(replica string, layout int) bool {
+	if layout != c.initial || c.opened[replica] {
+		return false
+	}
+	c.opened[replica] = true
+	return true
+}

@@ -118,3 +118,25 @@ func TestIntentAndUsing(t *testing.T) {
 		t.Fatalf("pinned intent %q", got)
 	}
 }
+
+func TestWarmUpIsNoSearchCost(t *testing.T) {
+	// A starting session's first batch warms it up whatever the shape:
+	// not counted as searching, nor as the run's pace.
+	c := Class{Name: "cpu", Key: testKey(), Layouts: oneLayout("2x1", "r0", "r1"), Budgets: ladder, Start: 1}
+	tn := New(quick(c))
+	run := func(r string, d time.Duration) {
+		b := tn.Plan(r)
+		tn.Done(0.01)
+		tn.Ran(r, b, b, b, d)
+	}
+	run("r0", time.Second)
+	run("r1", time.Second)
+	if ch := only(t, tn); ch.Batches != 0 || ch.Searched != 0 {
+		t.Fatalf("after the warm-up batches: %d batches, %v searched; want none", ch.Batches, ch.Searched)
+	}
+	run("r0", 10*time.Millisecond)
+	run("r1", 10*time.Millisecond)
+	if ch := only(t, tn); ch.Batches != 2 || ch.Searched != 10*time.Millisecond {
+		t.Fatalf("%d batches, %v searched; want the second batches only: 2, 10ms (two sessions at once)", ch.Batches, ch.Searched)
+	}
+}
