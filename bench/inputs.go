@@ -13,8 +13,8 @@ import (
 	"qa-shard/input"
 	"qa-shard/internal/testcorpus"
 	"qa-shard/qa"
+	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 	"qa-shard/worker/sim"
 )
 
@@ -86,11 +86,11 @@ func inputRun(ctx context.Context, path string, p inputBench) (scheduler.Summary
 	if err != nil {
 		return scheduler.Summary{}, err
 	}
-	plan, err := input.Split(files, shard.Rank{World: 1})
+	plan, err := input.Split(files, input.Rank{World: 1})
 	if err != nil {
 		return scheduler.Summary{}, err
 	}
-	opt := shard.Options{Questions: []string{"who founded the company"}}
+	opt := record.Options{Questions: []string{"who founded the company"}}
 	if opt.Schema, err = input.Schema(plan.Files, opt, "auto"); err != nil {
 		return scheduler.Summary{}, err
 	}
@@ -104,7 +104,7 @@ func inputRun(ctx context.Context, path string, p inputBench) (scheduler.Summary
 		reps[i] = sim.New(sim.Options{Name: fmt.Sprintf("sim:%d", i), Index: i, Rate: p.rate, Speed: 1, Seed: 1})
 	}
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), MaxBatchTokens: 4096}
-	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, reps, shard.NewWriter(io.Discard), nil)
+	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
 	if err == nil && sum.Documents != int64(p.docs) {
 		err = fmt.Errorf("read %d documents of %d", sum.Documents, p.docs)
 	}

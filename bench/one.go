@@ -13,8 +13,8 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/qa"
+	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 )
 
 // OneOptions pin one configuration for One.
@@ -68,7 +68,7 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 	cpu0 := cpuTime()
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: sp, PadID: pad, MaxBatchTokens: o.MaxBatchTokens,
 		MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations}
-	sum, err := scheduler.Run(ctx, cfg, shard.NewReader(in, shard.Options{Questions: []string{o.Question}}), mi.tok, rec, shard.NewWriter(io.Discard), nil)
+	sum, err := scheduler.Run(ctx, cfg, record.NewReader(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)
 	}

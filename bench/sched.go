@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"qa-shard/qa"
+	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 	"qa-shard/worker/sim"
 )
 
@@ -116,28 +116,28 @@ func runSchedBench(ctx context.Context, w io.Writer, p schedBench) error {
 }
 
 // schedPull runs the scheduler over the corpus on simulated replicas; when
-// record is set it also returns the batches it ran, in order.
-func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, record bool) (schedResult, []qa.Batch, error) {
+// keepBatches is set it also returns the batches it ran, in order.
+func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, keepBatches bool) (schedResult, []qa.Batch, error) {
 	sims := schedReplicas(p, c.speeds)
 	reps := make([]scheduler.Replica, len(sims))
 	probes := make([]*schedProbe, len(sims))
 	rec := &schedRecorder{}
 	for i, s := range sims {
 		probes[i] = &schedProbe{Replica: s}
-		if record {
+		if keepBatches {
 			probes[i].rec = rec
 		}
 		reps[i] = probes[i]
 	}
 	cfg := scheduler.Config{
 		Settings:       qa.DefaultSettings(),
-		Template:        qa.BertTemplate(101, 102),
+		Template:       qa.BertTemplate(101, 102),
 		PadID:          0,
 		MaxBatchTokens: p.maxBatchTokens,
 	}
-	in := shard.NewReader(strings.NewReader(corpus), shard.Options{Questions: []string{"who founded the company"}})
+	in := record.NewReader(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
 	start := time.Now()
-	sum, err := scheduler.Run(ctx, cfg, in, sim.WordTokenizer{}, reps, shard.NewWriter(io.Discard), nil)
+	sum, err := scheduler.Run(ctx, cfg, in, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
 	end := time.Now()
 	if err != nil {
 		return schedResult{}, nil, fmt.Errorf("scheduling bench: %s, pull: %w", c.label, err)

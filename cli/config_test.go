@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // TestConfigFile: settings come from YAML and flags win over them.
@@ -86,7 +86,7 @@ func TestAnswerSettingsAreFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := o.flagSet()
-	for k := range o.AnswerSettings(shard.Schema{}).(map[string]any) {
+	for k := range o.AnswerSettings(record.Schema{}).(map[string]any) {
 		if fs.Lookup(k) == nil && k != "keep-field-types" {
 			t.Errorf("answer setting %q is not a flag", k)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Run is the run command's settings; every field is a flag, and every
@@ -22,7 +22,7 @@ type Run struct {
 	Overwrite, Resume, NoLock bool
 	Questions                 []string
 	QuestionsFile             string
-	Fields                    shard.Fields
+	Fields                    record.Fields
 	IDType                    string
 
 	Devices, ORTLib, Provider, TRTCacheDir string
@@ -135,7 +135,7 @@ func (o *Run) AllQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}
-	qs, err := shard.ReadQuestionsFile(o.QuestionsFile)
+	qs, err := record.ReadQuestionsFile(o.QuestionsFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --questions-file: %w", ErrUsage, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // AnswerSettings are the settings the answers and logits depend on, with
@@ -13,7 +13,7 @@ import (
 // keys are the flags' names (every field of qa.Settings, by reflection, so
 // a new setting cannot be left out), so that a resume refused for changed
 // settings names each one with its old and new value.
-func (o *Run) AnswerSettings(schema shard.Schema) any {
+func (o *Run) AnswerSettings(schema record.Schema) any {
 	m := map[string]any{}
 	v := reflect.ValueOf(o.Settings)
 	for i := range v.NumField() {

@@ -2,7 +2,7 @@
 // input), reads them in one global order whatever their format (JSONL,
 // gzip or zstd compressed JSONL, Parquet), splits them among ranks by
 // bytes, and fingerprints what it reads while it streams, so a resumed run
-// verifies only what it relies on. It yields shard.Documents; it knows
+// verifies only what it relies on. It yields record.Documents; it knows
 // nothing of the model, the pipeline or the outputs.
 package input
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testcorpus"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // BenchmarkRead reads the same 10,000 documents in each format through a
@@ -33,9 +33,9 @@ func BenchmarkRead(b *testing.B) {
 			b.SetBytes(int64(text.Len()))
 			for b.Loop() {
 				files := mustFind(b, []string{path})
-				plan, err := Split(files, shard.Rank{World: 1})
+				plan, err := Split(files, Rank{World: 1})
 				must(b, err)
-				s, err := plan.Open(shard.Options{Questions: []string{"q"}}, nil, 0)
+				s, err := plan.Open(record.Options{Questions: []string{"q"}}, nil, 0)
 				must(b, err)
 				n := 0
 				for {

@@ -12,7 +12,7 @@ import (
 
 	"qa-shard/internal/testcorpus"
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // line is record i of a test corpus, a few hundred bytes, some long.
@@ -74,14 +74,14 @@ func must(t testing.TB, err error) {
 	}
 }
 
-func options() shard.Options {
-	return shard.Options{Questions: []string{"q?"}, Fields: shard.Fields{Keep: []string{"url"}}, Schema: shard.Schema{Keep: []shard.Kind{shard.String}}}
+func options() record.Options {
+	return record.Options{Questions: []string{"q?"}, Fields: record.Fields{Keep: []string{"url"}}, Schema: record.Schema{Keep: []record.Kind{record.String}}}
 }
 
 // readAll reads a source to its end.
-func readAll(t *testing.T, s *Source) []shard.Document {
+func readAll(t *testing.T, s *Source) []record.Document {
 	t.Helper()
-	var docs []shard.Document
+	var docs []record.Document
 	for {
 		d, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -97,7 +97,7 @@ func readAll(t *testing.T, s *Source) []shard.Document {
 // openRank plans and opens rank r of w over files.
 func openRank(t *testing.T, files []File, r, w int, resume *journal.InputState, seq int64) *Source {
 	t.Helper()
-	plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: w})
+	plan, err := Split(append([]File(nil), files...), Rank{Rank: r, World: w})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"io"
 	"os"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // lineReader reads the lines of one JSONL part.
 type lineReader struct {
 	h       handle // nil for standard input
 	t       *text
-	r       *shard.Reader
+	r       *record.Reader
 	s       *Source
 	lastRaw int64
 	packed  bool // compressed: a document's work is the compressed bytes
@@ -46,7 +46,7 @@ func (s *Source) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	}
 	o := s.opt
 	o.File, o.Base, o.End, o.Tee = f.Name, base, end, s.hash
-	lr.r = shard.NewReader(lr.t, o)
+	lr.r = record.NewReader(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
 	return lr, nil
 }
@@ -112,7 +112,7 @@ func shortText(f *File, at int64, err error) error {
 	return fmt.Errorf("%w: %s: reading up to offset %d, where the journal says to resume: %w", ErrChanged, f.Name, at, err)
 }
 
-func (lr *lineReader) next(doc *shard.Document) error {
+func (lr *lineReader) next(doc *record.Document) error {
 	d, err := lr.r.Next()
 	if err != nil {
 		return err

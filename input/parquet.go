@@ -6,7 +6,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // rowGroup is one row group of a Parquet file, as the footer describes it.
@@ -86,7 +86,7 @@ type column struct {
 	repDef int  // a list's definition level when it has an element
 }
 
-// resolve finds each of names (dotted paths, as in shard.Fields) among
+// resolve finds each of names (dotted paths, as in record.Fields) among
 // the file's columns: nil where the file has no such column. A field must
 // be a leaf, or a list of leaves; a struct or map must be named by one of
 // its fields. The context column is required.
@@ -172,20 +172,20 @@ func columnNames(s *parquet.Schema) []string {
 }
 
 // kindOf is the Kind a Parquet column gives a kept field (or an id).
-func kindOf(c *column) shard.Kind {
+func kindOf(c *column) record.Kind {
 	if c == nil {
-		return shard.String
+		return record.String
 	}
 	if c.list {
-		return shard.JSON
+		return record.JSON
 	}
 	switch c.leaf.Node.Type().Kind() {
 	case parquet.Boolean:
-		return shard.Bool
+		return record.Bool
 	case parquet.Int32, parquet.Int64:
-		return shard.Int
+		return record.Int
 	case parquet.Float, parquet.Double:
-		return shard.Float
+		return record.Float
 	}
-	return shard.String
+	return record.String
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // rowReader yields the documents of a run of row groups of one Parquet
@@ -26,7 +26,7 @@ type rowReader struct {
 	cols   []*column // one per mapped field; nil: absent
 	groups []rowGroup
 	g      int // the next group to load
-	mapper *shard.Mapper
+	mapper *record.Mapper
 	hash   hash.Hash
 
 	cursors []*cursor // the loaded group's, one per mapped field
@@ -37,7 +37,7 @@ type rowReader struct {
 	buf     []byte
 }
 
-func newRowReader(f *File, pf *parquet.File, groups []rowGroup, m *shard.Mapper, h hash.Hash) (*rowReader, error) {
+func newRowReader(f *File, pf *parquet.File, groups []rowGroup, m *record.Mapper, h hash.Hash) (*rowReader, error) {
 	cols, err := resolve(f, pf, m.Names(), m.Context())
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (r *rowReader) skip(row int64) error {
 }
 
 // next returns the next row as a document, io.EOF after the last group.
-func (r *rowReader) next(doc *shard.Document) error {
+func (r *rowReader) next(doc *record.Document) error {
 	for r.cursors == nil || r.row >= r.end {
 		if r.g >= len(r.groups) {
 			return io.EOF
@@ -122,7 +122,7 @@ func (r *rowReader) next(doc *shard.Document) error {
 	}
 	span := r.group.hi - r.group.lo
 	i := r.row - r.group.row
-	doc.Pos = shard.Position{File: r.f.Name, At: r.row, Row: true}
+	doc.Pos = record.Position{File: r.f.Name, At: r.row, Row: true}
 	doc.Bytes = span*(i+1)/r.group.rows - span*i/r.group.rows
 	r.row++
 	r.mapper.Map(r.vals, bad, doc)
@@ -187,11 +187,11 @@ func appendValue(b []byte, v parquet.Value, bad error) ([]byte, error) {
 	case parquet.ByteArray:
 		s := v.ByteArray()
 		if bad == nil && !utf8.Valid(s) {
-			bad = fmt.Errorf("%w: a string column holds bytes that are not UTF-8 (re-encode the input as UTF-8)", shard.ErrInvalidUTF8)
+			bad = fmt.Errorf("%w: a string column holds bytes that are not UTF-8 (re-encode the input as UTF-8)", record.ErrInvalidUTF8)
 		}
-		return shard.AppendJSONString(b, string(s)), bad
+		return record.AppendJSONString(b, string(s)), bad
 	}
-	return shard.AppendJSONString(b, v.String()), bad
+	return record.AppendJSONString(b, v.String()), bad
 }
 
 // cursor hands out one row's values of a column at a time.

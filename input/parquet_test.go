@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testcorpus"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 type nestedDoc struct {
@@ -40,14 +40,14 @@ func TestParquetFields(t *testing.T) {
 	rows[3].Key, rows[4].Body, rows[2].Questions = nil, nil, nil
 	must(t, testcorpus.WriteParquet(path, rows, 2))
 	files := mustFind(t, []string{path})
-	opt := shard.Options{Fields: shard.Fields{ID: "key", Context: "body", Question: "questions", Keep: []string{"meta.title", "meta.score", "flag"}}, Questions: []string{"g"}}
+	opt := record.Options{Fields: record.Fields{ID: "key", Context: "body", Question: "questions", Keep: []string{"meta.title", "meta.score", "flag"}}, Questions: []string{"g"}}
 	var err error
 	opt.Schema, err = Schema(files, opt, "auto")
 	must(t, err)
-	if opt.Schema.ID != shard.Int || opt.Schema.Keep[0] != shard.String || opt.Schema.Keep[1] != shard.Float || opt.Schema.Keep[2] != shard.Bool {
+	if opt.Schema.ID != record.Int || opt.Schema.Keep[0] != record.String || opt.Schema.Keep[1] != record.Float || opt.Schema.Keep[2] != record.Bool {
 		t.Fatalf("schema %+v", opt.Schema)
 	}
-	plan, err := Split(files, shard.Rank{World: 1})
+	plan, err := Split(files, Rank{World: 1})
 	must(t, err)
 	s, err := plan.Open(opt, nil, 0)
 	must(t, err)
@@ -57,16 +57,16 @@ func TestParquetFields(t *testing.T) {
 	}
 	d := docs[1]
 	if string(d.ID) != "101" || d.Context != "text x" || strings.Join(d.Questions, ",") != "g,q1,q2" ||
-		string(d.Keep[0]) != `"tb"` || string(d.Keep[1]) != "0.5" || string(d.Keep[2]) != "false" || d.Pos != (shard.Position{File: "n.parquet", At: 1, Row: true}) {
+		string(d.Keep[0]) != `"tb"` || string(d.Keep[1]) != "0.5" || string(d.Keep[2]) != "false" || d.Pos != (record.Position{File: "n.parquet", At: 1, Row: true}) {
 		t.Errorf("row 1: %+v keep %s", d, d.Keep)
 	}
 	if strings.Join(docs[2].Questions, ",") != "g" {
 		t.Errorf("row 2 (no questions): %q", docs[2].Questions)
 	}
-	if !errors.Is(docs[3].Err, shard.ErrBadID) {
+	if !errors.Is(docs[3].Err, record.ErrBadID) {
 		t.Errorf("row 3 (null id in a run of integer ids): %v", docs[3].Err)
 	}
-	if !errors.Is(docs[4].Err, shard.ErrMissingContext) {
+	if !errors.Is(docs[4].Err, record.ErrMissingContext) {
 		t.Errorf("row 4 (null context): %v", docs[4].Err)
 	}
 

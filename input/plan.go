@@ -3,8 +3,6 @@ package input
 import (
 	"fmt"
 	"math/bits"
-
-	"qa-shard/shard"
 )
 
 // Part is one piece of one file that a process reads.
@@ -25,7 +23,7 @@ type Part struct {
 // the parts of files that block owns.
 type Plan struct {
 	Files  []File
-	Rank   shard.Rank
+	Rank   Rank
 	Lo, Hi int64 // the block, in global bytes
 	Total  int64 // the size of all files together
 	Parts  []Part
@@ -41,7 +39,7 @@ type Plan struct {
 // order are the input's order, and every rank computes the same split from
 // the file sizes alone. Only files that overlap the range are opened (to
 // check their magic bytes, or read a Parquet footer).
-func Split(files []File, r shard.Rank) (*Plan, error) {
+func Split(files []File, r Rank) (*Plan, error) {
 	if r.World < 1 {
 		r.World = 1
 	}
@@ -52,7 +50,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 	p.Lo, p.Hi = cut(p.Total, r.Rank, r.World), cut(p.Total, r.Rank+1, r.World)
 	if len(files) == 1 && files[0].Path == "-" {
 		if r.World > 1 {
-			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", shard.ErrRank)
+			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", ErrRank)
 		}
 		p.Parts = []Part{{File: 0}}
 		return p, nil

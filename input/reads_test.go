@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"qa-shard/internal/testcorpus"
-	"qa-shard/shard"
 )
 
 // TestRankReadsItsShare: rank r of 16 reads at most a sixteenth of the
@@ -38,7 +37,7 @@ func TestRankReadsItsShare(t *testing.T) {
 		share := size / world
 		for _, r := range []int{0, 7, 14, 15} {
 			n := counting(t)
-			plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: world})
+			plan, err := Split(append([]File(nil), files...), Rank{Rank: r, World: world})
 			must(t, err)
 			opt := options()
 			opt.Fields.Keep, opt.Schema.Keep = nil, nil
@@ -65,7 +64,7 @@ func TestRankReadsItsShare(t *testing.T) {
 					// resume from here, counted on its own
 					st := s.At(docs)
 					m := counting(t)
-					plan2, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: world})
+					plan2, err := Split(append([]File(nil), files...), Rank{Rank: r, World: world})
 					must(t, err)
 					s2, err := plan2.Open(opt, &st, docs)
 					must(t, err)

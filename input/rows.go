@@ -1,7 +1,7 @@
 package input
 
 import (
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // rowsPart reads one Parquet part.
@@ -35,7 +35,7 @@ func (s *Source) openRows(f *File, part Part) (*rowsPart, error) {
 	return &rowsPart{h: h, r: r, s: s, state: snapshotOf(s.hash)}, nil
 }
 
-func (p *rowsPart) next(doc *shard.Document) error {
+func (p *rowsPart) next(doc *record.Document) error {
 	loaded := p.r.g
 	if err := p.r.next(doc); err != nil {
 		return err

@@ -9,17 +9,17 @@ import (
 	"fmt"
 	"io"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
-// Schema decides the run's schema (shard.Schema: the kind of ids and of
+// Schema decides the run's schema (record.Schema: the kind of ids and of
 // each kept field) from the run's first record: the first non-blank line
 // of the first JSONL file that has one, or the column types of the first
 // Parquet file that has rows. Every rank reads the same record, so every
 // rank and a single process agree; it costs one line (or one footer).
 // idType "string" or "integer" overrides the id's kind.
-func Schema(files []File, opt shard.Options, idType string) (shard.Schema, error) {
-	s := shard.Schema{Keep: make([]shard.Kind, len(opt.Fields.Keep))}
+func Schema(files []File, opt record.Options, idType string) (record.Schema, error) {
+	s := record.Schema{Keep: make([]record.Kind, len(opt.Fields.Keep))}
 	for i := range files {
 		found, err := firstRecord(&files[i], opt, &s)
 		if err != nil {
@@ -31,14 +31,14 @@ func Schema(files []File, opt shard.Options, idType string) (shard.Schema, error
 	}
 	switch idType {
 	case "string":
-		s.ID = shard.String
+		s.ID = record.String
 	case "integer":
-		s.ID = shard.Int
+		s.ID = record.Int
 	}
 	return s, nil
 }
 
-func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
+func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 	if f.Size == 0 {
 		return false, nil
 	}
@@ -47,7 +47,7 @@ func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
 	}
 	if f.Path == "-" {
 		line := peekLine(stdin(), opt.MaxLineBytes)
-		got, _ := shard.SchemaOf(line, opt.Fields)
+		got, _ := record.SchemaOf(line, opt.Fields)
 		*s = got
 		return len(bytes.TrimSpace(line)) > 0, nil
 	}
@@ -61,14 +61,14 @@ func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
 		if err != nil || pf.NumRows() == 0 {
 			return false, err
 		}
-		m := shard.NewMapper(opt)
+		m := record.NewMapper(opt)
 		cols, err := resolve(f, pf, m.Names(), m.Context())
 		if err != nil {
 			return false, err
 		}
-		s.ID = shard.String
-		if c := cols[0]; c != nil && kindOf(c) == shard.Int {
-			s.ID = shard.Int
+		s.ID = record.String
+		if c := cols[0]; c != nil && kindOf(c) == record.Int {
+			s.ID = record.Int
 		}
 		for i := range s.Keep {
 			s.Keep[i] = kindOf(cols[len(cols)-len(s.Keep)+i])
@@ -84,7 +84,7 @@ func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
 	if err != nil || line == nil {
 		return false, err
 	}
-	got, _ := shard.SchemaOf(line, opt.Fields)
+	got, _ := record.SchemaOf(line, opt.Fields)
 	*s = got
 	return true, nil
 }
@@ -93,7 +93,7 @@ func firstRecord(f *File, opt shard.Options, s *shard.Schema) (bool, error) {
 // max counts as a record of no known kinds.
 func firstLine(r io.Reader, max int) ([]byte, error) {
 	if max <= 0 {
-		max = shard.DefaultMaxLineBytes
+		max = record.DefaultMaxLineBytes
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte

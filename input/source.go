@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Source reads a Plan's parts in order as one stream of documents, and
@@ -19,8 +19,8 @@ import (
 // and what was read before it (At), so checkpoints can journal it.
 type Source struct {
 	plan   *Plan
-	opt    shard.Options
-	mapper *shard.Mapper
+	opt    record.Options
+	mapper *record.Mapper
 	part   int        // the part being read (or next to open)
 	cur    partReader // nil until the part is opened
 	hash   hash.Hash  // the current part's fingerprint
@@ -61,9 +61,9 @@ const stateSize = 4 + 32 + 64 + 8 // magic, h, the pending block, length
 
 // partReader reads one part.
 type partReader interface {
-	next(doc *shard.Document) error // io.EOF after the part's last document
-	end() int64                     // the position after the last document
-	snapshot() hashState            // the hash state after the last document
+	next(doc *record.Document) error // io.EOF after the part's last document
+	end() int64                      // the position after the last document
+	snapshot() hashState             // the hash state after the last document
 	close()
 }
 
@@ -71,8 +71,8 @@ type partReader interface {
 // resume (a journal's input state, nil for a fresh start) says, after
 // verifying that the files it read are unchanged (see resume). Documents
 // are numbered from firstSeq.
-func (p *Plan) Open(opt shard.Options, resume *journal.InputState, firstSeq int64) (*Source, error) {
-	s := &Source{plan: p, opt: opt, mapper: shard.NewMapper(opt), seq: firstSeq}
+func (p *Plan) Open(opt record.Options, resume *journal.InputState, firstSeq int64) (*Source, error) {
+	s := &Source{plan: p, opt: opt, mapper: record.NewMapper(opt), seq: firstSeq}
 	if resume != nil && len(resume.Files) > 0 {
 		if err := s.resume(*resume); err != nil {
 			s.Close()
@@ -88,10 +88,10 @@ func (p *Plan) Open(opt shard.Options, resume *journal.InputState, firstSeq int6
 // stood for (a straddling line's head, trailing blank lines, a compressed
 // file's trailer) go to the last one, so that the documents' Bytes add up
 // exactly to Bytes().
-func (s *Source) Next() (shard.Document, error) {
+func (s *Source) Next() (record.Document, error) {
 	for {
 		if s.err != nil {
-			return shard.Document{}, s.err
+			return record.Document{}, s.err
 		}
 		d, m, err := s.read()
 		if err != nil {
@@ -99,7 +99,7 @@ func (s *Source) Next() (shard.Document, error) {
 			if s.held != nil {
 				return s.emit(), nil
 			}
-			return shard.Document{}, err
+			return record.Document{}, err
 		}
 		d.Bytes += s.pending
 		s.pending = 0
@@ -115,12 +115,12 @@ func (s *Source) Next() (shard.Document, error) {
 
 // held is the document read ahead, with its input state.
 type held struct {
-	doc  shard.Document
+	doc  record.Document
 	mark mark
 }
 
 // emit hands out the held document, numbering it and keeping its state.
-func (s *Source) emit() shard.Document {
+func (s *Source) emit() record.Document {
 	h := s.held
 	s.held = nil
 	h.doc.Seq, h.mark.seq = s.seq, s.seq
@@ -132,21 +132,21 @@ func (s *Source) emit() shard.Document {
 }
 
 // read returns the next document of the parts and its input state.
-func (s *Source) read() (shard.Document, mark, error) {
+func (s *Source) read() (record.Document, mark, error) {
 	for s.part < len(s.plan.Parts) {
 		if s.cur == nil {
 			if err := s.openPart(); err != nil {
-				return shard.Document{}, mark{}, err
+				return record.Document{}, mark{}, err
 			}
 		}
-		var doc shard.Document
+		var doc record.Document
 		err := s.cur.next(&doc)
 		if errors.Is(err, io.EOF) {
 			s.finishPart()
 			continue
 		}
 		if err != nil {
-			return shard.Document{}, mark{}, err
+			return record.Document{}, mark{}, err
 		}
 		s.partDone += doc.Bytes
 		if f := s.plan.Files[s.plan.Parts[s.part].File]; f.Format == Gzip || f.Format == Zstd {
@@ -154,7 +154,7 @@ func (s *Source) read() (shard.Document, mark, error) {
 		}
 		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()}, nil
 	}
-	return shard.Document{}, mark{}, io.EOF
+	return record.Document{}, mark{}, io.EOF
 }
 
 // At is the input state once the documents before Seq next are written:

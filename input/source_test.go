@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // key identifies a document's content for comparisons.
-func key(d shard.Document) string {
+func key(d record.Document) string {
 	keep := ""
 	for _, k := range d.Keep {
 		keep += string(k)
@@ -32,10 +32,10 @@ func TestSingleProcessReadsEverything(t *testing.T) {
 			t.Fatalf("doc %d: %+v", i, d)
 		}
 	}
-	if docs[0].Pos != (shard.Position{File: "a.jsonl"}) || docs[1].Pos.At != int64(3+len(line(0))+1+3) {
+	if docs[0].Pos != (record.Position{File: "a.jsonl"}) || docs[1].Pos.At != int64(3+len(line(0))+1+3) {
 		t.Errorf("positions %v %v: the first line is at 0 (BOM included), the next after the blank line", docs[0].Pos, docs[1].Pos)
 	}
-	if p := docs[200].Pos; p != (shard.Position{File: "c.parquet", At: 0, Row: true}) {
+	if p := docs[200].Pos; p != (record.Position{File: "c.parquet", At: 0, Row: true}) {
 		t.Errorf("first Parquet row at %v", p)
 	}
 	if p := docs[449].Pos; p.File != "f.jsonl" || p.Row {

@@ -13,7 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Row is one model window of one (document, question) pair, as the
@@ -28,7 +28,7 @@ type Row struct {
 	Keep []json.RawMessage
 	// Pos is where the document is in the input: with QuestionIndex and
 	// Window it is the row's unique key, across ranks too.
-	Pos           shard.Position
+	Pos           record.Position
 	QuestionIndex int32
 	Question      string
 	Window        int32
@@ -48,9 +48,9 @@ type Row struct {
 
 // Options say the types of the columns that depend on the run.
 type Options struct {
-	ID        shard.Kind   // shard.String or shard.Int
-	Keep      []string     // kept fields, as columns after the position
-	KeepKinds []shard.Kind // their kinds
+	ID        record.Kind   // record.String or record.Int
+	Keep      []string      // kept fields, as columns after the position
+	KeepKinds []record.Kind // their kinds
 	// Run names the run in every file's metadata (RunKey), so a resume
 	// tells this run's parts from another's ("": none).
 	Run string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // keepWriter writes rows with kept fields: their number and types are
@@ -19,21 +19,21 @@ type keepWriter struct {
 	pw    *parquet.GenericWriter[any]
 	typ   reflect.Type
 	base  int // fields of the stored row before the kept ones
-	kinds []shard.Kind
+	kinds []record.Kind
 	int   bool
 	rows  []any
 }
 
 func newKeepWriter(w io.Writer, opt Options, options []parquet.WriterOption) (*keepWriter, error) {
 	var base reflect.Type = reflect.TypeFor[stored[string]]()
-	if opt.ID == shard.Int {
+	if opt.ID == record.Int {
 		base = reflect.TypeFor[stored[int64]]()
 	}
 	fields := reflect.VisibleFields(base)
 	for i, name := range opt.Keep {
 		fields = append(fields, reflect.StructField{
 			Name: "Keep" + strconv.Itoa(i),
-			Type: reflect.PointerTo(reflect.TypeOf(shard.GoType(opt.KeepKinds[i]))),
+			Type: reflect.PointerTo(reflect.TypeOf(record.GoType(opt.KeepKinds[i]))),
 			Tag:  reflect.StructTag(`parquet:` + strconv.Quote(name+",optional")),
 		})
 	}
@@ -43,7 +43,7 @@ func newKeepWriter(w io.Writer, opt Options, options []parquet.WriterOption) (*k
 	typ := reflect.StructOf(fields)
 	schema := parquet.SchemaOf(reflect.New(typ).Interface())
 	return &keepWriter{pw: parquet.NewGenericWriter[any](w, append(options, schema)...), typ: typ,
-		base: base.NumField(), kinds: opt.KeepKinds, int: opt.ID == shard.Int}, nil
+		base: base.NumField(), kinds: opt.KeepKinds, int: opt.ID == record.Int}, nil
 }
 
 func (w *keepWriter) write(rows []Row) error {
@@ -71,7 +71,7 @@ func (w *keepWriter) write(rows []Row) error {
 			if k >= len(rows[i].Keep) {
 				break
 			}
-			x, err := shard.Decode(rows[i].Keep[k], kind)
+			x, err := record.Decode(rows[i].Keep[k], kind)
 			if err != nil {
 				return fmt.Errorf("kept field %d: %w", k, err)
 			}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // genRows builds windows of varied length, including zero-token and
@@ -32,7 +32,7 @@ func genRows(n int) []Row {
 			l = rng.IntN(384) + 2
 		}
 		r := Row{
-			Pos:           shard.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
+			Pos:           record.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
 			ID:            json.RawMessage([]string{`"doc-ü"`, `"17"`, `"a\"b"`}[i%3]),
 			QuestionIndex: int32(i % 2),
 			Question:      []string{"Who?", "Wann war das – genau?"}[i%2],
@@ -180,7 +180,7 @@ func TestRowGroups(t *testing.T) {
 	// Tiny rows so that this stays cheap while crossing a group boundary.
 	rows := make([]Row, RowsPerGroup+10)
 	for i := range rows {
-		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), shard.Position{File: "f", At: int64(i), Row: true}
+		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), record.Position{File: "f", At: int64(i), Row: true}
 	}
 	if err := w.Write(rows); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // stored is a Row as the file holds it, for one id type. A static type
@@ -42,7 +42,7 @@ func toStored[ID string | int64](r *Row, id ID) stored[ID] {
 }
 
 func fromStored[ID string | int64](s *stored[ID], id json.RawMessage) Row {
-	r := Row{ID: id, Pos: shard.Position{File: s.File}, QuestionIndex: s.QuestionIndex, Question: s.Question, Window: s.Window,
+	r := Row{ID: id, Pos: record.Position{File: s.File}, QuestionIndex: s.QuestionIndex, Question: s.Question, Window: s.Window,
 		InputIDs: s.InputIDs, SequenceIDs: s.SequenceIDs, WordIDs: s.WordIDs, OffsetStart: s.OffsetStart,
 		OffsetEnd: s.OffsetEnd, StartLogits: s.StartLogits, EndLogits: s.EndLogits}
 	switch {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // TestTypedIDAndKeptFields: an integer id is stored as INT64 (the answers
@@ -18,7 +18,7 @@ import (
 // fields become typed columns after the position.
 func TestTypedIDAndKeptFields(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	opt := Options{ID: shard.Int, Keep: []string{"url", "year", "meta.x"}, KeepKinds: []shard.Kind{shard.String, shard.Int, shard.JSON}}
+	opt := Options{ID: record.Int, Keep: []string{"url", "year", "meta.x"}, KeepKinds: []record.Kind{record.String, record.Int, record.JSON}}
 	w, err := Create(path, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // file is what a Writer needs of its file; *os.File is one.
@@ -57,7 +57,7 @@ func Create(path string, opt Options) (*Writer, error) {
 	switch {
 	case len(opt.Keep) > 0:
 		pw, err = newKeepWriter(f, opt, options)
-	case opt.ID == shard.Int:
+	case opt.ID == record.Int:
 		pw = &staticWriter[int64]{pw: parquet.NewGenericWriter[stored[int64]](f, options...), id: intID}
 	default:
 		pw = &staticWriter[string]{pw: parquet.NewGenericWriter[stored[string]](f, options...), id: stringID}

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/logits"
-	"qa-shard/shard"
 )
 
 // ErrRanks marks rank files that do not form one complete run: a rank
@@ -127,7 +127,7 @@ func checkRanks(ranks []rankFile) error {
 		r, ok := have[rank]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, input bytes from %d)", rank, world,
-				shard.RankPath(ranks[0].path, shard.Rank{Rank: rank, World: world}), next))
+				input.RankPath(ranks[0].path, input.Rank{Rank: rank, World: world}), next))
 			continue
 		}
 		if r.shard.From != next || r.shard.Total != ranks[0].shard.Total {
@@ -186,7 +186,7 @@ func concat(output string, ranks []rankFile) error {
 // dir, and returns how many there were.
 func mergeLogits(dir string, ranks []rankFile) (int, error) {
 	return linkParts(dir, ranks, func(r rankFile) (string, int) {
-		return shard.RankPath(dir, shard.Rank{Rank: r.shard.Rank, World: r.shard.World}), r.state.LogitsParts
+		return input.RankPath(dir, input.Rank{Rank: r.shard.Rank, World: r.shard.World}), r.state.LogitsParts
 	})
 }
 

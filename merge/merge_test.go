@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/logits"
-	"qa-shard/shard"
 )
 
 // rank describes one rank's files for writeRank.
@@ -29,8 +29,8 @@ type rank struct {
 // the answers path.
 func writeRank(t *testing.T, dir string, r rank) string {
 	t.Helper()
-	sr := shard.Rank{Rank: r.rank, World: r.world}
-	path := shard.RankPath(filepath.Join(dir, "answers.jsonl"), sr)
+	sr := input.Rank{Rank: r.rank, World: r.world}
+	path := input.RankPath(filepath.Join(dir, "answers.jsonl"), sr)
 	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
 		Shard: journal.ShardValue(journal.Shard{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)})}
 	j, err := journal.Create(path, fp)
@@ -49,7 +49,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	if _, err := f.WriteString(b.String()); err != nil {
 		t.Fatal(err)
 	}
-	lg := shard.RankPath(filepath.Join(dir, "logits"), sr)
+	lg := input.RankPath(filepath.Join(dir, "logits"), sr)
 	if err := os.MkdirAll(lg, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package output
 
-import "qa-shard/shard"
+import "qa-shard/record"
 
 // counter counts the records written through it, those of a resumed run's
 // earlier processes included (from the journal), so that --max-errors is
@@ -10,7 +10,7 @@ type counter struct {
 	records, errors int64
 }
 
-func (c *counter) WriteAnswer(r shard.AnswerRecord) error {
+func (c *counter) WriteAnswer(r record.AnswerRecord) error {
 	if err := c.Records.WriteAnswer(r); err != nil {
 		return err
 	}
@@ -18,7 +18,7 @@ func (c *counter) WriteAnswer(r shard.AnswerRecord) error {
 	return nil
 }
 
-func (c *counter) WriteError(r shard.ErrorRecord) error {
+func (c *counter) WriteError(r record.ErrorRecord) error {
 	if err := c.Records.WriteError(r); err != nil {
 		return err
 	}

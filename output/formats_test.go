@@ -15,20 +15,20 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
-// record writes answer i (an error record every fifth).
-func record(t *testing.T, out *Outputs, i int) {
+// writeRecord writes answer i (an error record every fifth).
+func writeRecord(t *testing.T, out *Outputs, i int) {
 	t.Helper()
 	id := json.RawMessage(strconv.Itoa(i))
 	keep := []json.RawMessage{json.RawMessage(`"u` + strconv.Itoa(i) + `"`)}
 	var err error
 	if i%5 == 4 {
-		err = out.Answers.WriteError(shard.ErrorRecord{ID: id, Keep: keep, Pos: shard.Position{File: "in.parquet", At: int64(i), Row: true}, Error: "bad " + strconv.Itoa(i)})
+		err = out.Answers.WriteError(record.ErrorRecord{ID: id, Keep: keep, Pos: record.Position{File: "in.parquet", At: int64(i), Row: true}, Error: "bad " + strconv.Itoa(i)})
 	} else {
-		err = out.Answers.WriteAnswer(shard.AnswerRecord{ID: id, Keep: keep, Question: "q", Answer: "a" + strconv.Itoa(i), Score: 0.5, Start: i, End: i + 1, Windows: 1,
-			Answers: []shard.Answer{{Answer: "a", Score: 0.5, Start: i, End: i + 1}, {Answer: "b", Score: 0.25}}})
+		err = out.Answers.WriteAnswer(record.AnswerRecord{ID: id, Keep: keep, Question: "q", Answer: "a" + strconv.Itoa(i), Score: 0.5, Start: i, End: i + 1, Windows: 1,
+			Answers: []record.Answer{{Answer: "a", Score: 0.5, Start: i, End: i + 1}, {Answer: "b", Score: 0.25}}})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -43,25 +43,25 @@ func TestFormatsResume(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
 			opt := Options{Answers: path, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"},
-				Keep: []string{"url"}, Schema: shard.Schema{ID: shard.Int, Keep: []shard.Kind{shard.String}}, TopK: 2}
+				Keep: []string{"url"}, Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String}}, TopK: 2}
 			out, err := Open(opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 7 {
-				record(t, out, i)
+				writeRecord(t, out, i)
 			}
 			if err := out.Checkpoint(7); err != nil {
 				t.Fatal(err)
 			}
 			for i := 7; i < 10; i++ {
-				record(t, out, i)
+				writeRecord(t, out, i)
 			}
 			if err := out.Checkpoint(10); err != nil {
 				t.Fatal(err)
 			}
 			for i := 10; i < 12; i++ {
-				record(t, out, i) // lost: never checkpointed
+				writeRecord(t, out, i) // lost: never checkpointed
 			}
 			if FormatOf(path) != Parquet {
 				out.sink.seal() // as if flushed before the crash: a tail the resume must cut
@@ -77,7 +77,7 @@ func TestFormatsResume(t *testing.T) {
 				t.Fatalf("resumed at %d, want 10", out.Skip)
 			}
 			for i := 10; i < 15; i++ {
-				record(t, out, i)
+				writeRecord(t, out, i)
 			}
 			if err := out.Finish(15); err != nil {
 				t.Fatal(err)

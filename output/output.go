@@ -11,7 +11,7 @@ import (
 
 	"qa-shard/journal"
 	"qa-shard/logits"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Options name the outputs of a run and how to treat existing ones.
@@ -26,7 +26,7 @@ type Options struct {
 	// Keep names the kept fields; Schema gives ids and kept fields their
 	// types; TopK > 1 adds the answers list column to Parquet answers.
 	Keep   []string
-	Schema shard.Schema
+	Schema record.Schema
 	TopK   int
 
 	// openFile opens a JSONL answers file; tests inject faults through it.
@@ -49,8 +49,8 @@ func (o *Options) open(name string, flag int) (file, error) {
 
 // Records receives answer and error records in input order.
 type Records interface {
-	WriteAnswer(shard.AnswerRecord) error
-	WriteError(shard.ErrorRecord) error
+	WriteAnswer(record.AnswerRecord) error
+	WriteError(record.ErrorRecord) error
 }
 
 // Outputs are the answers, the logits directory and the journal that

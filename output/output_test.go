@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 func write(t *testing.T, out *Outputs, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if err := out.Answers.WriteError(shard.ErrorRecord{ID: []byte(`"` + id + `"`), Pos: shard.Position{File: "f", At: 1}, Error: "x"}); err != nil {
+		if err := out.Answers.WriteError(record.ErrorRecord{ID: []byte(`"` + id + `"`), Pos: record.Position{File: "f", At: 1}, Error: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}

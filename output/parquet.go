@@ -12,7 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // parts writes the answers as a folder of Parquet files, part-00000.parquet,
@@ -25,8 +25,8 @@ type parts struct {
 	cur    *part
 	typ    reflect.Type
 	schema *parquet.Schema
-	keep   []shard.Kind
-	id     shard.Kind
+	keep   []record.Kind
+	id     record.Kind
 	list   bool // the answers column (top-k > 1)
 	rows   []any
 }
@@ -84,9 +84,9 @@ func rowType(o Options) reflect.Type {
 	field := func(i int, t reflect.Type, name string) reflect.StructField {
 		return reflect.StructField{Name: "F" + strconv.Itoa(i), Type: t, Tag: reflect.StructTag("parquet:" + strconv.Quote(name+",optional"))}
 	}
-	fs := []reflect.StructField{field(0, ptr(shard.GoType(o.Schema.ID)), "id")}
+	fs := []reflect.StructField{field(0, ptr(record.GoType(o.Schema.ID)), "id")}
 	for i, name := range o.Keep {
-		fs = append(fs, field(len(fs), ptr(shard.GoType(o.Schema.Keep[i])), name))
+		fs = append(fs, field(len(fs), ptr(record.GoType(o.Schema.Keep[i])), name))
 	}
 	for _, c := range []struct {
 		t    reflect.Type
@@ -121,8 +121,8 @@ func (p *parts) newRow(idRaw []byte, keep []json.RawMessage) (reflect.Value, err
 }
 
 // set stores a JSON value of kind k into a pointer field (nil for null).
-func set(f reflect.Value, raw []byte, k shard.Kind) error {
-	x, err := shard.Decode(raw, k)
+func set(f reflect.Value, raw []byte, k record.Kind) error {
+	x, err := record.Decode(raw, k)
 	if err != nil || x == nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func setPtr[T any](f reflect.Value, x T) { f.Set(reflect.ValueOf(&x)) }
 
 func (p *parts) fixed(v reflect.Value, col int) reflect.Value { return v.Field(1 + len(p.keep) + col) }
 
-func (p *parts) WriteAnswer(r shard.AnswerRecord) error {
+func (p *parts) WriteAnswer(r record.AnswerRecord) error {
 	v, err := p.newRow(r.ID, r.Keep)
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (p *parts) WriteAnswer(r shard.AnswerRecord) error {
 	return p.add(v)
 }
 
-func (p *parts) WriteError(r shard.ErrorRecord) error {
+func (p *parts) WriteError(r record.ErrorRecord) error {
 	v, err := p.newRow(r.ID, r.Keep)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/journal"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // stream writes JSONL answers, plain or compressed. A compressed stream
@@ -18,7 +18,7 @@ import (
 // read concatenated members and frames as one text, and rank files
 // concatenate the same way.
 type stream struct {
-	*shard.Writer
+	*record.Writer
 	file    file // nil for standard output
 	counter *countingWriter
 	buf     *bufio.Writer
@@ -39,7 +39,7 @@ func newStream(f file, format Format, base int64, keep []string) *stream {
 		z, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 		s.unit.z = z
 	}
-	s.Writer = shard.NewWriter(s.unit, keep...)
+	s.Writer = record.NewWriter(s.unit, keep...)
 	return s
 }
 

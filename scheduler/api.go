@@ -15,7 +15,7 @@ import (
 
 	"qa-shard/logits"
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Replica runs batches on one device; whichever replica is free pulls the
@@ -31,15 +31,15 @@ type Tokenizer interface {
 	Encode(text string) qa.Tokens
 }
 
-// Input yields documents in order; *shard.Reader is one.
+// Input yields documents in order; *record.Reader is one.
 type Input interface {
-	Next() (shard.Document, error)
+	Next() (record.Document, error)
 }
 
-// AnswerSink receives the records in input order; *shard.Writer is one.
+// AnswerSink receives the records in input order; *record.Writer is one.
 type AnswerSink interface {
-	WriteAnswer(shard.AnswerRecord) error
-	WriteError(shard.ErrorRecord) error
+	WriteAnswer(record.AnswerRecord) error
+	WriteError(record.ErrorRecord) error
 }
 
 // LogitsSink receives every window's raw logits in input order;

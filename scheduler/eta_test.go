@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 	"qa-shard/worker/sim"
 )
 
@@ -78,7 +78,7 @@ func TestETAOneHugeDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in := shard.NewReader(f, shard.Options{Questions: []string{"who founded the company"}})
+	in := record.NewReader(f, record.Options{Questions: []string{"who founded the company"}})
 	pl = newPipeline(cfg, in, sim.WordTokenizer{}, []Replica{dev}, &memSink{}, nil)
 	first = pl.progress.snap()
 	sum, err := pl.run(guard(t))

@@ -15,7 +15,7 @@ import (
 
 	"qa-shard/logits"
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // Special ids of the fake vocabulary; word ids start above them.
@@ -170,13 +170,13 @@ func batchHas(b qa.Batch, id int32) bool {
 	return false
 }
 
-// record is what the sink received, in order: an answer or an error.
-type record struct {
-	answer *shard.AnswerRecord
-	err    *shard.ErrorRecord
+// sunk is what the sink received, in order: an answer or an error.
+type sunk struct {
+	answer *record.AnswerRecord
+	err    *record.ErrorRecord
 }
 
-func (r record) id() string {
+func (r sunk) id() string {
 	if r.answer != nil {
 		return string(r.answer.ID)
 	}
@@ -185,20 +185,20 @@ func (r record) id() string {
 
 type memSink struct {
 	mu      sync.Mutex
-	records []record
+	records []sunk
 }
 
-func (s *memSink) WriteAnswer(a shard.AnswerRecord) error {
+func (s *memSink) WriteAnswer(a record.AnswerRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.records = append(s.records, record{answer: &a})
+	s.records = append(s.records, sunk{answer: &a})
 	return nil
 }
 
-func (s *memSink) WriteError(e shard.ErrorRecord) error {
+func (s *memSink) WriteError(e record.ErrorRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.records = append(s.records, record{err: &e})
+	s.records = append(s.records, sunk{err: &e})
 	return nil
 }
 
@@ -248,8 +248,8 @@ func jsonLine(id int, context string) string {
 	return string(b)
 }
 
-func reader(lines []string, questions ...string) *shard.Reader {
-	return shard.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), shard.Options{Questions: questions, Schema: shard.Schema{ID: shard.Int}})
+func reader(lines []string, questions ...string) *record.Reader {
+	return record.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), record.Options{Questions: questions, Schema: record.Schema{ID: record.Int}})
 }
 
 // expectedAnswers decodes every window of (question, context) alone and

@@ -5,20 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // failAfter yields the documents of a reader, then fails as a corrupt
 // compressed file does.
 type failAfter struct {
-	in  *shard.Reader
+	in  *record.Reader
 	n   int
 	err error
 }
 
-func (f *failAfter) Next() (shard.Document, error) {
+func (f *failAfter) Next() (record.Document, error) {
 	if f.n == 0 {
-		return shard.Document{}, f.err
+		return record.Document{}, f.err
 	}
 	f.n--
 	return f.in.Next()

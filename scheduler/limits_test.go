@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // TestMaxWindowsPerDoc: a document needing more windows than the limit
@@ -73,7 +73,7 @@ type failingSink struct {
 
 var errSink = errors.New("disk on fire")
 
-func (s *failingSink) WriteAnswer(a shard.AnswerRecord) error {
+func (s *failingSink) WriteAnswer(a record.AnswerRecord) error {
 	if s.n--; s.n == 0 {
 		return errSink
 	}

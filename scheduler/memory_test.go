@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // genInput makes n small documents on demand, so the input itself holds
@@ -25,14 +25,14 @@ type genInput struct {
 	eof  atomic.Bool
 }
 
-func (g *genInput) Next() (shard.Document, error) {
+func (g *genInput) Next() (record.Document, error) {
 	i := g.next.Load()
 	if i == g.n {
 		g.eof.Store(true)
-		return shard.Document{}, io.EOF
+		return record.Document{}, io.EOF
 	}
 	g.next.Add(1)
-	return shard.Document{Seq: i, Pos: shard.Position{File: "gen", At: i}, ID: json.RawMessage(strconv.FormatInt(i, 10)),
+	return record.Document{Seq: i, Pos: record.Position{File: "gen", At: i}, ID: json.RawMessage(strconv.FormatInt(i, 10)),
 		Context:   fmt.Sprintf("%s %d says the company was founded in paris by ada lovelace and later moved to berlin", word(i), i),
 		Questions: []string{"who founded the company"}}, nil
 }
@@ -60,8 +60,8 @@ func readerWaitsForBudget() bool {
 
 type discard struct{ answers, errors atomic.Int64 }
 
-func (d *discard) WriteAnswer(shard.AnswerRecord) error { d.answers.Add(1); return nil }
-func (d *discard) WriteError(shard.ErrorRecord) error   { d.errors.Add(1); return nil }
+func (d *discard) WriteAnswer(record.AnswerRecord) error { d.answers.Add(1); return nil }
+func (d *discard) WriteError(record.ErrorRecord) error   { d.errors.Add(1); return nil }
 
 // peakHeap samples HeapInuse until stop is called and returns the largest.
 func peakHeap() (stop func() uint64) {

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // docState is one document on its way through the pipeline. The windows
@@ -22,7 +22,7 @@ import (
 // decoded window decrements pending, and the replica that brings it to
 // zero hands the document to the writer.
 type docState struct {
-	doc       shard.Document
+	doc       record.Document
 	ctx       qa.Tokens
 	questions []questionState
 	windows   int64 // of all questions

@@ -13,7 +13,7 @@ import (
 
 // progress counts what is done, for the live bar or the periodic log line,
 // the Observer and the summary. Percent and ETA count work, not documents:
-// the input bytes of each document (shard.Document.Bytes), spread evenly
+// the input bytes of each document (record.Document.Bytes), spread evenly
 // over its windows as they are decoded, against Config.TotalBytes. One
 // document holding most of the corpus then moves the bar window by window
 // instead of freezing it at "95%". Without a byte total (standard input)

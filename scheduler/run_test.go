@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // TestRunOrderAndAnswers: four replicas finish batches in a scrambled
@@ -121,12 +121,12 @@ func TestRunBadRecords(t *testing.T) {
 	}
 	wants := []want{
 		{"0", short, "", 1},
-		{"", "", shard.ErrMalformedJSON.Error(), 2},
+		{"", "", record.ErrMalformedJSON.Error(), 2},
 		{"2", short, "", 3},
 		{"2", long, qa.ErrQuestionTooLong.Error(), 3},
-		{"3", "", shard.ErrMissingContext.Error(), 4},
+		{"3", "", record.ErrMissingContext.Error(), 4},
 		{"4", short, "", 5},
-		{"5", "", shard.ErrEmptyContext.Error(), 6},
+		{"5", "", record.ErrEmptyContext.Error(), 6},
 		{"6", short, "", 7},
 		{"6", long, qa.ErrQuestionTooLong.Error(), 7},
 		{"6", "where is it", "", 7},
@@ -287,7 +287,7 @@ var errSticky = fatalError{errors.New("CUDA failure 700: an illegal memory acces
 // complete and identical to a run without the fault.
 func TestFatalReplicaRetires(t *testing.T) {
 	lines := corpus(300, 100, 5)
-	run := func(broken bool) []record {
+	run := func(broken bool) []sunk {
 		fakes, rs := newReplicas(3, time.Millisecond)
 		if broken {
 			fakes[1].before = func(context.Context, qa.Batch) error { return errSticky }

@@ -8,7 +8,7 @@ import (
 
 	"qa-shard/logits"
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // ErrWrite marks a failure to hand a document's records to the sinks: its
@@ -115,13 +115,13 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 	if doc.Err != nil {
 		sum.RecordErrors++
 		p.progress.addError()
-		return p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
+		return p.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
 	}
 	for qi, q := range d.questions {
 		if q.err != nil {
 			sum.RecordErrors++
 			p.progress.addError()
-			if err := p.answers.WriteError(shard.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
+			if err := p.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
@@ -139,17 +139,17 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 	return nil
 }
 
-func (p *pipeline) record(doc shard.Document, q questionState) shard.AnswerRecord {
+func (p *pipeline) record(doc record.Document, q questionState) record.AnswerRecord {
 	answers := qa.Answers(doc.Context, q.results, p.cfg.Settings)
-	rec := shard.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
+	rec := record.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
 	if len(answers) > 0 {
 		a := answers[0]
 		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
 	}
 	if p.cfg.Settings.TopK > 1 {
-		rec.Answers = make([]shard.Answer, len(answers))
+		rec.Answers = make([]record.Answer, len(answers))
 		for i, a := range answers {
-			rec.Answers[i] = shard.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
+			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
 		}
 	}
 	return rec

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"qa-shard/qa"
+	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 	"qa-shard/tune"
 	"qa-shard/worker/sim"
 )
@@ -68,9 +68,9 @@ func run(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Shaper,
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	w := shard.NewWriter(&out)
+	w := record.NewWriter(&out)
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), MaxBatchTokens: budget, Shaper: sh}
-	in := shard.NewReader(strings.NewReader(docs), shard.Options{Questions: []string{"who founded the company"}})
+	in := record.NewReader(strings.NewReader(docs), record.Options{Questions: []string{"who founded the company"}})
 	sum, err := scheduler.Run(ctx, cfg, in, sim.WordTokenizer{}, rs, w, nil)
 	if err != nil {
 		t.Fatal(err)

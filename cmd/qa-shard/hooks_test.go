@@ -13,8 +13,8 @@ import (
 
 	"qa-shard/output"
 	"qa-shard/qa"
+	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 )
 
 // Test hooks: a child process started by startChild reads these
@@ -95,9 +95,9 @@ type hookInput struct {
 	records map[int64]int // records each document read will have
 }
 
-func (h *hookInput) Next() (shard.Document, error) {
+func (h *hookInput) Next() (record.Document, error) {
 	if h.ended {
-		return shard.Document{}, context.Canceled
+		return record.Document{}, context.Canceled
 	}
 	d, err := h.Input.Next()
 	if err != nil {
@@ -153,12 +153,12 @@ type killSink struct {
 	written     int // records of document seq so far
 }
 
-func (k *killSink) WriteAnswer(r shard.AnswerRecord) error {
+func (k *killSink) WriteAnswer(r record.AnswerRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteAnswer(r))
 }
 
-func (k *killSink) WriteError(r shard.ErrorRecord) error {
+func (k *killSink) WriteError(r record.ErrorRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteError(r))
 }

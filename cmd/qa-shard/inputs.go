@@ -7,30 +7,30 @@ import (
 
 	"qa-shard/cli"
 	"qa-shard/input"
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // inputs is what a run reads: its share of the input files, and how
 // records are read.
 type inputs struct {
 	plan   *input.Plan
-	record shard.Options
+	record record.Options
 }
 
 // openInputs finds this process's rank and its share of the input files
 // (giving a rank its own output files) and the run's schema.
 func openInputs(o *cli.Run, questions []string, log *zap.Logger) (*inputs, error) {
-	r, err := shard.DetectRank(o.Rank, o.WorldSize, os.LookupEnv)
+	r, err := input.DetectRank(o.Rank, o.WorldSize, os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	rec := shard.Options{MaxLineBytes: o.MaxLineBytes, Questions: questions, Fields: o.Fields}
+	rec := record.Options{MaxLineBytes: o.MaxLineBytes, Questions: questions, Fields: o.Fields}
 	plan, rec, err := input.Prepare(o.Inputs, r, rec, o.IDType, o.Output, o.Logits)
 	if err != nil {
 		return nil, err
 	}
 	if r.World > 1 {
-		o.Output, o.Logits = shard.RankPath(o.Output, r), shard.RankPath(o.Logits, r)
+		o.Output, o.Logits = input.RankPath(o.Output, r), input.RankPath(o.Logits, r)
 		log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
 			zap.Int64("input_from_byte", plan.Lo), zap.Int64("input_to_byte", plan.Hi), zap.Int("parts", len(plan.Parts)), zap.String("output", o.Output))
 	}

@@ -21,7 +21,7 @@ import (
 	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/quantize"
-	"qa-shard/shard"
+	"qa-shard/record"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
 )
@@ -55,7 +55,7 @@ var errUsage = cli.ErrUsage
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	shard.ErrNoQuestion, shard.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
+	record.ErrNoQuestion, record.ErrNoQuestions, input.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
 	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts}
 

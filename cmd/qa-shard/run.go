@@ -18,7 +18,6 @@ import (
 	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/scheduler"
-	"qa-shard/shard"
 	"qa-shard/signals"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"
@@ -162,7 +161,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
 	}
 	var stopMetrics func()
-	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.RankPath(o.MetricsTextfile, rank),
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: input.RankPath(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
 		return err
 	}

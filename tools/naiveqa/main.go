@@ -19,7 +19,7 @@ import (
 
 	"qa-shard/baseline"
 	"qa-shard/qa"
-	"qa-shard/shard"
+	"qa-shard/record"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"
 )
@@ -31,7 +31,7 @@ func main() {
 	}
 }
 
-type record struct {
+type answerLine struct {
 	ID       json.RawMessage `json:"id"`
 	Question string          `json:"question"`
 	Answer   string          `json:"answer"`
@@ -53,7 +53,7 @@ func run() error {
 		flag.Usage()
 		return errors.New("need -model, -input, -questions-file and -output")
 	}
-	questions, err := shard.ReadQuestionsFile(*qfile)
+	questions, err := record.ReadQuestionsFile(*qfile)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func run() error {
 				return fmt.Errorf("%s line %d: %w", *input, line, err)
 			}
 			a := res.Answer
-			if err := enc.Encode(record{ID: doc.ID, Question: q, Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}); err != nil {
+			if err := enc.Encode(answerLine{ID: doc.ID, Question: q, Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}); err != nil {
 				return err
 			}
 			n++

@@ -1,4 +1,4 @@
-package shard_test
+package record_test
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"qa-shard/shard"
+	"qa-shard/record"
 )
 
 // sentinels are the errors a bad line may carry.
-var sentinels = []error{shard.ErrMalformedJSON, shard.ErrMissingContext, shard.ErrEmptyContext, shard.ErrContextNotString,
-	shard.ErrInvalidUTF8, shard.ErrLineTooLong, shard.ErrNoQuestion, shard.ErrBadID, shard.ErrBadQuestion, shard.ErrBadField}
+var sentinels = []error{record.ErrMalformedJSON, record.ErrMissingContext, record.ErrEmptyContext, record.ErrContextNotString,
+	record.ErrInvalidUTF8, record.ErrLineTooLong, record.ErrNoQuestion, record.ErrBadID, record.ErrBadQuestion, record.ErrBadField}
 
 // line is one input line as the JSONL format defines it, found here
 // without the reader's code: split on "\n", one "\r" before it dropped,
@@ -51,9 +51,9 @@ func nonBlankLines(data []byte) []line {
 	return out
 }
 
-func readAll(t *testing.T, data []byte, opt shard.Options) []shard.Document {
-	r := shard.NewReader(bytes.NewReader(data), opt)
-	var docs []shard.Document
+func readAll(t *testing.T, data []byte, opt record.Options) []record.Document {
+	r := record.NewReader(bytes.NewReader(data), opt)
+	var docs []record.Document
 	for {
 		d, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -95,12 +95,12 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s), uint16(1000), false, true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, max uint16, global, intIDs bool) {
-		opt := shard.Options{MaxLineBytes: 64 + int(max)}
+		opt := record.Options{MaxLineBytes: 64 + int(max)}
 		if global {
 			opt.Questions = []string{"Who founded it?"}
 		}
 		if intIDs {
-			opt.Schema.ID = shard.Int
+			opt.Schema.ID = record.Int
 		}
 		docs := readAll(t, data, opt)
 		lines := nonBlankLines(data)
@@ -117,7 +117,7 @@ func FuzzReader(f *testing.F) {
 				if !isSentinel(d.Err) {
 					t.Fatalf("line %d: error %v wraps none of the sentinels", l.at, d.Err)
 				}
-				if errors.Is(d.Err, shard.ErrLineTooLong) != tooLong {
+				if errors.Is(d.Err, record.ErrLineTooLong) != tooLong {
 					t.Fatalf("line %d (%d bytes, max %d): error %v", l.at, len(l.text), opt.MaxLineBytes, d.Err)
 				}
 				continue
@@ -145,7 +145,7 @@ func isSentinel(err error) bool {
 }
 
 // roundTrip writes a good document as a canonical record and reads it back.
-func roundTrip(t *testing.T, d shard.Document, opt shard.Options) {
+func roundTrip(t *testing.T, d record.Document, opt record.Options) {
 	t.Helper()
 	ctx, _ := json.Marshal(d.Context)
 	qs, _ := json.Marshal(d.Questions)

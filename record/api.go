@@ -1,9 +1,9 @@
-// Package shard owns the program's records: the streaming JSONL reader
+// Package record owns the program's records: the streaming JSONL reader
 // that validates input documents, maps their fields and places them, the
-// run's schema (the type of ids and kept fields), ranks, and the writer of
-// JSONL answers. It imports only the standard library and knows nothing of
+// run's schema (the type of ids and kept fields), and the writer of JSONL
+// answers. It imports only the standard library and knows nothing of
 // files, formats, the model or the pipeline.
-package shard
+package record
 
 import (
 	"bufio"
