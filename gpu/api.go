@@ -117,13 +117,6 @@ type Health struct {
 	Parent string // the GPU's UUID for a MIG instance, else ""
 }
 
-// Select parses a --devices value without NVML: CPU specs only. Kept for
-// callers that have not moved to Plan; GPU specs fail with ErrSelection.
-func Select(spec string) ([]Device, error) {
-	s, err := Plan(spec, nil, ErrNoDriver, func(string) (string, bool) { return "", false })
-	return s.Devices, err
-}
-
 func cpus(n int) []Device {
 	out := make([]Device, n)
 	for i := range out {

@@ -197,7 +197,7 @@ func (m *machine) open(t *testing.T) *NVML {
 
 func (m *machine) discover(t *testing.T) []Device {
 	t.Helper()
-	ds, err := DiscoverWith(m.srv)
+	ds, err := discoverWith(m.srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,4 +213,15 @@ func env(kv map[string]string) func(string) (string, bool) {
 // call panics (unset mock function), as the real library would kill us.
 func noDriverLib() *mock.Interface {
 	return &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_LIBRARY_NOT_FOUND }}
+}
+
+// discoverWith lists lib's GPUs and closes NVML again; ErrNoDriver
+// (wrapped) when there is no NVIDIA driver.
+func discoverWith(lib Library) ([]Device, error) {
+	n, err := Open(lib)
+	if err != nil {
+		return nil, err
+	}
+	defer n.Close()
+	return n.Devices()
 }

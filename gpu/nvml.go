@@ -59,20 +59,6 @@ func Open(lib Library) (*NVML, error) {
 // OpenSystem opens the machine's NVML (libnvidia-ml.so.1).
 func OpenSystem() (*NVML, error) { return Open(nvml.New()) }
 
-// Discover lists the machine's GPUs and closes NVML again; ErrNoDriver
-// (wrapped) when there is no NVIDIA driver.
-func Discover() ([]Device, error) { return DiscoverWith(nvml.New()) }
-
-// DiscoverWith is Discover over any Library (tests pass a mock server).
-func DiscoverWith(lib Library) ([]Device, error) {
-	n, err := Open(lib)
-	if err != nil {
-		return nil, err
-	}
-	defer n.Close()
-	return n.Devices()
-}
-
 // Close stops every sampler and watcher of n, waits until none is inside
 // an NVML call (an event wait lasts up to WatchOptions.WaitTimeout), then
 // shuts NVML down. Later calls fail with ErrClosed or record the metric as

@@ -83,9 +83,9 @@ func TestDiscoverLostGPU(t *testing.T) {
 func TestOpenNoDriver(t *testing.T) {
 	for _, ret := range []nvml.Return{nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED} {
 		lib := &mock.Interface{InitFunc: func() nvml.Return { return ret }}
-		ds, err := DiscoverWith(lib)
+		ds, err := discoverWith(lib)
 		if !errors.Is(err, ErrNoDriver) || ds != nil {
-			t.Errorf("Init %v: DiscoverWith = %v, %v; want ErrNoDriver", ret, ds, err)
+			t.Errorf("Init %v: discoverWith = %v, %v; want ErrNoDriver", ret, ds, err)
 		}
 		if len(lib.InitCalls()) != 1 {
 			t.Errorf("Init called %d times", len(lib.InitCalls()))
@@ -105,13 +105,18 @@ func TestOpenBrokenDriver(t *testing.T) {
 
 // The real NVML on whatever machine runs the tests: without a driver this
 // must be ErrNoDriver, not a dead process; with one, real GPUs.
-func TestDiscoverSystem(t *testing.T) {
-	ds, err := Discover()
+func TestOpenSystem(t *testing.T) {
+	n, err := OpenSystem()
 	if err != nil {
 		if !errors.Is(err, ErrNoDriver) {
-			t.Fatalf("Discover: %v", err)
+			t.Fatalf("OpenSystem: %v", err)
 		}
 		return
+	}
+	defer n.Close()
+	ds, err := n.Devices()
+	if err != nil {
+		t.Fatalf("Devices: %v", err)
 	}
 	for _, d := range ds {
 		if d.Fault == "" && !strings.HasPrefix(d.UUID, "GPU-") {

@@ -146,7 +146,7 @@ func TestPlanOnlyMIG(t *testing.T) {
 }
 
 func TestPlanNoDriver(t *testing.T) {
-	_, noDriver := DiscoverWith(noDriverLib())
+	_, noDriver := discoverWith(noDriverLib())
 	if !errors.Is(noDriver, ErrNoDriver) {
 		t.Fatalf("no-driver library gave %v", noDriver)
 	}

@@ -147,10 +147,6 @@ func NewReader(r io.Reader, opt Options) *Reader {
 	}
 }
 
-// SetSeq numbers the next document n: a process's documents are numbered
-// across the files it reads.
-func (r *Reader) SetSeq(n int64) { r.seq = n }
-
 // Offset is the position in the file's text after the last byte consumed:
 // after Next returned a document, the end of its line.
 func (r *Reader) Offset() int64 { return r.opt.Base + r.offset }

@@ -95,12 +95,8 @@ type Config struct {
 	// Run then reports Interrupted unless the input had been read to its
 	// end.
 	Stop <-chan struct{}
-	// With Bounded, First and End delimit the documents [First, End) this
-	// process owns when ranks share a corpus; Total then counts only those.
-	Bounded    bool
-	First, End int64
 	// SkipBelow skips documents with a smaller Seq: they are in the output
-	// already (resume). It is at least First.
+	// already (resume). It is at least 0.
 	SkipBelow int64
 	// Checkpoint is called from the writer every CheckpointInterval with
 	// the number of leading documents whose records have all been handed
@@ -191,7 +187,7 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
-	c.SkipBelow = max(c.SkipBelow, c.First)
+	c.SkipBelow = max(c.SkipBelow, 0)
 	if c.CheckpointInterval <= 0 {
 		c.CheckpointInterval = 10 * time.Second
 	}

@@ -227,14 +227,8 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			p.readErr = err
 			return nil
 		}
-		if p.cfg.Bounded && d.Seq >= p.cfg.End {
-			p.readAll.Store(true) // the rest belongs to other ranks
-			return nil
-		}
 		if d.Seq < p.cfg.SkipBelow {
-			if d.Seq >= p.cfg.First { // this run's share, done before a resume
-				p.progress.skipped(d.Bytes)
-			}
+			p.progress.skipped(d.Bytes) // this run's share, done before a resume
 			continue
 		}
 		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)

@@ -38,7 +38,7 @@ type progress struct {
 }
 
 func newProgress(cfg Config, replicas []string) *progress {
-	p := &progress{total: cfg.Total, totalBytes: cfg.TotalBytes, base: cfg.SkipBelow - cfg.First, now: cfg.Now, perRep: map[string]int64{}}
+	p := &progress{total: cfg.Total, totalBytes: cfg.TotalBytes, base: cfg.SkipBelow, now: cfg.Now, perRep: map[string]int64{}}
 	if p.now == nil {
 		p.now = time.Now
 	}

@@ -13,7 +13,7 @@ import (
 // included in the percent, excluded from the rate); rates and the bar
 // and log line show documents, windows and replicas.
 func TestProgressReports(t *testing.T) {
-	p := newProgress(Config{Total: 1000, TotalBytes: 1_000_000, First: 0, SkipBelow: 100}, []string{"gpu0", "gpu1"})
+	p := newProgress(Config{Total: 1000, TotalBytes: 1_000_000, SkipBelow: 100}, []string{"gpu0", "gpu1"})
 	p.skipped(100_000) // the 100 resumed documents
 	a := p.snap()
 	for range 50 {
