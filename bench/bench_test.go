@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 	"qa-shard/worker"
 )
 
@@ -18,7 +18,7 @@ import (
 // and checks that every row of the picture is there and the runs did the
 // same work. It asserts no speed: that is what the benchmark reports.
 func TestWholePicture(t *testing.T) {
-	dir, lib := testmodels.Setup(t)
+	dir, lib := testfixtures.Setup(t)
 	if err := worker.Init(lib); err != nil {
 		t.Fatal(err)
 	}

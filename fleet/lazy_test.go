@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/worker"
@@ -85,7 +85,7 @@ func TestOpenAll(t *testing.T) {
 // the end of the test, and the folder of the generated models.
 func tinyFleet(t *testing.T) (*Fleet, string) {
 	t.Helper()
-	dir, lib := testmodels.Setup(t)
+	dir, lib := testfixtures.Setup(t)
 	if err := worker.Init(lib); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 )
 
 // childEnv marks a re-executed test binary that must not load ONNX
@@ -47,7 +47,7 @@ func setup(dir string) error {
 	if err := Init(lib); err != nil {
 		return fmt.Errorf("worker.Init(%s): %w", lib, err)
 	}
-	return testmodels.Generate(dir)
+	return testfixtures.Generate(dir)
 }
 
 // model returns a generated model directory by variant name.

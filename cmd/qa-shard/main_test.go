@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 )
 
 // envAsMain makes the test binary run as qa-shard itself, so process-level
@@ -44,9 +44,9 @@ func TestMain(m *testing.M) {
 	// directory: keep the tests' choices to themselves.
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
-		setupErr = testmodels.Generate(dir)
+		setupErr = testfixtures.Generate(dir)
 	}
-	familiesErr = testmodels.GenerateFamilies(dir)
+	familiesErr = testfixtures.GenerateFamilies(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

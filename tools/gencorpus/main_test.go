@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 	"qa-shard/tokenizer"
 )
 
@@ -35,7 +35,7 @@ func TestCorpusUnchanged(t *testing.T) {
 // at its code-point offsets, and the token that starts there.
 func TestGoldAnswers(t *testing.T) {
 	dir := t.TempDir()
-	tokPath, err := testmodels.TokenizerJSON(dir)
+	tokPath, err := testfixtures.TokenizerJSON(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )
@@ -13,7 +13,7 @@ import (
 // positions of the answer's first and last token, or [CLS] when the answer
 // is cut or absent.
 func TestLabel(t *testing.T) {
-	path, err := testmodels.TokenizerJSON(t.TempDir())
+	path, err := testfixtures.TokenizerJSON(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

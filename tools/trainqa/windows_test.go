@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodels"
+	"qa-shard/internal/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )
@@ -94,7 +94,7 @@ func oldWindow(w *bufio.Writer, l labelled) {
 // gives BERT's ids.
 func TestWindowsBERT(t *testing.T) {
 	dir := t.TempDir()
-	tokPath, err := testmodels.TokenizerJSON(dir)
+	tokPath, err := testfixtures.TokenizerJSON(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestWindowsFamily(t *testing.T) {
 		t.Fatalf("layout %s: want RoBERTa's ids (UNK 3, CLS 0, PAD 1, specials 0 2), no token types", raw)
 	}
 
-	bertTok, err := testmodels.TokenizerJSON(t.TempDir())
+	bertTok, err := testfixtures.TokenizerJSON(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-// Package testmodels generates, for tests, the tiny model directory and
-// its signature variants from the offline vocabulary, the trained demo
-// model ("demo"), and the family layouts of the tiny model and of the demo
-// models trained with other tokenizers (GenerateFamilies).
-package testmodels
+// Package testfixtures generates, for tests, the model directories they
+// run on, with package testmodel (the generator the tools use): the tiny
+// model and its signature variants from the offline vocabulary, the
+// trained demo model ("demo"), and the family layouts of the tiny model and
+// of the demo models trained with other tokenizers (GenerateFamilies).
+package testfixtures
 
 import (
 	"fmt"
