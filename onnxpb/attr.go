@@ -12,16 +12,16 @@ import (
 // AttributeProto fields and AttributeType values this package reads and
 // writes (graph-valued attributes are read as Node.Subgraphs).
 const (
-	attrName   protowire.Number = 1
-	attrF      protowire.Number = 2
-	attrI      protowire.Number = 3
-	attrT      protowire.Number = 5
-	attrInts   protowire.Number = 8
-	attrType   protowire.Number = 20
-	AttrFloat  int32            = 1
-	AttrInt    int32            = 2
-	AttrTensor int32            = 4
-	AttrInts   int32            = 7
+	AttributeName protowire.Number = 1
+	AttributeF    protowire.Number = 2
+	AttributeI    protowire.Number = 3
+	attributeT    protowire.Number = 5
+	AttributeInts protowire.Number = 8
+	AttributeType protowire.Number = 20
+	AttrFloat     int32            = 1
+	AttrInt       int32            = 2
+	AttrTensor    int32            = 4
+	AttrInts      int32            = 7
 )
 
 // Attr is a scalar, integer-list or tensor attribute of a node: Type says
@@ -59,26 +59,26 @@ func parseAttr(b []byte) (string, Attr, error) {
 	var a Attr
 	for _, f := range fs {
 		switch f.Num {
-		case attrName:
+		case AttributeName:
 			if name, err = str(f); err != nil {
 				return "", Attr{}, err
 			}
-		case attrType:
+		case AttributeType:
 			a.Type = int32(f.Varint)
-		case attrI:
+		case AttributeI:
 			a.I = int64(f.Varint)
-		case attrF:
+		case AttributeF:
 			if f.Type != protowire.Fixed32Type {
 				return "", Attr{}, fmt.Errorf("%w: float attribute of wire type %d", ErrMalformed, f.Type)
 			}
 			a.F = math.Float32frombits(binary.LittleEndian.Uint32(f.Raw[len(f.Raw)-4:]))
-		case attrInts:
+		case AttributeInts:
 			v, err := int64s(f)
 			if err != nil {
 				return "", Attr{}, err
 			}
 			a.Ints = append(a.Ints, v...)
-		case attrT:
+		case attributeT:
 			if f.Type != protowire.BytesType {
 				return "", Attr{}, fmt.Errorf("%w: tensor attribute of wire type %d", ErrMalformed, f.Type)
 			}
@@ -99,19 +99,19 @@ func encodeAttrs(b []byte, attrs map[string]Attr) []byte {
 	slices.Sort(names)
 	for _, name := range names {
 		a := attrs[name]
-		m := AppendString(nil, attrName, name)
+		m := AppendString(nil, AttributeName, name)
 		switch a.Type {
 		case AttrFloat:
-			m = protowire.AppendTag(m, attrF, protowire.Fixed32Type)
+			m = protowire.AppendTag(m, AttributeF, protowire.Fixed32Type)
 			m = protowire.AppendFixed32(m, math.Float32bits(a.F))
 		case AttrInt:
-			m = AppendVarint(m, attrI, uint64(a.I))
+			m = AppendVarint(m, AttributeI, uint64(a.I))
 		case AttrInts:
 			for _, v := range a.Ints {
-				m = AppendVarint(m, attrInts, uint64(v))
+				m = AppendVarint(m, AttributeInts, uint64(v))
 			}
 		}
-		m = AppendVarint(m, attrType, uint64(a.Type))
+		m = AppendVarint(m, AttributeType, uint64(a.Type))
 		b = AppendMessage(b, NodeAttribute, m)
 	}
 	return b

@@ -51,9 +51,9 @@ func TestInt64s(t *testing.T) {
 // TestConstantValue: a Constant node's value attribute reads as a tensor.
 func TestConstantValue(t *testing.T) {
 	raw := []byte{12, 0, 0, 0, 0, 0, 0, 0}
-	a := AppendString(nil, attrName, "value")
-	a = AppendMessage(a, attrT, EncodeTensor("", Int64, []int64{1}, raw))
-	a = AppendVarint(a, attrType, uint64(AttrTensor))
+	a := AppendString(nil, AttributeName, "value")
+	a = AppendMessage(a, attributeT, EncodeTensor("", Int64, []int64{1}, raw))
+	a = AppendVarint(a, AttributeType, uint64(AttrTensor))
 	b := AppendString(nil, NodeOutput, "heads")
 	b = AppendString(b, NodeOpType, "Constant")
 	b = AppendMessage(b, NodeAttribute, a)

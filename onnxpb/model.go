@@ -9,10 +9,12 @@ import (
 // Field numbers of onnx/onnx.proto (IR version 10) that this package
 // reads or writes; every other field is carried through untouched.
 const (
-	ModelIRVersion     protowire.Number = 1
-	ModelGraph         protowire.Number = 7
-	ModelOpsetImport   protowire.Number = 8
-	ModelMetadataProps protowire.Number = 14
+	ModelIRVersion       protowire.Number = 1
+	ModelProducerName    protowire.Number = 2
+	ModelProducerVersion protowire.Number = 3
+	ModelGraph           protowire.Number = 7
+	ModelOpsetImport     protowire.Number = 8
+	ModelMetadataProps   protowire.Number = 14
 
 	OpsetDomain  protowire.Number = 1
 	OpsetVersion protowire.Number = 2
@@ -21,6 +23,7 @@ const (
 	EntryValue protowire.Number = 2
 
 	GraphNode        protowire.Number = 1
+	GraphName        protowire.Number = 2
 	GraphInitializer protowire.Number = 5
 	GraphInput       protowire.Number = 11
 	GraphOutput      protowire.Number = 12
@@ -44,7 +47,15 @@ const (
 	TensorRawData      protowire.Number = 9
 	TensorDataLocation protowire.Number = 14
 
-	valueInfoName protowire.Number = 1
+	ValueInfoName protowire.Number = 1
+	ValueInfoType protowire.Number = 2
+
+	TypeProtoTensorType protowire.Number = 1 // TypeProto.tensor_type
+	TensorTypeElemType  protowire.Number = 1 // TypeProto.Tensor.elem_type
+	TensorTypeShape     protowire.Number = 2
+	ShapeDim            protowire.Number = 1 // TensorShapeProto.dim
+	DimValue            protowire.Number = 1
+	DimParam            protowire.Number = 2
 )
 
 // TensorProto.DataType values this project names.
@@ -222,7 +233,7 @@ func parseGraph(b []byte, depth int) (*Graph, error) {
 			t.Field = i
 			g.Initializers = append(g.Initializers, t)
 		case GraphInput, GraphOutput, GraphValueInfo:
-			name, err := firstString(f.Data, valueInfoName)
+			name, err := firstString(f.Data, ValueInfoName)
 			if err != nil {
 				return nil, err
 			}

@@ -124,14 +124,20 @@ func values[T any](t *Tensor, dtype int32, name string, typed []Field, parse fun
 
 // EncodeTensor encodes a TensorProto with its values in raw_data.
 func EncodeTensor(name string, dtype int32, dims []int64, raw []byte) []byte {
-	var b []byte
+	return append(AppendTensorHeader(nil, name, dtype, dims, len(raw)), raw...)
+}
+
+// AppendTensorHeader appends every field of a TensorProto but the payload
+// of raw_data, whose tag and length of rawLen bytes come last: the rawLen
+// bytes that follow complete it (a writer can stream them).
+func AppendTensorHeader(b []byte, name string, dtype int32, dims []int64, rawLen int) []byte {
 	for _, d := range dims {
 		b = AppendVarint(b, TensorDims, uint64(d))
 	}
 	b = AppendVarint(b, TensorDataType, uint64(dtype))
 	b = AppendString(b, TensorName, name)
 	b = protowire.AppendTag(b, TensorRawData, protowire.BytesType)
-	return protowire.AppendBytes(b, raw)
+	return protowire.AppendVarint(b, uint64(rawLen))
 }
 
 // EncodeNode encodes a NodeProto with its FLOAT, INT and INTS attributes

@@ -3,6 +3,8 @@ package testmodel
 import (
 	"fmt"
 	"math"
+
+	"qa-shard/onnxpb"
 )
 
 // opset 14 is what optimum picks by default for BERT; the model then has no
@@ -27,7 +29,7 @@ func buildBERT(p Preset, o options) (*graph, error) {
 		inputs = append(inputs, "token_type_ids")
 	}
 	for _, name := range inputs {
-		b.g.inputs = append(b.g.inputs, valueInfo{name: name, dtype: dtInt64, dims: batchSeq})
+		b.g.inputs = append(b.g.inputs, valueInfo{name: name, dtype: onnxpb.Int64, dims: batchSeq})
 	}
 
 	x := embeddings(b, p, o)
@@ -42,7 +44,7 @@ func buildBERT(p Preset, o options) (*graph, error) {
 	headStd := float32(2 / math.Sqrt(float64(p.Hidden)))
 	logits := b.linear("/qa_outputs", "qa_outputs", x, p.Hidden, 2, headStd)
 	parts := b.opN("Split", "/Split", []string{logits, b.constI64(true, 1, 1)}, 2, intAttr("axis", -1))
-	outType := dtFloat
+	outType := onnxpb.Float
 	for i, name := range []string{"start_logits", "end_logits"} {
 		scope := "/Squeeze"
 		if i == 1 {
@@ -51,8 +53,8 @@ func buildBERT(p Preset, o options) (*graph, error) {
 		b.op("Squeeze", scope, []string{parts[i], b.constI64(true, -1)})
 		if o.fp16Logits {
 			prev := b.g.nodes[len(b.g.nodes)-1].out[0]
-			b.op("Cast", fmt.Sprintf("/Cast_%s", name), []string{prev}, intAttr("to", int64(dtFloat16)))
-			outType = dtFloat16
+			b.op("Cast", fmt.Sprintf("/Cast_%s", name), []string{prev}, intAttr("to", int64(onnxpb.Float16)))
+			outType = onnxpb.Float16
 		}
 		b.rename(name)
 		b.g.outputs = append(b.g.outputs, valueInfo{name: name, dtype: outType, dims: batchSeq})
@@ -103,7 +105,7 @@ func embeddings(b *builder, p Preset, o options) string {
 func extendedMask(b *builder) string {
 	const s = "/bert"
 	u := b.op("Unsqueeze", s+"/Unsqueeze", []string{"attention_mask", b.constI64(true, 1, 2)})
-	f := b.op("Cast", s+"/Cast", []string{u}, intAttr("to", int64(dtFloat)))
+	f := b.op("Cast", s+"/Cast", []string{u}, intAttr("to", int64(onnxpb.Float)))
 	inv := b.op("Sub", s+"/Sub", []string{b.scalarF32(1), f})
 	return b.op("Mul", s+"/Mul", []string{inv, b.scalarF32(maskMin)})
 }

@@ -3,6 +3,8 @@ package testmodel
 import (
 	"fmt"
 	"math"
+
+	"qa-shard/onnxpb"
 )
 
 // builder appends nodes in topological order (ONNX requires it) and names
@@ -56,7 +58,7 @@ func (b *builder) scalarF32(v float32) string {
 	}
 	name := fmt.Sprintf("onnx::Constant_f32_%d", len(b.consts))
 	b.consts[key] = name
-	return b.addInit(&tensor{name: name, dtype: dtFloat, raw: float32Bytes(v)})
+	return b.addInit(&tensor{name: name, dtype: onnxpb.Float, raw: float32Bytes(v)})
 }
 
 // constI64 returns a shared int64 constant; a scalar when vector is false
@@ -72,7 +74,7 @@ func (b *builder) constI64(vector bool, vals ...int64) string {
 	}
 	name := fmt.Sprintf("onnx::Constant_i64_%d", len(b.consts))
 	b.consts[key] = name
-	return b.addInit(&tensor{name: name, dtype: dtInt64, dims: dims, raw: int64Bytes(vals...)})
+	return b.addInit(&tensor{name: name, dtype: onnxpb.Int64, dims: dims, raw: int64Bytes(vals...)})
 }
 
 // weight adds a seeded normal initializer; zeroRows leading rows stay zero.
@@ -80,7 +82,7 @@ func (b *builder) weight(name string, std float32, zeroRows int, dims ...int64) 
 	if b.trained != nil {
 		return b.fromTrained(name, false, dims)
 	}
-	t := &tensor{name: name, dtype: dtFloat, dims: dims}
+	t := &tensor{name: name, dtype: onnxpb.Float, dims: dims}
 	n := t.byteLen() / 4
 	row := 1
 	if len(dims) > 1 {
@@ -94,7 +96,7 @@ func (b *builder) filled(name string, v float32, dims ...int64) string {
 	if b.trained != nil {
 		return b.fromTrained(name, false, dims)
 	}
-	t := &tensor{name: name, dtype: dtFloat, dims: dims}
+	t := &tensor{name: name, dtype: onnxpb.Float, dims: dims}
 	t.fill = fillConst(t.byteLen()/4, v)
 	return b.addInit(t)
 }
@@ -124,7 +126,7 @@ func (b *builder) fromTrained(name string, transpose bool, dims []int64) string 
 		vals = make([]float32, tensorElems(dims))
 	}
 	b.used[name] = true
-	return b.addInit(&tensor{name: name, dtype: dtFloat, dims: dims, raw: float32Bytes(vals...)})
+	return b.addInit(&tensor{name: name, dtype: onnxpb.Float, dims: dims, raw: float32Bytes(vals...)})
 }
 
 func tensorElems(dims []int64) int {

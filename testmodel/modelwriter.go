@@ -10,17 +10,10 @@ import (
 	"qa-shard/onnxpb"
 )
 
-// tensorHeader encodes every TensorProto field except raw_data, whose tag and
-// length it appends last so the payload can follow as a stream.
+// tensorHeader encodes every TensorProto field except raw_data's payload,
+// which follows as a stream.
 func tensorHeader(t *tensor) []byte {
-	var b []byte
-	for _, d := range t.dims {
-		b = onnxpb.AppendVarint(b, tensorDims, uint64(d))
-	}
-	b = onnxpb.AppendVarint(b, tensorDataType, uint64(t.dtype))
-	b = onnxpb.AppendString(b, tensorName, t.name)
-	b = protowire.AppendTag(b, tensorRawData, protowire.BytesType)
-	return protowire.AppendVarint(b, uint64(t.byteLen()))
+	return onnxpb.AppendTensorHeader(nil, t.name, t.dtype, t.dims, t.byteLen())
 }
 
 // countingWriter lets writeModel prove that every fill function produced
@@ -43,30 +36,30 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (int64, error) {
 	var head []byte // graph fields that precede the initializers
 	for _, n := range g.nodes {
-		head = onnxpb.AppendMessage(head, graphNode, encodeNode(n))
+		head = onnxpb.AppendMessage(head, onnxpb.GraphNode, encodeNode(n))
 	}
-	head = onnxpb.AppendString(head, graphName, g.name)
+	head = onnxpb.AppendString(head, onnxpb.GraphName, g.name)
 	var tail []byte // graph fields that follow the initializers
 	for _, v := range g.inputs {
-		tail = onnxpb.AppendMessage(tail, graphInput, encodeValueInfo(v))
+		tail = onnxpb.AppendMessage(tail, onnxpb.GraphInput, encodeValueInfo(v))
 	}
 	for _, v := range g.outputs {
-		tail = onnxpb.AppendMessage(tail, graphOutput, encodeValueInfo(v))
+		tail = onnxpb.AppendMessage(tail, onnxpb.GraphOutput, encodeValueInfo(v))
 	}
 	headers := make([][]byte, len(g.inits))
 	graphLen := len(head) + len(tail)
 	for i, t := range g.inits {
 		headers[i] = tensorHeader(t)
-		graphLen += protowire.SizeTag(graphInitializer) + protowire.SizeBytes(len(headers[i])+t.byteLen())
+		graphLen += protowire.SizeTag(onnxpb.GraphInitializer) + protowire.SizeBytes(len(headers[i])+t.byteLen())
 	}
 
-	m := onnxpb.AppendVarint(nil, modelIRVersion, 8)
-	m = onnxpb.AppendString(m, modelProducerName, producer)
-	m = onnxpb.AppendString(m, modelProducerVersion, version)
-	op := onnxpb.AppendString(nil, opsetDomain, "")
-	op = onnxpb.AppendVarint(op, opsetVersion, uint64(opset))
-	m = onnxpb.AppendMessage(m, modelOpsetImport, op)
-	m = protowire.AppendTag(m, modelGraph, protowire.BytesType)
+	m := onnxpb.AppendVarint(nil, onnxpb.ModelIRVersion, 8)
+	m = onnxpb.AppendString(m, onnxpb.ModelProducerName, producer)
+	m = onnxpb.AppendString(m, onnxpb.ModelProducerVersion, version)
+	op := onnxpb.AppendString(nil, onnxpb.OpsetDomain, "")
+	op = onnxpb.AppendVarint(op, onnxpb.OpsetVersion, uint64(opset))
+	m = onnxpb.AppendMessage(m, onnxpb.ModelOpsetImport, op)
+	m = protowire.AppendTag(m, onnxpb.ModelGraph, protowire.BytesType)
 	m = protowire.AppendVarint(m, uint64(graphLen))
 	want := int64(len(m) + graphLen)
 
@@ -74,7 +67,7 @@ func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (i
 	cw.Write(m)
 	cw.Write(head)
 	for i, t := range g.inits {
-		b := protowire.AppendTag(nil, graphInitializer, protowire.BytesType)
+		b := protowire.AppendTag(nil, onnxpb.GraphInitializer, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(len(headers[i])+t.byteLen()))
 		cw.Write(b)
 		cw.Write(headers[i])

@@ -11,74 +11,13 @@ import (
 	"qa-shard/onnxpb"
 )
 
-// Field numbers of onnx/onnx.proto (IR version 8). Only the fields this
-// package writes are listed; every one was checked by loading the result in
-// ONNX Runtime, which rejects or misreads a model on any mistake here.
-const (
-	modelIRVersion       = 1
-	modelProducerName    = 2
-	modelProducerVersion = 3
-	modelGraph           = 7
-	modelOpsetImport     = 8
-
-	opsetDomain  = 1
-	opsetVersion = 2
-
-	graphNode        = 1
-	graphName        = 2
-	graphInitializer = 5
-	graphInput       = 11
-	graphOutput      = 12
-
-	nodeInput     = 1
-	nodeOutput    = 2
-	nodeName      = 3
-	nodeOpType    = 4
-	nodeAttribute = 5
-
-	attrName = 1
-	attrF    = 2
-	attrI    = 3
-	attrInts = 8
-	attrType = 20
-
-	tensorDims     = 1
-	tensorDataType = 2
-	tensorName     = 8
-	tensorRawData  = 9
-
-	valueInfoName = 1
-	valueInfoType = 2
-
-	typeProtoTensor = 1
-	tensorTypeElem  = 1
-	tensorTypeShape = 2
-	shapeDim        = 1
-	dimValue        = 1
-	dimParam        = 2
-)
-
-// AttributeProto.AttributeType values.
-const (
-	attrTypeFloat = 1
-	attrTypeInt   = 2
-	attrTypeInts  = 7
-)
-
-// TensorProto.DataType values.
-const (
-	dtFloat   int32 = 1
-	dtInt64   int32 = 7
-	dtFloat16 int32 = 10
-)
-
 func elemSize(dt int32) int {
 	switch dt {
-	case dtFloat:
+	case onnxpb.Float:
 		return 4
-	case dtInt64:
+	case onnxpb.Int64:
 		return 8
-	case dtFloat16:
+	case onnxpb.Float16:
 		return 2
 	}
 	panic(fmt.Sprintf("testmodel: unsupported tensor data type %d", dt))
@@ -87,15 +26,15 @@ func elemSize(dt int32) int {
 // attr is one NodeProto attribute; kind selects which value field is set.
 type attr struct {
 	name string
-	kind int
+	kind int32
 	i    int64
 	f    float32
 	ints []int64
 }
 
-func intAttr(name string, v int64) attr     { return attr{name: name, kind: attrTypeInt, i: v} }
-func floatAttr(name string, v float32) attr { return attr{name: name, kind: attrTypeFloat, f: v} }
-func intsAttr(name string, v ...int64) attr { return attr{name: name, kind: attrTypeInts, ints: v} }
+func intAttr(name string, v int64) attr     { return attr{name: name, kind: onnxpb.AttrInt, i: v} }
+func floatAttr(name string, v float32) attr { return attr{name: name, kind: onnxpb.AttrFloat, f: v} }
+func intsAttr(name string, v ...int64) attr { return attr{name: name, kind: onnxpb.AttrInts, ints: v} }
 
 type node struct {
 	op, name string
@@ -142,17 +81,17 @@ type graph struct {
 }
 
 func encodeAttr(a attr) []byte {
-	b := onnxpb.AppendString(nil, attrName, a.name)
-	b = onnxpb.AppendVarint(b, attrType, uint64(a.kind))
+	b := onnxpb.AppendString(nil, onnxpb.AttributeName, a.name)
+	b = onnxpb.AppendVarint(b, onnxpb.AttributeType, uint64(a.kind))
 	switch a.kind {
-	case attrTypeInt:
-		b = onnxpb.AppendVarint(b, attrI, uint64(a.i))
-	case attrTypeFloat:
-		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
+	case onnxpb.AttrInt:
+		b = onnxpb.AppendVarint(b, onnxpb.AttributeI, uint64(a.i))
+	case onnxpb.AttrFloat:
+		b = protowire.AppendTag(b, onnxpb.AttributeF, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, math.Float32bits(a.f))
-	case attrTypeInts:
+	case onnxpb.AttrInts:
 		for _, v := range a.ints {
-			b = onnxpb.AppendVarint(b, attrInts, uint64(v))
+			b = onnxpb.AppendVarint(b, onnxpb.AttributeInts, uint64(v))
 		}
 	}
 	return b
@@ -161,15 +100,15 @@ func encodeAttr(a attr) []byte {
 func encodeNode(n node) []byte {
 	var b []byte
 	for _, s := range n.in {
-		b = onnxpb.AppendString(b, nodeInput, s)
+		b = onnxpb.AppendString(b, onnxpb.NodeInput, s)
 	}
 	for _, s := range n.out {
-		b = onnxpb.AppendString(b, nodeOutput, s)
+		b = onnxpb.AppendString(b, onnxpb.NodeOutput, s)
 	}
-	b = onnxpb.AppendString(b, nodeName, n.name)
-	b = onnxpb.AppendString(b, nodeOpType, n.op)
+	b = onnxpb.AppendString(b, onnxpb.NodeName, n.name)
+	b = onnxpb.AppendString(b, onnxpb.NodeOpType, n.op)
 	for _, a := range n.attrs {
-		b = onnxpb.AppendMessage(b, nodeAttribute, encodeAttr(a))
+		b = onnxpb.AppendMessage(b, onnxpb.NodeAttribute, encodeAttr(a))
 	}
 	return b
 }
@@ -179,16 +118,16 @@ func encodeValueInfo(v valueInfo) []byte {
 	for _, d := range v.dims {
 		var db []byte
 		if d.param != "" {
-			db = onnxpb.AppendString(nil, dimParam, d.param)
+			db = onnxpb.AppendString(nil, onnxpb.DimParam, d.param)
 		} else {
-			db = onnxpb.AppendVarint(nil, dimValue, uint64(d.value))
+			db = onnxpb.AppendVarint(nil, onnxpb.DimValue, uint64(d.value))
 		}
-		shape = onnxpb.AppendMessage(shape, shapeDim, db)
+		shape = onnxpb.AppendMessage(shape, onnxpb.ShapeDim, db)
 	}
-	tt := onnxpb.AppendVarint(nil, tensorTypeElem, uint64(v.dtype))
-	tt = onnxpb.AppendMessage(tt, tensorTypeShape, shape)
-	b := onnxpb.AppendString(nil, valueInfoName, v.name)
-	return onnxpb.AppendMessage(b, valueInfoType, onnxpb.AppendMessage(nil, typeProtoTensor, tt))
+	tt := onnxpb.AppendVarint(nil, onnxpb.TensorTypeElemType, uint64(v.dtype))
+	tt = onnxpb.AppendMessage(tt, onnxpb.TensorTypeShape, shape)
+	b := onnxpb.AppendString(nil, onnxpb.ValueInfoName, v.name)
+	return onnxpb.AppendMessage(b, onnxpb.ValueInfoType, onnxpb.AppendMessage(nil, onnxpb.TypeProtoTensorType, tt))
 }
 
 func float32Bytes(vals ...float32) []byte {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"qa-shard/onnxpb"
 )
 
 func TestFloat16Bits(t *testing.T) {
@@ -57,9 +59,9 @@ func TestFloat16Initializer(t *testing.T) {
 	g := &graph{
 		name:    "f16",
 		nodes:   []node{{op: "Add", name: "add", in: []string{"x", "c"}, out: []string{"y"}}},
-		inits:   []*tensor{{name: "c", dtype: dtFloat16, dims: []int64{3}, raw: float16Bytes(c...)}},
-		inputs:  []valueInfo{{name: "x", dtype: dtFloat16, dims: []dim{{value: 3}}}},
-		outputs: []valueInfo{{name: "y", dtype: dtFloat16, dims: []dim{{value: 3}}}},
+		inits:   []*tensor{{name: "c", dtype: onnxpb.Float16, dims: []int64{3}, raw: float16Bytes(c...)}},
+		inputs:  []valueInfo{{name: "x", dtype: onnxpb.Float16, dims: []dim{{value: 3}}}},
+		outputs: []valueInfo{{name: "y", dtype: onnxpb.Float16, dims: []dim{{value: 3}}}},
 	}
 	var buf bytes.Buffer
 	n, err := writeModel(&buf, g, defaultOpset, Producer, ProducerVersion)
