@@ -116,8 +116,8 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: mi.tok.Template(), PadID: pad,
 		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn,
 		SingleWindowBatches: mi.m.QuantizedActivations}
-	in := record.NewReader(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
-	sum, err := scheduler.Run(ctx, cfg, in, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)
+	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
+	sum, err := scheduler.Run(ctx, cfg, src, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	if err != nil {
 		return e2eResult{}, fmt.Errorf("%s: %w", c.label, err)

@@ -135,9 +135,9 @@ func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, 
 		PadID:          0,
 		MaxBatchTokens: p.maxBatchTokens,
 	}
-	in := record.NewReader(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
+	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
 	start := time.Now()
-	sum, err := scheduler.Run(ctx, cfg, in, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
+	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
 	end := time.Now()
 	if err != nil {
 		return schedResult{}, nil, fmt.Errorf("scheduling bench: %s, pull: %w", c.label, err)

@@ -14,7 +14,7 @@ import (
 type lineReader struct {
 	h       handle // nil for standard input
 	t       *text
-	r       *record.Reader
+	r       *record.Source
 	s       *Source
 	lastRaw int64
 	packed  bool // compressed: a document's work is the compressed bytes
@@ -46,7 +46,7 @@ func (s *Source) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	}
 	o := s.opt
 	o.File, o.Base, o.End, o.Tee = f.Name, base, end, s.hash
-	lr.r = record.NewReader(lr.t, o)
+	lr.r = record.NewSource(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
 	return lr, nil
 }

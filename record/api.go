@@ -18,7 +18,7 @@ import (
 // Options.MaxLineBytes is zero.
 const DefaultMaxLineBytes = 16 << 20
 
-// Options configures a Reader.
+// Options configures a Source.
 type Options struct {
 	// MaxLineBytes bounds one input line, not counting its "\n" or "\r\n".
 	// A longer line becomes a document with ErrLineTooLong and is skipped
@@ -40,7 +40,7 @@ type Options struct {
 	// End, when positive, ends the stream before the first line that
 	// starts at or after it: the rest belongs to another rank.
 	End int64
-	// Tee, when set, receives every byte the Reader consumes, in order,
+	// Tee, when set, receives every byte the Source consumes, in order,
 	// blank and dropped lines included (the input's fingerprint).
 	Tee io.Writer
 }
@@ -109,10 +109,12 @@ var (
 	ErrBadField         = errors.New("bad kept field")
 )
 
-// Reader streams Documents from one JSONL stream. Its memory is bounded by
+// Source yields the Documents of one JSONL text, in order: the source of
+// documents a run reads when its input is one JSONL stream (input.Source
+// joins one per part of many files). Its memory is bounded by
 // the longest accepted line: buffers are reused, and nothing is kept per
-// document. A Reader is not safe for concurrent use.
-type Reader struct {
+// document. A Source is not safe for concurrent use.
+type Source struct {
 	br  *bufio.Reader
 	max int
 	opt Options
@@ -128,8 +130,8 @@ type Reader struct {
 	err     error // sticky: I/O error or io.EOF
 }
 
-// NewReader returns a Reader of r.
-func NewReader(r io.Reader, opt Options) *Reader {
+// NewSource returns the Source of the JSONL text r.
+func NewSource(r io.Reader, opt Options) *Source {
 	max := opt.MaxLineBytes
 	if max <= 0 {
 		max = DefaultMaxLineBytes
@@ -138,7 +140,7 @@ func NewReader(r io.Reader, opt Options) *Reader {
 		opt.File = "stdin"
 	}
 	m := NewMapper(opt)
-	return &Reader{
+	return &Source{
 		br:   bufio.NewReaderSize(r, readBufferSize),
 		max:  max,
 		opt:  opt,
@@ -149,10 +151,10 @@ func NewReader(r io.Reader, opt Options) *Reader {
 
 // Offset is the position in the file's text after the last byte consumed:
 // after Next returned a document, the end of its line.
-func (r *Reader) Offset() int64 { return r.opt.Base + r.offset }
+func (r *Source) Offset() int64 { return r.opt.Base + r.offset }
 
 // readBufferSize is the bufio chunk; lines longer than it are assembled in
-// Reader.buf, so it bounds nothing but the cost of a read call.
+// Source.buf, so it bounds nothing but the cost of a read call.
 const readBufferSize = 64 << 10
 
 // Answer is one candidate span of a document's context, offsets in code points.

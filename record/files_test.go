@@ -47,8 +47,8 @@ func TestReadQuestionsFile(t *testing.T) {
 	}
 }
 
-func BenchmarkReader(b *testing.B) {
-	r := NewReader(&genReader{n: 1 << 40}, Options{})
+func BenchmarkSource(b *testing.B) {
+	r := NewSource(&genReader{n: 1 << 40}, Options{})
 	for b.Loop() {
 		if _, err := r.Next(); err != nil {
 			b.Fatal(err)

@@ -31,8 +31,9 @@ type Tokenizer interface {
 	Encode(text string) qa.Tokens
 }
 
-// Input yields documents in order; *record.Reader is one.
-type Input interface {
+// Source yields the documents a run reads, in order; *input.Source and
+// *record.Source are sources.
+type Source interface {
 	Next() (record.Document, error)
 }
 
@@ -199,8 +200,8 @@ func (c *Config) defaults() {
 // Run processes every document of in and returns when all records are
 // written, or with the first error. Per-record problems become error
 // records and are counted, not returned.
-func Run(ctx context.Context, cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) (Summary, error) {
+func Run(ctx context.Context, cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) (Summary, error) {
 	cfg.defaults()
-	p := newPipeline(cfg, in, tok, replicas, answers, lg)
+	p := newPipeline(cfg, src, tok, replicas, answers, lg)
 	return p.run(ctx)
 }

@@ -78,8 +78,8 @@ func TestETAOneHugeDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in := record.NewReader(f, record.Options{Questions: []string{"who founded the company"}})
-	pl = newPipeline(cfg, in, sim.WordTokenizer{}, []Replica{dev}, &memSink{}, nil)
+	src := record.NewSource(f, record.Options{Questions: []string{"who founded the company"}})
+	pl = newPipeline(cfg, src, sim.WordTokenizer{}, []Replica{dev}, &memSink{}, nil)
 	first = pl.progress.snap()
 	sum, err := pl.run(guard(t))
 	if err != nil || sum.Documents != 300 {

@@ -248,8 +248,8 @@ func jsonLine(id int, context string) string {
 	return string(b)
 }
 
-func reader(lines []string, questions ...string) *record.Reader {
-	return record.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), record.Options{Questions: questions, Schema: record.Schema{ID: record.Int}})
+func source(lines []string, questions ...string) *record.Source {
+	return record.NewSource(strings.NewReader(strings.Join(lines, "\n")+"\n"), record.Options{Questions: questions, Schema: record.Schema{ID: record.Int}})
 }
 
 // expectedAnswers decodes every window of (question, context) alone and
@@ -286,7 +286,7 @@ func guard(t *testing.T) context.Context {
 	return ctx
 }
 
-func runGuarded(t *testing.T, ctx context.Context, cfg Config, in Input, rs []Replica, sink AnswerSink, lg LogitsSink) (Summary, error) {
+func runGuarded(t *testing.T, ctx context.Context, cfg Config, src Source, rs []Replica, sink AnswerSink, lg LogitsSink) (Summary, error) {
 	t.Helper()
 	type result struct {
 		sum Summary
@@ -294,7 +294,7 @@ func runGuarded(t *testing.T, ctx context.Context, cfg Config, in Input, rs []Re
 	}
 	ch := make(chan result, 1)
 	go func() {
-		sum, err := Run(ctx, cfg, in, wordTokenizer{}, rs, sink, lg)
+		sum, err := Run(ctx, cfg, src, wordTokenizer{}, rs, sink, lg)
 		ch <- result{sum, err}
 	}()
 	select {

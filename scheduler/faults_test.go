@@ -44,7 +44,7 @@ func TestEmptyQuestionInRecord(t *testing.T) {
 	}
 	_, rs := newReplicas(2, 0)
 	sink := &memSink{}
-	sum, err := runGuarded(t, guard(t), testConfig(), reader(lines), rs, sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), source(lines), rs, sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // failAfter yields the documents of a reader, then fails as a corrupt
 // compressed file does.
 type failAfter struct {
-	in  *record.Reader
+	src *record.Source
 	n   int
 	err error
 }
@@ -21,7 +21,7 @@ func (f *failAfter) Next() (record.Document, error) {
 		return record.Document{}, f.err
 	}
 	f.n--
-	return f.in.Next()
+	return f.src.Next()
 }
 
 // TestRunInputFailsAfterDraining: when the input fails, the documents
@@ -32,7 +32,7 @@ func TestRunInputFailsAfterDraining(t *testing.T) {
 	lines := corpus(30, 150, 5)
 	_, rs := newReplicas(2, time.Millisecond)
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), testConfig(), &failAfter{in: reader(lines, "who founded the company"), n: 30, err: boom}, rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), &failAfter{src: source(lines, "who founded the company"), n: 30, err: boom}, rs, &sink, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("Run = %v, want the input's failure", err)
 	}

@@ -37,7 +37,7 @@ func TestMaxWindowsPerDoc(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxWindowsPerDoc = 4
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), cfg, reader(lines, questions...), rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(lines, questions...), rs, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestMaxWindowsPerDoc(t *testing.T) {
 	// Without the limit the same document is answered, over its windows.
 	cfg.MaxWindowsPerDoc = 0
 	sink = memSink{}
-	if sum, err := runGuarded(t, guard(t), cfg, reader(lines, questions...), rs, &sink, nil); err != nil || sum.RecordErrors != 0 || sum.Windows != int64(78+need) {
+	if sum, err := runGuarded(t, guard(t), cfg, source(lines, questions...), rs, &sink, nil); err != nil || sum.RecordErrors != 0 || sum.Windows != int64(78+need) {
 		t.Errorf("without a limit: %+v %v, want %d windows and no error record", sum, err, 78+need)
 	}
 }
@@ -86,7 +86,7 @@ func (s *failingSink) WriteAnswer(a record.AnswerRecord) error {
 func TestWriteFailureIsErrWrite(t *testing.T) {
 	_, rs := newReplicas(2, 0)
 	sink := &failingSink{n: 11} // the second question of document 5
-	sum, err := runGuarded(t, guard(t), testConfig(), reader(corpus(30, 20, 3), "who", "where"), rs, sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), source(corpus(30, 20, 3), "who", "where"), rs, sink, nil)
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, errSink) || !strings.Contains(err.Error(), "document 5") {
 		t.Fatalf("Run = %v, want ErrWrite of document 5 wrapping the sink's error", err)
 	}

@@ -22,7 +22,7 @@ func TestRunLogitsRows(t *testing.T) {
 	var rows rowSink
 	cfg := testConfig()
 	cfg.Settings.TopK = 1
-	if _, err := runGuarded(t, guard(t), cfg, reader(lines, questions...), rs, &sink, &rows); err != nil {
+	if _, err := runGuarded(t, guard(t), cfg, source(lines, questions...), rs, &sink, &rows); err != nil {
 		t.Fatal(err)
 	}
 	var tok wordTokenizer

@@ -17,15 +17,15 @@ import (
 	"qa-shard/record"
 )
 
-// genInput makes n small documents on demand, so the input itself holds
+// genSource makes n small documents on demand, so the input itself holds
 // no memory, and counts how far the reader got.
-type genInput struct {
+type genSource struct {
 	n    int64
 	next atomic.Int64
 	eof  atomic.Bool
 }
 
-func (g *genInput) Next() (record.Document, error) {
+func (g *genSource) Next() (record.Document, error) {
 	i := g.next.Load()
 	if i == g.n {
 		g.eof.Store(true)
@@ -100,7 +100,7 @@ func peakHeap() (stop func() uint64) {
 // peak and a third of the unbounded one.
 func TestRunMemoryBounded(t *testing.T) {
 	const n, bound = 50_000, 32 << 20
-	in := &genInput{n: n}
+	src := &genSource{n: n}
 	var held atomic.Bool
 	release := make(chan struct{})
 	var once sync.Once
@@ -112,7 +112,7 @@ func TestRunMemoryBounded(t *testing.T) {
 				return
 			case <-time.After(5 * time.Millisecond): // polling a state, not timing it
 			}
-			if in.eof.Load() || (held.Load() && readerWaitsForBudget()) {
+			if src.eof.Load() || (held.Load() && readerWaitsForBudget()) {
 				open()
 				return
 			}
@@ -142,7 +142,7 @@ func TestRunMemoryBounded(t *testing.T) {
 	runtime.GC()
 	stop := peakHeap()
 	var sink discard
-	sum, err := runGuarded(t, guard(t), cfg, in, rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, src, rs, &sink, nil)
 	peak := stop()
 	if err != nil {
 		t.Fatal(err)

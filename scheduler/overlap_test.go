@@ -79,7 +79,7 @@ func TestNextBatchPreparedWhileRunning(t *testing.T) {
 		return nil
 	}
 	var sink memSink
-	if _, err := runGuarded(t, guard(t), cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, guard(t), cfg, source(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	if runs.Load() != total {
@@ -106,7 +106,7 @@ func TestDecodeWhileNextBatchRuns(t *testing.T) {
 		}
 	}
 	var sink memSink
-	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, source(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	if decodes.Load() != total || missed.Load() > 0 {
@@ -145,7 +145,7 @@ func TestReplicaLocksOSThread(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxBatchTokens = 128
 	var sink memSink
-	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, source(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	owner := map[int]string{}

@@ -78,7 +78,7 @@ func (r windowRef) window() *qa.Window { return &r.doc.questions[r.q].windows[r.
 
 type pipeline struct {
 	cfg      Config
-	in       Input
+	src      Source
 	tok      Tokenizer
 	replicas []Replica
 	answers  AnswerSink
@@ -107,9 +107,9 @@ type stats struct {
 	tokens, padded, batches atomic.Int64 // windows are counted by progress
 }
 
-func newPipeline(cfg Config, in Input, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
+func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
 	p := &pipeline{
-		cfg: cfg, in: in, tok: tok, replicas: replicas, answers: answers, logits: lg,
+		cfg: cfg, src: src, tok: tok, replicas: replicas, answers: answers, logits: lg,
 		inflight:   semaphore.NewWeighted(cfg.MaxInFlightBytes),
 		progress:   newProgress(cfg, replicaNames(replicas)),
 		byName:     map[string]*replica{},
@@ -213,7 +213,7 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d, err := p.in.Next()
+		d, err := p.src.Next()
 		if errors.Is(err, io.EOF) {
 			p.readAll.Store(true)
 			return nil

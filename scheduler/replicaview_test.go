@@ -59,7 +59,7 @@ func TestSummaryShowsTheLayoutInUse(t *testing.T) {
 	cfg := testConfig()
 	cfg.Shaper, cfg.TotalBytes = sh, totalBytes(lines)
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), cfg, reader(lines, overlapQuestion), []Replica{a, b0, b1, c}, &sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(lines, overlapQuestion), []Replica{a, b0, b1, c}, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestStopDrains(t *testing.T) {
 	cfg.Stop = stop
 	cfg.MaxInFlightBytes = 64 << 10 // the reader lags, so the stop leaves input unread
 	sink := &memSink{}
-	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(lines, "who"), rs, sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestSkipBelowAndCheckpoints(t *testing.T) {
 		marks = append(marks, next)
 		return nil
 	}
-	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(lines, "who"), rs, sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestProgressOfAResumedRank(t *testing.T) {
 	cfg.Total = 25
 	obs := &lastProgress{}
 	cfg.Observer = obs
-	if _, err := runGuarded(t, guard(t), cfg, reader(lines, "who"), rs, &memSink{}, nil); err != nil {
+	if _, err := runGuarded(t, guard(t), cfg, source(lines, "who"), rs, &memSink{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if p := obs.last; p.Fraction != 1 || p.Docs != 25 || p.DocsTotal != 25 || p.ETA != 0 {

@@ -51,7 +51,7 @@ func TestRunOrderAndAnswers(t *testing.T) {
 		}
 	}
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), testConfig(), reader(lines, questions...), rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), source(lines, questions...), rs, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRunBadRecords(t *testing.T) {
 
 	fakes, rs := newReplicas(2, 0)
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), testConfig(), reader(lines, short), rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), source(lines, short), rs, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestRunEveryReplicaWorks(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxBatchTokens = 128
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), cfg, reader(corpus(200, 100, 3), "who founded the company"), rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(corpus(200, 100, 3), "who founded the company"), rs, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestPoisonedWindowBecomesErrorRecord(t *testing.T) {
 		}
 	}
 	sink := &memSink{}
-	sum, err := runGuarded(t, guard(t), testConfig(), reader(lines, "who founded the company"), rs, sink, nil)
+	sum, err := runGuarded(t, guard(t), testConfig(), source(lines, "who founded the company"), rs, sink, nil)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -293,7 +293,7 @@ func TestFatalReplicaRetires(t *testing.T) {
 			fakes[1].before = func(context.Context, qa.Batch) error { return errSticky }
 		}
 		sink := &memSink{}
-		if _, err := runGuarded(t, guard(t), testConfig(), reader(lines, "who"), rs, sink, nil); err != nil {
+		if _, err := runGuarded(t, guard(t), testConfig(), source(lines, "who"), rs, sink, nil); err != nil {
 			t.Fatalf("Run (broken=%v): %v", broken, err)
 		}
 		if broken && fakes[1].calls.Load() != 1 {
@@ -326,7 +326,7 @@ func TestAllReplicasRetired(t *testing.T) {
 		for _, f := range fakes {
 			f.before = func(context.Context, qa.Batch) error { return errSticky }
 		}
-		_, err := runGuarded(t, guard(t), testConfig(), reader(lines, "who"), rs, &memSink{}, nil)
+		_, err := runGuarded(t, guard(t), testConfig(), source(lines, "who"), rs, &memSink{}, nil)
 		if !errors.Is(err, ErrAllReplicasFailed) {
 			t.Fatalf("run %d: Run returned %v, want ErrAllReplicasFailed", i, err)
 		}
@@ -352,7 +352,7 @@ func TestRunCancel(t *testing.T) {
 	const n = 20000
 	cfg := testConfig()
 	cfg.MaxBatchTokens = 128
-	sum, err := runGuarded(t, ctx, cfg, reader(corpus(n, 100, 5), "who founded the company"), rs, &memSink{}, nil)
+	sum, err := runGuarded(t, ctx, cfg, source(corpus(n, 100, 5), "who founded the company"), rs, &memSink{}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run returned %v, want context.Canceled", err)
 	}

@@ -116,7 +116,7 @@ func TestShaperSwitchesLayout(t *testing.T) {
 	cfg := testConfig()
 	cfg.Shaper = sh
 	var sink memSink
-	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), []Replica{a, b0, b1}, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, source(lines, overlapQuestion), []Replica{a, b0, b1}, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkAnswers(t, lines, &sink)
@@ -172,7 +172,7 @@ func TestShaperHearsOutOfMemoryAndRetirement(t *testing.T) {
 	cfg := testConfig()
 	cfg.Shaper = sh
 	var sink memSink
-	if _, err := runGuarded(t, ctx, cfg, reader(lines, overlapQuestion), rs, &sink, nil); err != nil {
+	if _, err := runGuarded(t, ctx, cfg, source(lines, overlapQuestion), rs, &sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkAnswers(t, lines, &sink)
@@ -191,7 +191,7 @@ func TestShaperParkingEveryReplicaFails(t *testing.T) {
 	cfg := testConfig()
 	cfg.Shaper = &scriptShaper{plan: func(string, int) int { return 0 }}
 	var sink memSink
-	_, err := runGuarded(t, guard(t), cfg, reader(corpus(5, 50, 1), overlapQuestion), rs, &sink, nil)
+	_, err := runGuarded(t, guard(t), cfg, source(corpus(5, 50, 1), overlapQuestion), rs, &sink, nil)
 	if err == nil || !strings.Contains(err.Error(), "waits for the shaper") {
 		t.Fatalf("Run returned %v, want the error saying every replica waits", err)
 	}

@@ -36,7 +36,7 @@ func TestSingleWindowBatches(t *testing.T) {
 	cfg.MaxBatchTokens = 1 << 20 // would put everything in a few batches
 	cfg.SingleWindowBatches = true
 	var sink memSink
-	sum, err := runGuarded(t, guard(t), cfg, reader(lines, "who founded the company"), rs, &sink, nil)
+	sum, err := runGuarded(t, guard(t), cfg, source(lines, "who founded the company"), rs, &sink, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func (p *pipeline) watchStop(outer, ctx context.Context, stopReading func()) {
 }
 
 // stopped hides the cancellation a graceful stop causes the reader
-// (whether watchStop or the Input saw Stop first).
+// (whether watchStop or the Source saw Stop first).
 func (p *pipeline) stopped(err error) error {
 	if !errors.Is(err, context.Canceled) {
 		return err

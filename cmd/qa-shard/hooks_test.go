@@ -57,9 +57,9 @@ func installHooks() {
 		return
 	}
 	hold := os.Getenv(envHold)
-	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink,
-		replicas []scheduler.Replica) (scheduler.Input, scheduler.AnswerSink, []scheduler.Replica) {
-		h := &hookInput{Input: in, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
+	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
+		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
+		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
 		if killAt >= 0 {
 			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
 		}
@@ -82,8 +82,8 @@ func envInt(name string) int64 {
 	return n
 }
 
-type hookInput struct {
-	scheduler.Input
+type hookSource struct {
+	scheduler.Source
 	ctx               context.Context
 	stop              <-chan struct{}
 	pauseAt, signalAt int64
@@ -95,11 +95,11 @@ type hookInput struct {
 	records map[int64]int // records each document read will have
 }
 
-func (h *hookInput) Next() (record.Document, error) {
+func (h *hookSource) Next() (record.Document, error) {
 	if h.ended {
 		return record.Document{}, context.Canceled
 	}
-	d, err := h.Input.Next()
+	d, err := h.Source.Next()
 	if err != nil {
 		return d, err
 	}
@@ -147,7 +147,7 @@ func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 // hands them over in Seq order).
 type killSink struct {
 	scheduler.AnswerSink
-	in          *hookInput
+	in          *hookSource
 	out         *output.Outputs
 	seq, killAt int64
 	written     int // records of document seq so far

@@ -170,13 +170,13 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	var docs scheduler.Input = src
+	var source scheduler.Source = src
 	var answers scheduler.AnswerSink = out.Answers
 	replicas := fl.Replicas
 	if testHook != nil {
-		docs, answers, replicas = testHook(ctx, stop, out, docs, answers, replicas)
+		source, answers, replicas = testHook(ctx, stop, out, source, answers, replicas)
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, docs, tok, replicas, answers, lg)
+	sum, runErr := scheduler.Run(ctx, cfg, source, tok, replicas, answers, lg)
 	fl.SaveTuning(log)
 	total := cfg.Total
 	if n, est := src.Docs(); n > 0 && !est {
@@ -189,8 +189,8 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 // variables a test gives the child process it starts), wraps the input and
 // the answers to stop, pause or kill the process at a chosen document, so
 // that those tests depend on progress, never on timing. Nil in the program.
-var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, in scheduler.Input, answers scheduler.AnswerSink,
-	replicas []scheduler.Replica) (scheduler.Input, scheduler.AnswerSink, []scheduler.Replica)
+var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
+	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica)
 
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files

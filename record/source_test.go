@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// readAll drains a Reader, failing the test on an I/O error.
+// readAll drains a Source, failing the test on an I/O error.
 func readAll(t *testing.T, input string, opt Options) []Document {
 	t.Helper()
-	r := NewReader(strings.NewReader(input), opt)
+	r := NewSource(strings.NewReader(input), opt)
 	var docs []Document
 	for {
 		d, err := r.Next()
@@ -24,7 +24,7 @@ func readAll(t *testing.T, input string, opt Options) []Document {
 	}
 }
 
-func TestReaderBadLines(t *testing.T) {
+func TestSourceBadLines(t *testing.T) {
 	tests := []struct {
 		name    string
 		line    string
@@ -80,7 +80,7 @@ func TestReaderBadLines(t *testing.T) {
 	}
 }
 
-func TestReaderGoodLines(t *testing.T) {
+func TestSourceGoodLines(t *testing.T) {
 	tests := []struct {
 		name    string
 		line    string
@@ -125,10 +125,10 @@ func TestReaderGoodLines(t *testing.T) {
 	}
 }
 
-// TestReaderQuestionsNotShared guards against handing every document the
+// TestSourceQuestionsNotShared guards against handing every document the
 // same backing array of global questions, which a caller appending to one
 // document's list would corrupt for the others.
-func TestReaderQuestionsNotShared(t *testing.T) {
+func TestSourceQuestionsNotShared(t *testing.T) {
 	docs := readAll(t, "{\"context\":\"c\"}\n{\"context\":\"c\"}\n", Options{Questions: []string{"g"}})
 	docs[0].Questions[0] = "changed"
 	if docs[1].Questions[0] != "g" {
@@ -136,7 +136,7 @@ func TestReaderQuestionsNotShared(t *testing.T) {
 	}
 }
 
-func TestReaderLineStructure(t *testing.T) {
+func TestSourceLineStructure(t *testing.T) {
 	good := `{"context": "c", "question": "q"}`
 	tests := []struct {
 		name  string
@@ -187,9 +187,9 @@ func (r *errReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestReaderIOError(t *testing.T) {
+func TestSourceIOError(t *testing.T) {
 	boom := errors.New("disk on fire")
-	r := NewReader(&errReader{data: "{\"context\":\"c\",\"question\":\"q\"}\n{\"cont", err: boom}, Options{})
+	r := NewSource(&errReader{data: "{\"context\":\"c\",\"question\":\"q\"}\n{\"cont", err: boom}, Options{})
 	if d, err := r.Next(); err != nil || d.Err != nil {
 		t.Fatalf("first line: %v, %v", err, d.Err)
 	}
