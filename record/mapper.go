@@ -65,14 +65,14 @@ func (m *Mapper) Map(vals []json.RawMessage, utf8Err error, doc *Document) {
 
 // id converts a record's id to the run's id kind; a record without one
 // gets the default id "<file>:<offset or row>" in a run of string ids.
-func (r *Mapper) id(raw json.RawMessage, pos Position, name string) (json.RawMessage, error) {
+func (m *Mapper) id(raw json.RawMessage, pos Position, name string) (json.RawMessage, error) {
 	switch {
-	case len(raw) == 0 && r.opt.Schema.ID == String:
+	case len(raw) == 0 && m.opt.Schema.ID == String:
 		return appendString(nil, pos.File+":"+strconv.FormatInt(pos.At, 10)), nil
 	case len(raw) == 0:
 		return nil, fmt.Errorf("%w: the record has no %q, and this run's ids are integers (its first record has one): give every record an id, or pass --id-type string", ErrBadID, name)
 	case (raw[0] == '"' || isNumber(raw)) && utf8.Valid(raw):
-		id, err := convert(bytes.Clone(raw), r.opt.Schema.ID)
+		id, err := convert(bytes.Clone(raw), m.opt.Schema.ID)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %q %s is %s, and this run's ids are integers (its first record's id is one): pass --id-type string to read every id as a string", ErrBadID, name, raw, kind(raw))
 		}
@@ -101,15 +101,15 @@ func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 }
 
 // keep converts the kept fields to their kinds.
-func (r *Mapper) keep(vals []json.RawMessage) ([]json.RawMessage, error) {
+func (m *Mapper) keep(vals []json.RawMessage) ([]json.RawMessage, error) {
 	if len(vals) == 0 {
 		return nil, nil
 	}
 	out := make([]json.RawMessage, len(vals))
 	for i, raw := range vals {
-		v, err := convert(compactJSON(raw), r.opt.Schema.Keep[i])
+		v, err := convert(compactJSON(raw), m.opt.Schema.Keep[i])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q: %w, as in this run's first record (a column has one type)", ErrBadField, r.opt.Fields.Keep[i], err)
+			return nil, fmt.Errorf("%w: %q: %w, as in this run's first record (a column has one type)", ErrBadField, m.opt.Fields.Keep[i], err)
 		}
 		out[i] = v
 	}
@@ -117,8 +117,8 @@ func (r *Mapper) keep(vals []json.RawMessage) ([]json.RawMessage, error) {
 }
 
 // fill decodes the context and questions of a well-formed record.
-func (r *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error {
-	raw := vals[r.plan.ctx]
+func (m *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error {
+	raw := vals[m.plan.ctx]
 	switch {
 	case len(raw) == 0:
 		return fmt.Errorf(`%w: every record needs a %q string to answer questions from (--context-field names another field)`, ErrMissingContext, names.Context)
@@ -134,28 +134,28 @@ func (r *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error
 	}
 
 	qname, qsname := "question", "questions"
-	single, list := vals[r.plan.question], json.RawMessage(nil)
-	if r.plan.custom {
+	single, list := vals[m.plan.question], json.RawMessage(nil)
+	if m.plan.custom {
 		qname, qsname = names.Question, names.Question
 		if len(single) > 0 && single[0] == '[' {
 			single, list = nil, single
 		}
 	} else {
-		list = vals[r.plan.questions]
+		list = vals[m.plan.questions]
 	}
 	// The array is decoded into a reused slice first so that the list
 	// handed to the caller is allocated once, at its final size.
-	r.items = r.items[:0]
+	m.items = m.items[:0]
 	if len(list) > 0 {
 		if list[0] != '[' {
 			return fmt.Errorf(`%w: %q must be an array of strings, found %s`, ErrBadQuestion, qsname, kind(list))
 		}
-		if err := json.Unmarshal(list, &r.items); err != nil {
+		if err := json.Unmarshal(list, &m.items); err != nil {
 			return fmt.Errorf(`%w: %q: %w`, ErrMalformedJSON, qsname, err)
 		}
 	}
-	qs := make([]string, len(r.questions), len(r.questions)+1+len(r.items))
-	copy(qs, r.questions)
+	qs := make([]string, len(m.questions), len(m.questions)+1+len(m.items))
+	copy(qs, m.questions)
 	if len(single) > 0 && single[0] != 'n' {
 		q, err := question(single, qname, -1)
 		if err != nil {
@@ -163,7 +163,7 @@ func (r *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error
 		}
 		qs = appendUnique(qs, q)
 	}
-	for i, item := range r.items {
+	for i, item := range m.items {
 		q, err := question(item, qsname, i)
 		if err != nil {
 			return err
