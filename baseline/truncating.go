@@ -28,7 +28,7 @@ type Encoder interface {
 type Truncating struct {
 	Model    Runner
 	Tok      Encoder
-	Template  qa.Template
+	Template qa.Template
 	MaxLen   int
 	Settings qa.Settings
 }
