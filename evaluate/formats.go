@@ -6,11 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/format"
 )
 
 // The answers formats qa-shard writes (package output): JSON lines, plain
@@ -23,15 +24,15 @@ func openLines(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz":
+	switch format.Of(path) {
+	case format.Gzip:
 		z, err := gzip.NewReader(f)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		return readCloser{z, f}, nil
-	case ".zst", ".zstd":
+	case format.Zstd:
 		z, err := zstd.NewReader(f)
 		if err != nil {
 			f.Close()
@@ -58,9 +59,9 @@ func parquetParts(path string) (parts []string, ok bool, err error) {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return nil, strings.EqualFold(filepath.Ext(path), ".parquet"), err
+		return nil, format.Of(path) == format.Parquet, err
 	case !st.IsDir():
-		return []string{path}, strings.EqualFold(filepath.Ext(path), ".parquet"), nil
+		return []string{path}, format.Of(path) == format.Parquet, nil
 	}
 	parts, err = filepath.Glob(filepath.Join(path, "part-*.parquet"))
 	if err == nil && len(parts) == 0 {

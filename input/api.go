@@ -9,21 +9,9 @@ package input
 import (
 	"errors"
 	"time"
+
+	"qa-shard/format"
 )
-
-// Format is how a file is stored.
-type Format uint8
-
-const (
-	JSONL   Format = iota // plain text, one record per line
-	Gzip                  // gzip-compressed JSONL (any number of members)
-	Zstd                  // zstd-compressed JSONL (any number of frames)
-	Parquet               // a Parquet file, one record per row
-)
-
-func (f Format) String() string {
-	return [...]string{"JSONL", "gzip JSONL", "zstd JSONL", "Parquet"}[f]
-}
 
 // File is one input file of a run, in the run's order.
 type File struct {
@@ -36,7 +24,7 @@ type File struct {
 	ModTime time.Time
 	// Format comes from the extension, corrected by the magic bytes
 	// (Sniff) before the file is split or read.
-	Format  Format
+	Format  format.Format
 	sniffed bool
 }
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+
+	"qa-shard/format"
 )
 
 // The documents of this process's share, for "documents done of total":
@@ -40,9 +42,9 @@ func (s *Source) CountDocs(ctx context.Context) {
 		case f.Path == "-":
 			s.count.failed.Store(true)
 			return
-		case f.Format == Parquet:
+		case f.Format == format.Parquet:
 			n += part.To - part.From
-		case f.Format == JSONL:
+		case f.Format == format.JSONL:
 			to := part.To
 			if s.plan.Rank.World <= 1 {
 				to = -1 // a single process reads the file to its end
@@ -70,7 +72,7 @@ func (s *Source) Docs() (n int64, estimate bool) {
 	n = c.exact.Load()
 	var packed, parts int64
 	for _, part := range s.plan.Parts {
-		if f := s.plan.Files[part.File]; f.Format == Gzip || f.Format == Zstd {
+		if f := s.plan.Files[part.File]; f.Format == format.Gzip || f.Format == format.Zstd {
 			packed += part.Bytes
 			parts++
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/format"
 	"qa-shard/internal/testcorpus"
 )
 
@@ -26,7 +27,7 @@ func TestDocsCountsEveryRanksShare(t *testing.T) {
 			before, est := s.Docs()
 			packed := false
 			for _, p := range s.plan.Parts {
-				packed = packed || s.plan.Files[p.File].Format == Gzip || s.plan.Files[p.File].Format == Zstd
+				packed = packed || s.plan.Files[p.File].Format == format.Gzip || s.plan.Files[p.File].Format == format.Zstd
 			}
 			docs := int64(len(readAll(t, s)))
 			n, est2 := s.Docs()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"qa-shard/format"
 )
 
 // Find expands the --input arguments into the run's files, in the run's
@@ -118,7 +120,7 @@ func folder(dir, root string) ([]File, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !IsInputName(name) {
+		if d.IsDir() || !format.IsInput(name) {
 			return nil
 		}
 		f, err := stat(path, relName(root, path))
@@ -142,29 +144,7 @@ func stat(path, name string) (File, error) {
 	if !st.Mode().IsRegular() {
 		return File{}, fmt.Errorf("%w: %s is not a regular file", ErrInput, path)
 	}
-	return File{Path: path, Name: name, Size: st.Size(), ModTime: st.ModTime(), Format: formatOf(path)}, nil
-}
-
-// IsInputName reports whether a folder contributes a file of this name.
-func IsInputName(name string) bool {
-	name = strings.ToLower(name)
-	for _, c := range []string{".gz", ".zst", ".zstd"} {
-		name = strings.TrimSuffix(name, c)
-	}
-	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".ndjson") || strings.HasSuffix(name, ".parquet")
-}
-
-// formatOf is the format a file's extension says.
-func formatOf(path string) Format {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".parquet":
-		return Parquet
-	case ".gz":
-		return Gzip
-	case ".zst", ".zstd":
-		return Zstd
-	}
-	return JSONL
+	return File{Path: path, Name: name, Size: st.Size(), ModTime: st.ModTime(), Format: format.Of(path)}, nil
 }
 
 // globRoot is the folder part of a pattern before its first wildcard.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"qa-shard/format"
 )
 
 func names(files []File) string {
@@ -78,7 +80,7 @@ func TestSniff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []Format{Gzip, Parquet, Zstd, JSONL} {
+	for i, want := range []format.Format{format.Gzip, format.Parquet, format.Zstd, format.JSONL} {
 		if err := Sniff(&files[i]); err != nil || files[i].Format != want {
 			t.Errorf("%s: %v (%v), want %v", files[i].Name, files[i].Format, err, want)
 		}

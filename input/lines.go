@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"qa-shard/format"
 	"qa-shard/record"
 )
 
@@ -26,7 +27,7 @@ type lineReader struct {
 // offset, a line start, after re-hashing what the part read before it
 // (from the journal's from) and comparing it with want.
 func (s *Source) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*lineReader, error) {
-	lr := &lineReader{s: s, packed: f.Format != JSONL}
+	lr := &lineReader{s: s, packed: f.Format != format.JSONL}
 	var src io.Reader = stdin()
 	if f.Path != "-" {
 		h, err := open(f)

@@ -2,7 +2,6 @@ package input
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"qa-shard/format"
 )
 
 // handle is an open input file. Every byte the package reads from a file
@@ -35,25 +36,6 @@ func open(f *File) (handle, error) {
 	return h, nil
 }
 
-var (
-	gzipMagic    = []byte{0x1f, 0x8b}
-	zstdMagic    = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	parquetMagic = []byte("PAR1")
-)
-
-// magic is the format the first bytes of a file say, if any.
-func magic(b []byte) (Format, bool) {
-	switch {
-	case bytes.HasPrefix(b, gzipMagic):
-		return Gzip, true
-	case bytes.HasPrefix(b, zstdMagic):
-		return Zstd, true
-	case bytes.HasPrefix(b, parquetMagic):
-		return Parquet, true
-	}
-	return JSONL, false
-}
-
 // Sniff corrects a file's format by its magic bytes: a .jsonl file that
 // holds gzip data is read as gzip. Ranks call it before splitting a file,
 // since compressed data cannot be split at a byte.
@@ -66,12 +48,12 @@ func Sniff(f *File) error {
 		return err
 	}
 	defer h.Close()
-	var b [4]byte
+	var b [format.MagicSize]byte
 	n, err := h.ReadAt(b[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%w: reading %s: %w", ErrInput, f.Path, err)
 	}
-	if m, ok := magic(b[:n]); ok {
+	if m, ok := format.Sniff(b[:n]); ok {
 		f.Format = m
 	}
 	f.sniffed = true
@@ -136,24 +118,24 @@ func openText(f *File, r io.Reader, from int64) (*text, error) {
 	raw := newCounter(r)
 	t := &text{Reader: raw, raw: raw, close: func() {}}
 	if f.Path == "-" {
-		if b, _ := raw.br.Peek(4); len(b) > 0 {
-			f.Format, _ = magic(b)
+		if b, _ := raw.br.Peek(format.MagicSize); len(b) > 0 {
+			f.Format, _ = format.Sniff(b)
 		}
 	}
 	switch f.Format {
-	case Gzip:
+	case format.Gzip:
 		z, err := gzip.NewReader(raw)
 		if err != nil {
 			return nil, corrupt(f, raw, err)
 		}
 		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, func() { z.Close() }
-	case Zstd:
+	case format.Zstd:
 		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, corrupt(f, raw, err)
 		}
 		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, z.Close
-	case Parquet:
+	case format.Parquet:
 		return nil, fmt.Errorf("%w: %s is Parquet, which cannot be streamed from standard input: give the file", ErrInput, f.Name)
 	}
 	return t, nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"qa-shard/format"
 )
 
 // CheckOutputs refuses an output that is, or would become, an input: one
@@ -24,7 +26,7 @@ func CheckOutputs(args []string, files []File, outputs ...string) error {
 		}
 		for _, arg := range args {
 			dir, _ := filepath.Abs(arg)
-			if st, err := os.Stat(arg); err == nil && st.IsDir() && strings.HasPrefix(abs, dir+string(filepath.Separator)) && IsInputName(filepath.Base(out)) {
+			if st, err := os.Stat(arg); err == nil && st.IsDir() && strings.HasPrefix(abs, dir+string(filepath.Separator)) && format.IsInput(filepath.Base(out)) {
 				return fmt.Errorf("%w: --output %s is inside the input folder %s, where a rerun would read it as input: write it elsewhere", ErrInput, out, arg)
 			}
 		}

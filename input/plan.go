@@ -3,6 +3,8 @@ package input
 import (
 	"fmt"
 	"math/bits"
+
+	"qa-shard/format"
 )
 
 // Part is one piece of one file that a process reads.
@@ -75,14 +77,14 @@ func Split(files []File, r Rank) (*Plan, error) {
 			return nil, err
 		}
 		switch f.Format {
-		case JSONL:
+		case format.JSONL:
 			from, to := max(p.Lo, lo)-lo, min(p.Hi, hi)-lo
 			p.Parts = append(p.Parts, Part{File: i, From: from, To: to, Bytes: to - from})
-		case Gzip, Zstd:
+		case format.Gzip, format.Zstd:
 			if p.owner(lo+f.Size/2) == r.Rank {
 				p.Parts = append(p.Parts, Part{File: i, From: 0, To: f.Size, Bytes: f.Size})
 			}
-		case Parquet:
+		case format.Parquet:
 			part, err := p.parquetPart(i, lo)
 			if err != nil {
 				return nil, err
@@ -102,7 +104,7 @@ func (p *Plan) whole(i int) error {
 		return err
 	}
 	part := Part{File: i, To: f.Size, Bytes: f.Size}
-	if f.Format == Parquet {
+	if f.Format == format.Parquet {
 		groups, err := layout(f)
 		if err != nil {
 			return err
@@ -158,7 +160,7 @@ func (p *Plan) Bytes() int64 {
 func (p *Plan) Rows() int64 {
 	var n int64
 	for _, part := range p.Parts {
-		if p.Files[part.File].Format != Parquet {
+		if p.Files[part.File].Format != format.Parquet {
 			return 0
 		}
 		n += part.To - part.From

@@ -3,9 +3,10 @@ package input
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"qa-shard/format"
 )
 
 // ErrRank marks an inconsistent rank or world size.
@@ -109,22 +110,6 @@ func RankPath(path string, r Rank) string {
 	if r.World <= 1 || path == "" || path == "-" {
 		return path
 	}
-	ext := outputExt(path)
+	ext := format.Ext(path)
 	return fmt.Sprintf("%s.rank-%05d-of-%05d%s", strings.TrimSuffix(path, ext), r.Rank, r.World, ext)
-}
-
-// outputExt is the extension a rank's name keeps at its end: the last one,
-// or the last two for a compressed file (answers.jsonl.gz).
-func outputExt(path string) string {
-	ext := filepath.Ext(path)
-	if ext == "." || strings.ContainsRune(ext, filepath.Separator) {
-		return ""
-	}
-	switch ext {
-	case ".gz", ".zst", ".zstd":
-		if inner := filepath.Ext(strings.TrimSuffix(path, ext)); inner != "" && inner != "." && !strings.ContainsRune(inner, filepath.Separator) {
-			return inner + ext
-		}
-	}
-	return ext
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 )
 
@@ -61,7 +62,7 @@ func (s *Source) resume(st journal.InputState) error {
 	}
 	s.hash, s.from = sha256.New(), cur.From
 	var state hashState
-	if f.Format == Parquet {
+	if f.Format == format.Parquet {
 		r, err := s.openRows(f, part)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"qa-shard/format"
 	"qa-shard/record"
 )
 
@@ -56,7 +57,7 @@ func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 		return false, err
 	}
 	defer h.Close()
-	if f.Format == Parquet {
+	if f.Format == format.Parquet {
 		pf, err := openParquet(f, h)
 		if err != nil || pf.NumRows() == 0 {
 			return false, err

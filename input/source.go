@@ -10,6 +10,7 @@ import (
 	"io"
 	"sync"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/record"
 )
@@ -149,7 +150,7 @@ func (s *Source) read() (record.Document, mark, error) {
 			return record.Document{}, mark{}, err
 		}
 		s.partDone += doc.Bytes
-		if f := s.plan.Files[s.plan.Parts[s.part].File]; f.Format == Gzip || f.Format == Zstd {
+		if f := s.plan.Files[s.plan.Parts[s.part].File]; f.Format == format.Gzip || f.Format == format.Zstd {
 			s.count.readPacked(doc.Bytes)
 		}
 		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()}, nil
@@ -202,7 +203,7 @@ func (s *Source) Close() {
 
 func (s *Source) finishPart() {
 	part := s.plan.Parts[s.part]
-	if f := s.plan.Files[part.File]; f.Format == Gzip || f.Format == Zstd {
+	if f := s.plan.Files[part.File]; f.Format == format.Gzip || f.Format == format.Zstd {
 		s.count.packedEnd.Add(1)
 	}
 	if left := part.Bytes - s.partDone; s.held != nil {
@@ -225,7 +226,7 @@ func (s *Source) openPart() error {
 	part := s.plan.Parts[s.part]
 	f := &s.plan.Files[part.File]
 	s.hash = sha256.New()
-	if f.Format == Parquet {
+	if f.Format == format.Parquet {
 		r, err := s.openRows(f, part)
 		if err != nil {
 			return err

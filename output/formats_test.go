@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/record"
 )
@@ -63,7 +64,7 @@ func TestFormatsResume(t *testing.T) {
 			for i := 10; i < 12; i++ {
 				writeRecord(t, out, i) // lost: never checkpointed
 			}
-			if FormatOf(path) != Parquet {
+			if format.Of(path) != format.Parquet {
 				out.sink.seal() // as if flushed before the crash: a tail the resume must cut
 			}
 			out.Close()
@@ -100,10 +101,10 @@ func TestFormatsResume(t *testing.T) {
 func readBack(t *testing.T, path string) []string {
 	t.Helper()
 	var text []byte
-	switch FormatOf(path) {
-	case Parquet:
+	switch format.Of(path) {
+	case format.Parquet:
 		return readParquet(t, path)
-	case Gzip:
+	case format.Gzip:
 		f, _ := os.Open(path)
 		defer f.Close()
 		z, err := gzip.NewReader(f)
@@ -113,7 +114,7 @@ func readBack(t *testing.T, path string) []string {
 		if text, err = io.ReadAll(z); err != nil {
 			t.Fatal(err)
 		}
-	case Zstd:
+	case format.Zstd:
 		f, _ := os.Open(path)
 		defer f.Close()
 		z, err := zstd.NewReader(f)

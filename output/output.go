@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/logits"
 	"qa-shard/record"
@@ -98,7 +99,7 @@ func Open(o Options) (*Outputs, error) {
 		if err := freshLogits(o); err != nil {
 			return nil, err
 		}
-		s := newStream(os.Stdout, JSONL, 0, o.Keep)
+		s := newStream(os.Stdout, format.JSONL, 0, o.Keep)
 		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
 		out.Answers = out.count
 		return out, out.openLogits(o, journal.State{})

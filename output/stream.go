@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/record"
 )
@@ -25,17 +26,17 @@ type stream struct {
 	unit    *member
 }
 
-func newStream(f file, format Format, base int64, keep []string) *stream {
+func newStream(f file, form format.Format, base int64, keep []string) *stream {
 	c := &countingWriter{w: f, n: base}
 	s := &stream{counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
 	if f != file(os.Stdout) {
 		s.file = f
 	}
 	s.unit = &member{w: s.buf}
-	switch format {
-	case Gzip:
+	switch form {
+	case format.Gzip:
 		s.unit.z = gzip.NewWriter(nil)
-	case Zstd:
+	case format.Zstd:
 		z, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 		s.unit.z = z
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/format"
 	"qa-shard/journal"
 )
 
@@ -25,7 +26,7 @@ import (
 // the input); an output shorter than the journal, or missing, is left to
 // the journal, which names it.
 func verifyAnswers(path string, st journal.State) error {
-	if FormatOf(path) == Parquet {
+	if format.Of(path) == format.Parquet {
 		return verifyAnswerParts(path, st)
 	}
 	f, err := os.Open(path)
@@ -40,8 +41,8 @@ func verifyAnswers(path string, st journal.State) error {
 		return nil
 	}
 	var text io.Reader = bufio.NewReaderSize(io.LimitReader(f, st.Bytes), 1<<20)
-	switch FormatOf(path) {
-	case Gzip:
+	switch format.Of(path) {
+	case format.Gzip:
 		if st.Bytes == 0 {
 			break
 		}
@@ -51,7 +52,7 @@ func verifyAnswers(path string, st journal.State) error {
 		}
 		defer z.Close()
 		text = z
-	case Zstd:
+	case format.Zstd:
 		z, err := zstd.NewReader(text, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", path, err)
@@ -61,7 +62,7 @@ func verifyAnswers(path string, st journal.State) error {
 	}
 	lines, last, err := countLines(text)
 	switch {
-	case err != nil && FormatOf(path) != JSONL:
+	case err != nil && format.Of(path) != format.JSONL:
 		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
 	case err != nil:
 		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
