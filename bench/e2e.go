@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"qa-shard/fingerprint"
 	"qa-shard/fleet"
-	"qa-shard/journal"
 	"qa-shard/qa"
 	"qa-shard/record"
 	"qa-shard/scheduler"
@@ -72,7 +72,7 @@ func (ms *models) get(dir string) (*modelInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	fp, err := journal.FingerprintModel(dir)
+	fp, err := fingerprint.Model(dir)
 	if err != nil {
 		return nil, err
 	}

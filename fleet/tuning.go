@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/journal"
+	"qa-shard/fingerprint"
 	"qa-shard/scheduler"
 	"qa-shard/tune"
 )
@@ -22,7 +22,7 @@ func (f *Fleet) StartTuner(cacheName, modelDir, fp string, log *zap.Logger) (*tu
 	if f.Tunable() {
 		if cache = tune.OpenNamed(cacheName, log); cache != nil && fp == "" {
 			var err error
-			if fp, err = journal.FingerprintModel(modelDir); err != nil {
+			if fp, err = fingerprint.Model(modelDir); err != nil {
 				return nil, fmt.Errorf("fingerprinting --model for the tuning cache: %w", err)
 			}
 		}

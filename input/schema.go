@@ -3,12 +3,11 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 
+	"qa-shard/fingerprint"
 	"qa-shard/format"
 	"qa-shard/record"
 )
@@ -146,27 +145,19 @@ func peekLine(br *bufio.Reader, max int) []byte {
 	return nil
 }
 
-// Fingerprint identifies the run's input files for the journal: their
-// names in order and, when ranks split them (world > 1), their sizes,
-// which decide the split. What each process read of the files is recorded
-// as it reads (see Source.At): for standard input, the SHA-256 of the
-// stream's text up to the resume point, which a resume of the same stream
-// replayed reproduces.
+// Fingerprint identifies the run's input files for the journal
+// (fingerprint.Input): their names in order and, when ranks split them
+// (world > 1), their sizes, which decide the split. What each process read
+// of the files is recorded as it reads (see Source.At): for standard
+// input, the SHA-256 of the stream's text up to the resume point, which a
+// resume of the same stream replayed reproduces.
 func Fingerprint(files []File, world int) string {
 	if len(files) == 1 && files[0].Path == "-" {
-		return "stdin"
+		return fingerprint.Stdin
 	}
-	h := sha256.New()
-	var total int64
-	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00", f.Name)
-		if world > 1 {
-			fmt.Fprintf(h, "%d\x00", f.Size)
-			total += f.Size
-		}
+	fs := make([]fingerprint.File, len(files))
+	for i, f := range files {
+		fs[i] = fingerprint.File{Name: f.Name, Size: f.Size}
 	}
-	if world > 1 {
-		return fmt.Sprintf("files=%d;bytes=%d;sha256=%s", len(files), total, hex.EncodeToString(h.Sum(nil)))
-	}
-	return fmt.Sprintf("files=%d;sha256=%s", len(files), hex.EncodeToString(h.Sum(nil)))
+	return fingerprint.Input(fs, world > 1)
 }

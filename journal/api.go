@@ -53,23 +53,23 @@ var (
 // Fingerprint identifies everything that decides the output's bytes, so a
 // resumed run appends to an output that an uninterrupted run would also have
 // written. Each component is an opaque string compared for equality; the
-// Fingerprint* functions produce them.
+// functions of package fingerprint produce them.
 type Fingerprint struct {
 	// Input identifies the run's input files (names and sizes, which
 	// decide how ranks split them); what each process read of them is in
 	// State.Input.
 	Input string `json:"input"`
-	// Model is FingerprintModel of the model directory.
+	// Model is fingerprint.Model of the model directory.
 	Model string `json:"model"`
-	// Settings is FingerprintValue of the answer-relevant settings (the
+	// Settings is fingerprint.Value of the answer-relevant settings (the
 	// caller chooses which; performance knobs such as batch size must be
 	// left out so a resume may change them).
 	Settings string `json:"settings"`
-	// SettingsText is the same settings as canonical JSON (FingerprintText),
+	// SettingsText is the same settings as canonical JSON (fingerprint.Text),
 	// not compared itself: when Settings differs, a resume names each
 	// setting that changed with its old and new value.
 	SettingsText string `json:"settings_text,omitempty"`
-	// Questions is FingerprintValue of the global questions list.
+	// Questions is fingerprint.Value of the global questions list.
 	Questions string `json:"questions"`
 	// Shard is ShardValue of the documents this run owns when the corpus is
 	// split across ranks ("" for a single process): a resume must own the

@@ -8,7 +8,7 @@ import (
 	"qa-shard/journal"
 )
 
-// fp is a realistic fingerprint: the values have the sizes the Fingerprint*
+// fp is a realistic fingerprint: the values have the sizes package fingerprint's
 // functions produce, so size assertions are honest.
 func fp() journal.Fingerprint {
 	h := func(c byte) string {

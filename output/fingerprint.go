@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 
+	"qa-shard/fingerprint"
 	"qa-shard/journal"
 )
 
@@ -15,19 +16,19 @@ func Fingerprint(input, model, output string, settings any, questions []string) 
 	if output == "-" || input == "" {
 		return journal.Fingerprint{}, nil
 	}
-	m, err := journal.FingerprintModel(model)
+	m, err := fingerprint.Model(model)
 	if err != nil {
 		return journal.Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
 	}
-	s, err := journal.FingerprintValue(settings)
+	s, err := fingerprint.Value(settings)
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}
-	text, err := journal.FingerprintText(settings)
+	text, err := fingerprint.Text(settings)
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}
-	qs, err := journal.FingerprintValue(questions)
+	qs, err := fingerprint.Value(questions)
 	if err != nil {
 		return journal.Fingerprint{}, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"qa-shard/journal"
+	"qa-shard/fingerprint"
 )
 
 // EngineCacheDir is the folder for the TensorRT engines of one model on one
@@ -55,7 +55,7 @@ func (m *Model) engineCache(g GPUOptions) (string, error) {
 // bert-large export takes a few seconds), for the engine cache.
 func (m *Model) fingerprint() (string, error) {
 	m.fpOnce.Do(func() {
-		m.fp, m.fpErr = journal.FingerprintModel(m.Dir)
+		m.fp, m.fpErr = fingerprint.Model(m.Dir)
 		if m.fpErr != nil {
 			m.fpErr = fmt.Errorf("fingerprinting %s for the TensorRT engine cache: %w", m.Dir, m.fpErr)
 		}

@@ -1,4 +1,11 @@
-package journal
+// Package fingerprint hashes what a run's output depends on: the model
+// folder's files, the input files' names (and sizes, when ranks split
+// them), and values such as the answer-relevant settings and the
+// questions, as canonical JSON.
+//
+// The journal stores and compares these strings; the TensorRT engine cache
+// and the tuning cache key on the model's.
+package fingerprint
 
 import (
 	"bytes"
@@ -33,10 +40,10 @@ var modelFiles = []struct {
 	{"model.onnx.data", false},
 }
 
-// FingerprintModel returns "sha256=<hex>" over a model directory's files.
+// Model returns "sha256=<hex>" over a model directory's files.
 // Each file contributes its name and size before its bytes, so moving bytes
 // from one file to another, or adding an optional file, changes the hash.
-func FingerprintModel(dir string) (string, error) {
+func Model(dir string) (string, error) {
 	h := sha256.New()
 	buf := make([]byte, bufSize)
 	for _, f := range modelFiles {
@@ -46,7 +53,7 @@ func FingerprintModel(dir string) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("journal: fingerprinting the model: %w", err)
+			return "", fmt.Errorf("fingerprinting the model: %w", err)
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", f.name, info.Size())
 		n, err := hashFile(h, path, buf)
@@ -56,30 +63,30 @@ func FingerprintModel(dir string) (string, error) {
 		// The size was hashed before the content: a file that changed
 		// between the two would give a hash of nothing that exists.
 		if n != info.Size() {
-			return "", fmt.Errorf("journal: fingerprinting the model: %s changed while it was read", path)
+			return "", fmt.Errorf("fingerprinting the model: %s changed while it was read", path)
 		}
 	}
 	return "sha256=" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// FingerprintValue returns "sha256=<hex>" of v's canonical JSON: objects
+// Value returns "sha256=<hex>" of v's canonical JSON: objects
 // with sorted keys, whether v is a struct or a map, and numbers as written.
 // So the fingerprint depends on the values only, not on map order or on the
 // order of struct fields in the source.
-func FingerprintValue(v any) (string, error) {
+func Value(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {
-		return "", fmt.Errorf("journal: fingerprinting a value: %w", err)
+		return "", fmt.Errorf("fingerprinting a value: %w", err)
 	}
 	sum := sha256.Sum256(b)
 	return "sha256=" + hex.EncodeToString(sum[:]), nil
 }
 
-// FingerprintText is v's canonical JSON itself (Fingerprint.SettingsText).
-func FingerprintText(v any) (string, error) {
+// Text is v's canonical JSON itself (journal.Fingerprint.SettingsText).
+func Text(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {
-		return "", fmt.Errorf("journal: fingerprinting a value: %w", err)
+		return "", fmt.Errorf("fingerprinting a value: %w", err)
 	}
 	return string(b), nil
 }
@@ -105,14 +112,14 @@ func canonicalJSON(v any) ([]byte, error) {
 func hashFile(h hash.Hash, path string, buf []byte) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, fmt.Errorf("journal: fingerprinting: %w", err)
+		return 0, fmt.Errorf("fingerprinting: %w", err)
 	}
 	defer f.Close()
 	// The wrapper hides *os.File's WriteTo, which would otherwise make
 	// CopyBuffer ignore buf and copy in 32 KiB reads.
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
 	if err != nil {
-		return n, fmt.Errorf("journal: fingerprinting %s: %w", path, err)
+		return n, fmt.Errorf("fingerprinting %s: %w", path, err)
 	}
 	return n, nil
 }

@@ -1,21 +1,13 @@
-package journal_test
+package fingerprint
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"qa-shard/journal"
 )
 
-func flip(b []byte, i int) []byte {
-	c := append([]byte{}, b...)
-	c[i] ^= 1
-	return c
-}
-
-func TestFingerprintModel(t *testing.T) {
+func TestModel(t *testing.T) {
 	base := map[string]string{"model.onnx": "graph", "tokenizer.json": `{"v":1}`, "config.json": `{"h":32}`}
 	with := func(changes map[string]string) map[string]string {
 		m := map[string]string{}
@@ -54,29 +46,29 @@ func TestFingerprintModel(t *testing.T) {
 		}
 		return dir
 	}
-	want, err := journal.FingerprintModel(write(base))
+	want, err := Model(write(base))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := journal.FingerprintModel(write(tt.files))
+			got, err := Model(write(tt.files))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if (got == want) != tt.same {
-				t.Errorf("FingerprintModel = %s, base %s, want same=%v", got, want, tt.same)
+				t.Errorf("Model = %s, base %s, want same=%v", got, want, tt.same)
 			}
 		})
 	}
 	for _, missing := range []string{"model.onnx", "tokenizer.json"} {
-		if _, err := journal.FingerprintModel(write(with(map[string]string{missing: ""}))); err == nil || !strings.Contains(err.Error(), missing) {
-			t.Errorf("without %s: FingerprintModel = %v, want an error naming it", missing, err)
+		if _, err := Model(write(with(map[string]string{missing: ""}))); err == nil || !strings.Contains(err.Error(), missing) {
+			t.Errorf("without %s: Model = %v, want an error naming it", missing, err)
 		}
 	}
 }
 
-func TestFingerprintValue(t *testing.T) {
+func TestValue(t *testing.T) {
 	type settings struct {
 		MaxSeqLen int     `json:"max_seq_len"`
 		Stride    int     `json:"stride"`
@@ -106,55 +98,51 @@ func TestFingerprintValue(t *testing.T) {
 		{"an extra key", map[string]any{"top_k": 1, "stride": 128, "threshold": 0.5, "max_seq_len": 384, "x": 0}, false},
 		{"a number as a string", map[string]any{"top_k": "1", "stride": 128, "threshold": 0.5, "max_seq_len": 384}, false},
 	}
-	want, err := journal.FingerprintValue(ref)
+	want, err := Value(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(want, "sha256=") || len(want) != len("sha256=")+64 {
-		t.Errorf("FingerprintValue = %q, want sha256=<64 hex>", want)
+		t.Errorf("Value = %q, want sha256=<64 hex>", want)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := journal.FingerprintValue(tt.v)
+			got, err := Value(tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if (got == want) != tt.same {
-				t.Errorf("FingerprintValue = %s, reference %s, want same=%v", got, want, tt.same)
+				t.Errorf("Value = %s, reference %s, want same=%v", got, want, tt.same)
 			}
 		})
 	}
 	// Questions are a list: their order is meaningful (it is the output's).
-	a, _ := journal.FingerprintValue([]string{"who?", "when?"})
-	b, _ := journal.FingerprintValue([]string{"when?", "who?"})
+	a, _ := Value([]string{"who?", "when?"})
+	b, _ := Value([]string{"when?", "who?"})
 	if a == b {
 		t.Error("question lists in another order have the same fingerprint")
 	}
-	if _, err := journal.FingerprintValue(make(chan int)); err == nil {
-		t.Error("FingerprintValue of a channel succeeded")
+	if _, err := Value(make(chan int)); err == nil {
+		t.Error("Value of a channel succeeded")
 	}
 }
 
-// TestSettingsChangesNamed: a mismatch of settings names each changed
-// one with its old and new value.
-func TestSettingsChangesNamed(t *testing.T) {
-	old := journal.Fingerprint{Settings: "a", SettingsText: `{"doc-stride":128,"top-k":1,"gone":true}`}
-	now := journal.Fingerprint{Settings: "b", SettingsText: `{"doc-stride":128,"top-k":3,"max-line-bytes":1024}`}
-	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	if _, err := journal.Create(out, old); err != nil {
-		t.Fatal(err)
+// TestInput: names decide the input's fingerprint, sizes only when ranks
+// split the files.
+func TestInput(t *testing.T) {
+	files := []File{{"a.jsonl", 10}, {"b.parquet", 20}}
+	resized := []File{{"a.jsonl", 11}, {"b.parquet", 20}}
+	renamed := []File{{"a.jsonl", 10}, {"c.parquet", 20}}
+	if Input(files, false) != Input(resized, false) {
+		t.Error("a size changed the fingerprint of a single process's input")
 	}
-	_, _, openErr := journal.Open(out, now)
-	if openErr == nil {
-		t.Fatal("resume with other settings accepted")
+	if Input(files, true) == Input(resized, true) {
+		t.Error("a size did not change the fingerprint of a split input")
 	}
-	err := openErr.Error()
-	for _, want := range []string{"--top-k was 1, now 3", "--gone was true, and is no longer a setting", "--max-line-bytes is new (now 1024)"} {
-		if !strings.Contains(err, want) {
-			t.Errorf("%q does not say %q", err, want)
-		}
+	if Input(files, false) == Input(renamed, false) || Input(files, true) == Input(renamed, true) {
+		t.Error("a name did not change the fingerprint")
 	}
-	if strings.Contains(err, "doc-stride") {
-		t.Errorf("%q names a setting that did not change", err)
+	if got := Input(files, true); !strings.HasPrefix(got, "files=2;bytes=30;sha256=") {
+		t.Errorf("Input = %q, want files=2;bytes=30;sha256=...", got)
 	}
 }
