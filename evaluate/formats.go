@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/klauspost/compress/gzip"
@@ -12,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/format"
+	"qa-shard/partfolder"
 )
 
 // The answers formats qa-shard writes (package output): JSON lines, plain
@@ -63,11 +63,11 @@ func parquetParts(path string) (parts []string, ok bool, err error) {
 	case !st.IsDir():
 		return []string{path}, format.Of(path) == format.Parquet, nil
 	}
-	parts, err = filepath.Glob(filepath.Join(path, "part-*.parquet"))
+	parts, err = partfolder.List(path)
 	if err == nil && len(parts) == 0 {
 		err = fmt.Errorf("%s is a folder without part-*.parquet files: pass an answers file, or the .parquet folder qa-shard wrote", path)
 	}
-	return parts, true, err // Glob sorts: part-00000 first
+	return parts, true, err
 }
 
 // eachParquetRow calls fn with the id, question and answer of every row of

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"qa-shard/partfolder"
 	"qa-shard/record"
 )
 
@@ -74,9 +75,7 @@ var (
 // never mistakes the output of a crashed or aborted run for a complete file.
 // A Writer is not safe for concurrent use.
 type Writer struct {
-	path   string // final name
-	tmp    string // path + ".tmp", where rows go until Close
-	f      file
+	part   *partfolder.Part // written under a temporary name until Close
 	pw     rowWriter
 	closed bool
 }
@@ -88,6 +87,3 @@ const (
 	// replace seq; kept fields follow.
 	FormatVersion = "2"
 )
-
-// TempSuffix is appended to the final path while the file is being written.
-const TempSuffix = ".tmp"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/faultfs"
+	"qa-shard/partfolder"
 )
 
 func withDisk(t *testing.T, d *faultfs.Disk) {
@@ -60,7 +61,7 @@ func TestPartsStorageFaults(t *testing.T) {
 				t.Fatalf("writing a part on a failing disk: %v, want %v in the chain", err, tc.cause)
 			}
 			p.Abort()
-			for _, gone := range []string{PartPath(dir, 1), PartPath(dir, 1) + TempSuffix} {
+			for _, gone := range []string{partfolder.Path(dir, 1), partfolder.Path(dir, 1) + partfolder.TempSuffix} {
 				if _, err := os.Stat(gone); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s after the failure: %v", gone, err)
 				}

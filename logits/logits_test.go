@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/partfolder"
 	"qa-shard/record"
 )
 
@@ -79,13 +80,13 @@ func TestRoundTrip(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("final file exists before Close: %v", err)
 	}
-	if _, err := os.Stat(path + TempSuffix); err != nil {
+	if _, err := os.Stat(path + partfolder.TempSuffix); err != nil {
 		t.Fatalf("temporary file missing while writing: %v", err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path + TempSuffix); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path + partfolder.TempSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("temporary file left after Close: %v", err)
 	}
 
@@ -232,7 +233,7 @@ func TestAbort(t *testing.T) {
 	if err := w.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{path, path + TempSuffix} {
+	for _, p := range []string{path, path + partfolder.TempSuffix} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s exists after Abort: %v", p, err)
 		}

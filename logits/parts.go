@@ -3,10 +3,8 @@ package logits
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
+
+	"qa-shard/partfolder"
 )
 
 // Parts writes the logits of a run as a directory of Parquet files,
@@ -32,26 +30,11 @@ type Parts struct {
 // changes anything; then it removes unsealed parts and the parts of this
 // run sealed after the last checkpoint.
 func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error) {
-	later, err := verify(dir, keep, digest, opt.Run)
-	if err != nil {
+	if err := Verify(dir, keep, digest, opt.Run); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := partfolder.Open(dir, keep); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("logits: %w", err)
-	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), TempSuffix) {
-			later = append(later, filepath.Join(dir, e.Name()))
-		}
-	}
-	for _, path := range later {
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("logits: removing %s left by an interrupted run: %w", filepath.Base(path), err)
-		}
 	}
 	return &Parts{dir: dir, opt: opt, n: keep, digest: digest}, nil
 }
@@ -59,19 +42,8 @@ func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error)
 // RemoveParts deletes the parts (sealed or not) of a logits folder, for
 // --overwrite; other files stay.
 func RemoveParts(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	if err := partfolder.Remove(dir); err != nil {
 		return fmt.Errorf("logits: %w", err)
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "part-") && (strings.HasSuffix(e.Name(), ".parquet") || strings.HasSuffix(e.Name(), ".parquet"+TempSuffix)) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return fmt.Errorf("logits: %w", err)
-			}
-		}
 	}
 	return nil
 }
@@ -80,15 +52,10 @@ func RemoveParts(dir string) error {
 // a checkpoint records (journal.State.LogitsDigest).
 func (p *Parts) Digest() string { return p.digest }
 
-// PartPath names part i of a logits directory.
-func PartPath(dir string, i int) string {
-	return filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i))
-}
-
 // Write appends rows to the open part, starting one if needed.
 func (p *Parts) Write(rows []Row) error {
 	if p.cur == nil {
-		w, err := Create(PartPath(p.dir, p.n), p.opt)
+		w, err := Create(partfolder.Path(p.dir, p.n), p.opt)
 		if err != nil {
 			return err
 		}
@@ -107,7 +74,7 @@ func (p *Parts) Seal() (int, error) {
 	if err != nil {
 		return p.n, err
 	}
-	s, err := readSealed(PartPath(p.dir, p.n))
+	s, err := readSealed(partfolder.Path(p.dir, p.n))
 	if err != nil {
 		return p.n, fmt.Errorf("logits: reading back the part just sealed: %w", err)
 	}
@@ -128,14 +95,13 @@ func (p *Parts) Abort() error {
 
 // ReadDir loads every row of a logits directory, parts in order.
 func ReadDir(dir string) ([]Row, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	matches, err := partfolder.List(dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(matches) == 0 {
 		return nil, errors.New("logits: no part-*.parquet files in " + dir)
 	}
-	slices.Sort(matches)
 	var rows []Row
 	for _, m := range matches {
 		r, err := ReadAll(m)

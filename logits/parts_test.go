@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"qa-shard/partfolder"
 )
 
 // TestParts: sealed parts survive a reopen that keeps them, later and
@@ -29,14 +31,14 @@ func TestParts(t *testing.T) {
 	if err := p.Write(rows[:5]); err != nil { // unsealed: a crash here
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(PartPath(dir, 3) + TempSuffix); err != nil {
+	if _, err := os.Stat(partfolder.Path(dir, 3) + partfolder.TempSuffix); err != nil {
 		t.Fatalf("open part not written under its temporary name: %v", err)
 	}
 	p2, err := OpenParts(dir, 2, digests[1], Options{Run: "r1"}) // the journal vouches for two parts only
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{PartPath(dir, 2), PartPath(dir, 3) + TempSuffix} {
+	for _, gone := range []string{partfolder.Path(dir, 2), partfolder.Path(dir, 3) + partfolder.TempSuffix} {
 		if _, err := os.Stat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s survived the reopen", gone)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/partfolder"
 )
 
 // RunKey names, in a part's metadata, the run that wrote it (Options.Run).
@@ -72,16 +74,17 @@ func chain(prev string, s sealed) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// verify proves that dir holds the keep parts whose digest is digest,
-// written by run, and lists the later parts of the same run (sealed after
-// the last checkpoint: removed by the caller). Anything else is ErrParts
-// naming the parts: missing, of another run (or not a logits part at
-// all), or changed since the checkpoint.
-func verify(dir string, keep int, digest, run string) (later []string, err error) {
+// Verify proves that dir holds the keep parts whose digest is digest,
+// written by run, and that the parts after them, if any, are of the same
+// run (sealed after the last checkpoint: OpenParts removes them). Anything
+// else is ErrParts naming the parts: missing, of another run (or not a
+// logits part at all), or changed since the checkpoint. It changes
+// nothing.
+func Verify(dir string, keep int, digest, run string) error {
 	var missing, foreign []string
 	d := ""
 	for i := range keep {
-		path := PartPath(dir, i)
+		path := partfolder.Path(dir, i)
 		s, err := readSealed(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -97,19 +100,15 @@ func verify(dir string, keep int, digest, run string) (later []string, err error
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("logits: %w", err)
+		return fmt.Errorf("logits: %w", err)
 	}
 	for _, e := range entries {
-		var i int
-		if n, _ := fmt.Sscanf(e.Name(), "part-%05d.parquet", &i); n != 1 || i < keep || strings.HasSuffix(e.Name(), TempSuffix) {
+		if i, ok := partfolder.Index(e.Name()); !ok || i < keep {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		if s, err := readSealed(path); err != nil || s.run != run {
+		if s, err := readSealed(filepath.Join(dir, e.Name())); err != nil || s.run != run {
 			foreign = append(foreign, e.Name())
-			continue
 		}
-		later = append(later, path)
 	}
 	var problems []string
 	if len(missing) > 0 {
@@ -122,14 +121,8 @@ func verify(dir string, keep int, digest, run string) (later []string, err error
 		problems = append(problems, fmt.Sprintf("its %d parts are this run's but not the ones the journal recorded (changed, or copied from another point of the run)", keep))
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %s (the journal records %d parts): %s; give --logits the folder this run wrote, or start over with --overwrite",
+		return fmt.Errorf("%w: %s (the journal records %d parts): %s; give --logits the folder this run wrote, or start over with --overwrite",
 			ErrParts, dir, keep, strings.Join(problems, "; "))
 	}
-	return later, nil
-}
-
-// Verify is OpenParts' check alone: it changes nothing.
-func Verify(dir string, keep int, digest, run string) error {
-	_, err := verify(dir, keep, digest, run)
-	return err
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"qa-shard/partfolder"
 )
 
 // TestOpenPartsRefuses: a resume refuses a folder that is not the one the
@@ -33,7 +35,7 @@ func TestOpenPartsRefuses(t *testing.T) {
 		want  []string
 	}{
 		{"folder deleted", func(t *testing.T, dir string) { os.RemoveAll(dir) }, []string{"missing part-00000.parquet, part-00001.parquet, part-00002.parquet"}},
-		{"one part deleted", func(t *testing.T, dir string) { os.Remove(PartPath(dir, 1)) }, []string{"missing part-00001.parquet"}},
+		{"one part deleted", func(t *testing.T, dir string) { os.Remove(partfolder.Path(dir, 1)) }, []string{"missing part-00001.parquet"}},
 		{"another run's folder", func(t *testing.T, dir string) {
 			os.RemoveAll(dir)
 			write(dir, "r2", 3)
@@ -41,14 +43,14 @@ func TestOpenPartsRefuses(t *testing.T) {
 		{"another run's later part", func(t *testing.T, dir string) {
 			other := filepath.Join(t.TempDir(), "other")
 			write(other, "r2", 1)
-			if err := os.Rename(PartPath(other, 0), PartPath(dir, 3)); err != nil {
+			if err := os.Rename(partfolder.Path(other, 0), partfolder.Path(dir, 3)); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{"another run: part-00003.parquet"}},
 		{"part replaced by another of this run", func(t *testing.T, dir string) {
 			other := filepath.Join(t.TempDir(), "other")
 			write(other, "r1", 1)
-			if err := os.Rename(PartPath(other, 0), PartPath(dir, 2)); err != nil {
+			if err := os.Rename(partfolder.Path(other, 0), partfolder.Path(dir, 2)); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{"not the ones the journal recorded"}},
@@ -98,7 +100,7 @@ func TestOpenPartsKeepsItsOwn(t *testing.T) {
 	if _, err := OpenParts(dir, 1, digest, Options{Run: "r1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(PartPath(dir, 1)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(partfolder.Path(dir, 1)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the part sealed after the checkpoint is still there: %v", err)
 	}
 }

@@ -2,22 +2,17 @@ package logits
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/partfolder"
 	"qa-shard/record"
 )
 
 // file is what a Writer needs of its file; *os.File is one.
-type file interface {
-	io.Writer
-	Sync() error
-	Close() error
-}
+type file = partfolder.File
 
 // createFile creates a part's temporary file; tests inject storage faults
 // through it.
@@ -35,10 +30,9 @@ type rowWriter interface {
 // Create starts a logits file that will appear at path when Close succeeds.
 // A stale path+".tmp" from an earlier crashed run is overwritten.
 func Create(path string, opt Options) (*Writer, error) {
-	tmp := path + TempSuffix
-	f, err := createFile(tmp)
+	f, err := partfolder.Create(path, createFile)
 	if err != nil {
-		return nil, fmt.Errorf("logits: create %s: %w", tmp, err)
+		return nil, fmt.Errorf("logits: create %s: %w", path+partfolder.TempSuffix, err)
 	}
 	options := []parquet.WriterOption{
 		// zstd at its default level: logits are near-random floats and gain
@@ -63,11 +57,10 @@ func Create(path string, opt Options) (*Writer, error) {
 		pw = &staticWriter[string]{pw: parquet.NewGenericWriter[stored[string]](f, options...), id: stringID}
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(tmp)
+		f.Abort()
 		return nil, err
 	}
-	return &Writer{path: path, tmp: tmp, f: f, pw: pw}, nil
+	return &Writer{part: f, pw: pw}, nil
 }
 
 // staticWriter writes rows without kept fields.
@@ -103,11 +96,11 @@ func (w *Writer) Write(rows []Row) error {
 	}
 	for i := range rows {
 		if err := rows[i].check(); err != nil {
-			return fmt.Errorf("logits: %s: %w", w.tmp, err)
+			return fmt.Errorf("logits: %s: %w", w.part.Temp(), err)
 		}
 	}
 	if err := w.pw.write(rows); err != nil {
-		return fmt.Errorf("logits: write %s: %w", w.tmp, err)
+		return fmt.Errorf("logits: write %s: %w", w.part.Temp(), err)
 	}
 	return nil
 }
@@ -119,21 +112,8 @@ func (w *Writer) Close() error {
 		return ErrClosed
 	}
 	w.closed = true
-	err := w.pw.Close()
-	if err == nil {
-		// Sync before rename so that after a crash the final name never
-		// points at data that had not reached the disk.
-		err = w.f.Sync()
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.path)
-	}
-	if err != nil {
-		os.Remove(w.tmp)
-		return fmt.Errorf("logits: close %s: %w", w.path, err)
+	if err := w.part.Seal(w.pw); err != nil {
+		return fmt.Errorf("logits: close %s: %w", w.part.Path(), err)
 	}
 	return nil
 }
@@ -145,12 +125,8 @@ func (w *Writer) Abort() error {
 		return ErrClosed
 	}
 	w.closed = true
-	err := w.f.Close()
-	if rerr := os.Remove(w.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-		err = errors.Join(err, rerr)
-	}
-	if err != nil {
-		return fmt.Errorf("logits: abort %s: %w", w.tmp, err)
+	if err := w.part.Abort(); err != nil {
+		return fmt.Errorf("logits: abort %s: %w", w.part.Temp(), err)
 	}
 	return nil
 }

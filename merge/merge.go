@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"qa-shard/input"
 	"qa-shard/journal"
-	"qa-shard/logits"
+	"qa-shard/partfolder"
 )
 
 // ErrRanks marks rank files that do not form one complete run: a rank
@@ -200,7 +199,7 @@ func linkParts(dir string, ranks []rankFile, src func(rankFile) (string, int)) (
 	for _, r := range ranks {
 		srcDir, count := src(r)
 		for i := range count {
-			from, to := logits.PartPath(srcDir, i), logits.PartPath(dir, n)
+			from, to := partfolder.Path(srcDir, i), partfolder.Path(dir, n)
 			if err := os.Link(from, to); err != nil {
 				if err := copyFile(from, to); err != nil {
 					return n, fmt.Errorf("merging parts: %w", err)
@@ -237,7 +236,7 @@ func isFolder(path string) bool {
 
 // removeParts empties a merged parts folder being overwritten.
 func removeParts(dir string) error {
-	matches, _ := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	matches, _ := partfolder.List(dir)
 	for _, m := range matches {
 		if err := os.Remove(m); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 
 	"qa-shard/input"
 	"qa-shard/journal"
-	"qa-shard/logits"
+	"qa-shard/partfolder"
 )
 
 // rank describes one rank's files for writeRank.
@@ -54,7 +54,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 		t.Fatal(err)
 	}
 	for i := range r.parts {
-		if err := os.WriteFile(logits.PartPath(lg, i), []byte(fmt.Sprintf("rank %d part %d", r.rank, i)), 0o644); err != nil {
+		if err := os.WriteFile(partfolder.Path(lg, i), []byte(fmt.Sprintf("rank %d part %d", r.rank, i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +99,7 @@ func TestFilesConcatenatesInRankOrder(t *testing.T) {
 		t.Errorf("merged:\n%s\nwant\n%s", got, want.String())
 	}
 	for i, text := range []string{"rank 0 part 0", "rank 0 part 1", "rank 2 part 0"} {
-		b, err := os.ReadFile(logits.PartPath(filepath.Join(dir, "logits"), i))
+		b, err := os.ReadFile(partfolder.Path(filepath.Join(dir, "logits"), i))
 		if err != nil || string(b) != text {
 			t.Errorf("logits part %d: %q (%v), want %q", i, b, err, text)
 		}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"qa-shard/format"
 	"qa-shard/journal"
+	"qa-shard/partfolder"
 )
 
 // openSink opens the answers for writing: fresh when bytes < 0, else
@@ -37,16 +37,8 @@ func remove(path string) error {
 	if err := journal.Remove(path); err == nil || format.Of(path) != format.Parquet {
 		return err
 	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
+	if err := partfolder.Remove(path); err != nil {
 		return err
-	}
-	for _, e := range entries {
-		if isPart(e.Name()) {
-			if err := os.Remove(filepath.Join(path, e.Name())); err != nil {
-				return err
-			}
-		}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s holds files qa-shard did not write; remove them or choose another --output: %w", path, err)

@@ -3,15 +3,13 @@ package output
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/journal"
+	"qa-shard/partfolder"
 	"qa-shard/record"
 )
 
@@ -55,22 +53,8 @@ type candidate struct {
 }
 
 func openParts(o Options, keep int) (*parts, error) {
-	if err := os.MkdirAll(o.Answers, 0o755); err != nil {
+	if err := partfolder.Open(o.Answers, keep); err != nil {
 		return nil, err
-	}
-	entries, err := os.ReadDir(o.Answers)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		var i int
-		name := e.Name()
-		sealed, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
-		if strings.HasSuffix(name, ".tmp") || (sealed == 1 && i >= keep) {
-			if err := os.Remove(filepath.Join(o.Answers, name)); err != nil {
-				return nil, fmt.Errorf("removing %s left by an interrupted run: %w", name, err)
-			}
-		}
 	}
 	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1}
 	p.typ = rowType(o)
@@ -189,7 +173,7 @@ func (p *parts) flush() error {
 		return nil
 	}
 	if p.cur == nil {
-		w, err := createPart(partPath(p.dir, p.n), p.schema)
+		w, err := createPart(partfolder.Path(p.dir, p.n), p.schema)
 		if err != nil {
 			return err
 		}
@@ -219,34 +203,11 @@ func (p *parts) seal() error {
 
 func (p *parts) size() (int64, int) { return 0, p.n }
 
-func (p *parts) syncer() journal.Syncer { return dirSync(p.dir) }
+func (p *parts) syncer() journal.Syncer { return partfolder.Dir(p.dir) }
 
 func (p *parts) close() {
 	if p.cur != nil {
 		p.cur.abort()
 		p.cur = nil
 	}
-}
-
-// partPath names part i of an answers folder.
-func partPath(dir string, i int) string {
-	return filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i))
-}
-
-func isPart(name string) bool {
-	var i int
-	n, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
-	return n == 1 || (strings.HasPrefix(name, "part-") && strings.HasSuffix(name, ".tmp"))
-}
-
-// dirSync makes a folder's renames durable.
-type dirSync string
-
-func (d dirSync) Sync() error {
-	f, err := os.Open(string(d))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

@@ -15,6 +15,7 @@ import (
 
 	"qa-shard/format"
 	"qa-shard/journal"
+	"qa-shard/partfolder"
 )
 
 // verifyAnswers checks, before a resume cuts or appends anything, that the
@@ -98,7 +99,7 @@ func countLines(r io.Reader) (n int64, last byte, err error) {
 func verifyAnswerParts(dir string, st journal.State) error {
 	var rows int64
 	for i := range st.AnswerParts {
-		path := partPath(dir, i)
+		path := partfolder.Path(dir, i)
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s is missing, and the journal records %d parts in %s: the output was changed after the run; start over with --overwrite", journal.ErrOutputShort, path, st.AnswerParts, dir)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/logits"
+	"qa-shard/partfolder"
 )
 
 // TestResumeChecksWhatItContinues: --resume refuses (exit 2, naming what
@@ -52,7 +52,7 @@ func TestResumeChecksWhatItContinues(t *testing.T) {
 			[]string{"written by another run: part-00000.parquet"}},
 		{"logits folder deleted", func(r resumeRun) []string { os.RemoveAll(r.logits); return nil },
 			[]string{"missing part-00000.parquet, part-00001.parquet"}},
-		{"one logits part deleted", func(r resumeRun) []string { os.Remove(logits.PartPath(r.logits, 1)); return nil },
+		{"one logits part deleted", func(r resumeRun) []string { os.Remove(partfolder.Path(r.logits, 1)); return nil },
 			[]string{"missing part-00001.parquet", "(the journal records"}},
 		{"journal's byte count edited", func(r resumeRun) []string { editJournal(t, r.output, "bytes", -40); return nil },
 			[]string{"corrupt journal", "checksum"}},
