@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,17 +17,19 @@ import (
 )
 
 // genSource makes n small documents on demand, so the input itself holds
-// no memory, and counts how far the reader got.
+// no memory; atEOF (if set) is called when the reader reaches the end.
 type genSource struct {
-	n    int64
-	next atomic.Int64
-	eof  atomic.Bool
+	n     int64
+	next  atomic.Int64
+	atEOF func()
 }
 
 func (g *genSource) Next() (record.Document, error) {
 	i := g.next.Load()
 	if i == g.n {
-		g.eof.Store(true)
+		if g.atEOF != nil {
+			g.atEOF()
+		}
 		return record.Document{}, io.EOF
 	}
 	g.next.Add(1)
@@ -42,20 +43,6 @@ func word(i int64) string {
 		return "first"
 	}
 	return "document"
-}
-
-// readerWaitsForBudget reports whether a goroutine is blocked acquiring
-// the in-flight budget: the reader has read all the budget allows. It is
-// a state of the pipeline, seen in the goroutines' stacks, so the gate
-// below does not depend on how fast a loaded machine runs.
-func readerWaitsForBudget() bool {
-	buf := make([]byte, 4<<20)
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		if strings.Contains(g, "[select") && strings.Contains(g, "semaphore.(*Weighted).Acquire") {
-			return true
-		}
-	}
-	return false
 }
 
 type discard struct{ answers, errors atomic.Int64 }
@@ -100,24 +87,20 @@ func peakHeap() (stop func() uint64) {
 // peak and a third of the unbounded one.
 func TestRunMemoryBounded(t *testing.T) {
 	const n, bound = 50_000, 32 << 20
-	src := &genSource{n: n}
-	var held atomic.Bool
+	// The gate opens when document 0 is held and the reader waits for
+	// budget (the scheduler's hook says so as it blocks), or when the
+	// reader reaches the end. Each side stores its state, then checks the
+	// other's, so whichever comes second opens the gate.
+	var held, waiting atomic.Bool
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
-	go func() { // open the gate when the reader is stuck on the budget (or done)
-		for {
-			select {
-			case <-release:
-				return
-			case <-time.After(5 * time.Millisecond): // polling a state, not timing it
-			}
-			if src.eof.Load() || (held.Load() && readerWaitsForBudget()) {
-				open()
-				return
-			}
+	gate := func() {
+		if held.Load() && waiting.Load() {
+			open()
 		}
-	}()
+	}
+	src := &genSource{n: n, atEOF: open}
 	defer open()
 	zero := wordID("first") // only document 0 has this token
 	fakes, rs := newReplicas(2, 0)
@@ -127,6 +110,7 @@ func TestRunMemoryBounded(t *testing.T) {
 				return nil
 			}
 			held.Store(true)
+			gate()
 			select {
 			case <-release:
 				return nil
@@ -139,6 +123,10 @@ func TestRunMemoryBounded(t *testing.T) {
 	cfg.Settings.TopK = 1
 	cfg.MaxBatchTokens = 2048
 	cfg.MaxInFlightBytes = 4 << 20
+	cfg.hooks.onBudgetWait = func(w bool) {
+		waiting.Store(w)
+		gate()
+	}
 	runtime.GC()
 	stop := peakHeap()
 	var sink discard

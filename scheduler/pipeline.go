@@ -232,8 +232,13 @@ func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
 			continue
 		}
 		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
-		if err := p.inflight.Acquire(ctx, w); err != nil {
-			return err
+		if ctx.Err() != nil || !p.inflight.TryAcquire(w) { // Acquire's own fast path, then its wait
+			p.cfg.hooks.budgetWait(true)
+			err := p.inflight.Acquire(ctx, w)
+			p.cfg.hooks.budgetWait(false)
+			if err != nil {
+				return err
+			}
 		}
 		select {
 		case docs <- &docState{doc: d, weight: w}:

@@ -153,6 +153,9 @@ func (p *pipeline) decodeLoop(ctx context.Context, jobs <-chan decodeJob, done c
 type hooks struct {
 	onPrepared func(replica string, b qa.Batch) // a batch's tensors are built
 	onDecode   func(replica string, rows int)   // a batch is about to be decoded
+	// onBudgetWait: the reader must wait for in-flight budget (true, just
+	// before it blocks), then has it or gives up (false).
+	onBudgetWait func(waiting bool)
 }
 
 func (h hooks) prepared(replica string, b qa.Batch) {
@@ -164,5 +167,11 @@ func (h hooks) prepared(replica string, b qa.Batch) {
 func (h hooks) decode(replica string, rows int) {
 	if h.onDecode != nil {
 		h.onDecode(replica, rows)
+	}
+}
+
+func (h hooks) budgetWait(waiting bool) {
+	if h.onBudgetWait != nil {
+		h.onBudgetWait(waiting)
 	}
 }
