@@ -3,12 +3,10 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -106,68 +104,6 @@ func fakeLogits(b qa.Batch) qa.Logits {
 		out.Start[i], out.End[i] = startLogit(id), endLogit(id)
 	}
 	return out
-}
-
-// fakeReplica computes fakeLogits. Optional hooks: before runs first and
-// may block or fail a batch; jitter sleeps a random time to scramble the
-// order in which replicas finish. It counts what it ran.
-type fakeReplica struct {
-	name   string
-	before func(ctx context.Context, b qa.Batch) error
-	after  func(b qa.Batch)
-	jitter time.Duration
-
-	calls, rows, tokens, padded atomic.Int64
-}
-
-func (r *fakeReplica) Name() string { return r.name }
-
-func (r *fakeReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
-	r.calls.Add(1)
-	if err := ctx.Err(); err != nil {
-		return qa.Logits{}, err
-	}
-	if r.before != nil {
-		if err := r.before(ctx, b); err != nil {
-			return qa.Logits{}, err
-		}
-	}
-	if r.jitter > 0 {
-		select {
-		case <-time.After(rand.N(r.jitter)):
-		case <-ctx.Done():
-			return qa.Logits{}, ctx.Err()
-		}
-	}
-	r.rows.Add(int64(b.Rows))
-	r.padded.Add(int64(b.Rows * b.Len))
-	for _, m := range b.AttentionMask {
-		r.tokens.Add(m)
-	}
-	out := fakeLogits(b)
-	if r.after != nil {
-		r.after(b)
-	}
-	return out, nil
-}
-
-func newReplicas(n int, jitter time.Duration) ([]*fakeReplica, []Replica) {
-	fakes := make([]*fakeReplica, n)
-	rs := make([]Replica, n)
-	for i := range fakes {
-		fakes[i] = &fakeReplica{name: fmt.Sprintf("fake:%d", i), jitter: jitter}
-		rs[i] = fakes[i]
-	}
-	return fakes, rs
-}
-
-func batchHas(b qa.Batch, id int32) bool {
-	for _, x := range b.InputIDs {
-		if x == int64(id) {
-			return true
-		}
-	}
-	return false
 }
 
 // sunk is what the sink received, in order: an answer or an error.
