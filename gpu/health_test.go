@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -155,21 +156,27 @@ func TestHealthRegistrationRefusedRowRemap(t *testing.T) {
 }
 
 // A failing event wait is retried, then given up; polling goes on and the
-// run never sees an error.
+// run never sees an error. In a synctest bubble the ten retries, 10 ms
+// apart, are over once a second of the bubble's time has passed, and Wait
+// returns when the watcher has nothing left to do but poll.
 func TestHealthEventWaitFails(t *testing.T) {
-	m := newMachine(t, "h100", 1)
-	set := &mock.EventSet{
-		WaitFunc: func(uint32) (nvml.EventData, nvml.Return) { return nvml.EventData{}, nvml.ERROR_UNKNOWN },
-		FreeFunc: func() nvml.Return { return nvml.SUCCESS },
-	}
-	m.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
-	ch, cancel, logs := watch(t, m, 0)
-	for logs.FilterMessageSnippet("given up").Len() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	if rest := drain(cancel, ch); len(rest) != 0 {
-		t.Errorf("health from a failing event wait: %+v", rest)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m := newMachine(t, "h100", 1)
+		set := &mock.EventSet{
+			WaitFunc: func(uint32) (nvml.EventData, nvml.Return) { return nvml.EventData{}, nvml.ERROR_UNKNOWN },
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}
+		m.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
+		ch, cancel, logs := watch(t, m, 0)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := logs.FilterMessageSnippet("given up").Len(); n != 1 {
+			t.Fatalf("%d lines saying the events are given up, want 1", n)
+		}
+		if rest := drain(cancel, ch); len(rest) != 0 {
+			t.Errorf("health from a failing event wait: %+v", rest)
+		}
+	})
 }
 
 // Xid events name the parent GPU; a run on a MIG instance must retire it

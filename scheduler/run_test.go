@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"qa-shard/qa"
@@ -334,39 +334,32 @@ func TestAllReplicasRetired(t *testing.T) {
 }
 
 // TestRunCancel: canceling the context mid-run makes Run return the
-// context's error, and every goroutine the run started ends.
+// context's error, and every goroutine the run started ends. The run is
+// in a synctest bubble, which ends only when every goroutine started in it
+// has ended: one left blocked fails the test as a deadlock, naming it.
 func TestRunCancel(t *testing.T) {
-	baseline := runtime.NumGoroutine()
-	ctx, cancel := context.WithCancel(guard(t))
-	defer cancel()
-	fakes, rs := newReplicas(3, 0)
-	var calls atomic.Int64
-	for _, f := range fakes {
-		f.before = func(context.Context, qa.Batch) error {
-			if calls.Add(1) == 5 {
-				cancel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(guard(t))
+		defer cancel()
+		fakes, rs := newReplicas(3, 0)
+		var calls atomic.Int64
+		for _, f := range fakes {
+			f.before = func(context.Context, qa.Batch) error {
+				if calls.Add(1) == 5 {
+					cancel()
+				}
+				return nil
 			}
-			return nil
 		}
-	}
-	const n = 20000
-	cfg := testConfig()
-	cfg.MaxBatchTokens = 128
-	sum, err := runGuarded(t, ctx, cfg, source(corpus(n, 100, 5), "who founded the company"), rs, &memSink{}, nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run returned %v, want context.Canceled", err)
-	}
-	if sum.Documents >= n {
-		t.Errorf("all %d documents were written after the cancel", sum.Documents)
-	}
-	// Goroutines end asynchronously after Run returns only if something
-	// leaked; allow the runtime a bounded time (a hang guard, however
-	// loaded the machine) to reap exiting ones.
-	for i := 0; runtime.NumGoroutine() > baseline; i++ {
-		if i == 6000 {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines after Run, %d before:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+		const n = 20000
+		cfg := testConfig()
+		cfg.MaxBatchTokens = 128
+		sum, err := runGuarded(t, ctx, cfg, source(corpus(n, 100, 5), "who founded the company"), rs, &memSink{}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run returned %v, want context.Canceled", err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		if sum.Documents >= n {
+			t.Errorf("all %d documents were written after the cancel", sum.Documents)
+		}
+	})
 }

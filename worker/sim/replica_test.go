@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"qa-shard/worker"
@@ -194,35 +195,37 @@ func TestResetWithRecurFailsAgain(t *testing.T) {
 	}
 }
 
+// TestHangAfterBlocksUntilCancel runs in a synctest bubble: Wait returns
+// once the third call is durably blocked, so "has not returned" is a state
+// observed, not a delay waited out, and a call that never returned after
+// the cancel would be reported as a deadlock.
 func TestHangAfterBlocksUntilCancel(t *testing.T) {
-	r, _ := newRecorded(Options{Faults: Faults{Hang: true, HangAfter: 2}})
-	bg := context.Background()
-	for i := range 2 {
-		if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
-			t.Fatalf("batch %d before the hang: %v", i, err)
+	synctest.Test(t, func(t *testing.T) {
+		r, _ := newRecorded(Options{Faults: Faults{Hang: true, HangAfter: 2}})
+		bg := context.Background()
+		for i := range 2 {
+			if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
+				t.Fatalf("batch %d before the hang: %v", i, err)
+			}
 		}
-	}
-	ctx, cancel := context.WithCancel(bg)
-	errc := make(chan error, 1)
-	go func() { _, err := r.Run(ctx, uniform(1, 8, 1000)); errc <- err }()
-	select {
-	case err := <-errc:
-		t.Fatalf("the third call returned %v before its context was canceled", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
+		ctx, cancel := context.WithCancel(bg)
+		errc := make(chan error, 1)
+		go func() { _, err := r.Run(ctx, uniform(1, 8, 1000)); errc <- err }()
+		synctest.Wait()
+		select {
+		case err := <-errc:
+			t.Fatalf("the third call returned %v before its context was canceled", err)
+		default:
+		}
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
 			t.Fatalf("hung call returned %v, want context.Canceled", err)
 		}
-	case <-time.After(time.Minute): // a hang guard
-		t.Fatal("hung call did not return after cancel")
-	}
-	// The hang fires once: the next call runs.
-	if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
-		t.Fatalf("call after the hang: %v", err)
-	}
+		// The hang fires once: the next call runs.
+		if _, err := r.Run(bg, uniform(1, 8, 1000)); err != nil {
+			t.Fatalf("call after the hang: %v", err)
+		}
+	})
 }
 
 func TestHangHonorsDeadline(t *testing.T) {
