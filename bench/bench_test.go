@@ -15,8 +15,9 @@ import (
 )
 
 // TestWholePicture runs the benchmark on the tiny model, one repetition,
-// and checks that every row of the picture is there and the runs did the
-// same work. It asserts no speed: that is what the benchmark reports.
+// and checks that every row of the picture is there and that its figures
+// and verdicts follow from what was measured (checkPicture). It asserts no
+// speed: that is what the benchmark reports.
 func TestWholePicture(t *testing.T) {
 	dir, lib := testfixtures.Setup(t)
 	if err := worker.Init(lib); err != nil {
@@ -57,4 +58,5 @@ func TestWholePicture(t *testing.T) {
 			t.Errorf("no line matching %s in\n%s", row, text)
 		}
 	}
+	checkPicture(t, text, len(lines))
 }

@@ -11,7 +11,9 @@ import (
 
 // TestBenchSchedulingTable runs the scheduling benchmark on a small corpus
 // with fast simulated devices and checks the table's shape and the work
-// counts. It asserts no speed: that is what the benchmark reports.
+// counts, and that its ratios and verdicts follow from the rates it
+// printed (checkSchedTable). It asserts no speed: that is what the
+// benchmark reports.
 func TestBenchSchedulingTable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -34,6 +36,7 @@ func TestBenchSchedulingTable(t *testing.T) {
 			t.Errorf("no row matching %s in\n%s", row, text)
 		}
 	}
+	checkSchedTable(t, text)
 	// Per-replica windows: eight rows, the slow one last, and both columns
 	// adding up to the corpus's windows.
 	m := regexp.MustCompile(`(\d+) windows`).FindStringSubmatch(text)
