@@ -126,7 +126,8 @@ func cpus(n int) []Device {
 }
 
 // Visibility is what an existing CUDA_VISIBLE_DEVICES leaves of the GPUs
-// NVML sees (FIELD-GUIDE §5): a launcher such as Slurm sets it per job.
+// NVML sees: a launcher such as Slurm sets it per job, and CUDA numbers
+// the GPUs it leaves from 0 in the variable's order.
 type Visibility struct {
 	Set   bool   // the variable is present (even empty)
 	Value string // its value
@@ -157,9 +158,9 @@ type Sample struct {
 }
 
 // ThrottleMask holds the clock-event reasons that mean thermal or power
-// throttling (FIELD-GUIDE §6): SW power cap 0x4, HW slowdown 0x8, SW thermal
-// 0x20, HW thermal 0x40, HW power brake 0x80. Idle (0x1) and application
-// clock settings (0x2) are not throttling.
+// throttling (NVML's clock-event reason bits): SW power cap 0x4, HW
+// slowdown 0x8, SW thermal 0x20, HW thermal 0x40, HW power brake 0x80.
+// Idle (0x1) and application clock settings (0x2) are not throttling.
 const ThrottleMask uint64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
 // Throttled says whether the sample saw thermal or power throttling.

@@ -19,7 +19,8 @@ type WatchOptions struct {
 	WaitTimeout time.Duration
 }
 
-// criticalXids take a GPU out of service (FIELD-GUIDE §6).
+// criticalXids take a GPU out of service: hardware faults (memory,
+// NVLink, the bus) after which NVIDIA's Xid catalog asks for a reset.
 var criticalXids = map[uint64]string{
 	48: "double-bit ECC error",
 	63: "ECC page retirement or row remapping event",

@@ -12,9 +12,10 @@ import (
 	"qa-shard/qa"
 )
 
-// The placement check (FIELD-GUIDE §3). Nodes a GPU provider cannot run are
-// placed on ONNX Runtime's CPU provider one by one, with only a warning in
-// its log: the run is then slow and nobody is told. ONNX Runtime also keeps
+// The placement check: no node of a model runs on the CPU unnoticed. Nodes
+// a GPU provider cannot run are placed on ONNX Runtime's CPU provider one
+// by one, with only a warning in its log: the run is then slow and nobody
+// is told. ONNX Runtime also keeps
 // shape computations (int64 sizes feeding Reshape, Range, Slice) on the CPU
 // on purpose, and session.disable_cpu_ep_fallback refuses both alike,
 // without naming a node. So the first GPU session of a model:

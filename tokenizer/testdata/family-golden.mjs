@@ -27,7 +27,7 @@
 //          it lost or cut the rest}
 //
 // Why the windows are cut here and not taken from the binding: tokenizers
-// 0.23's truncation early exit (tokenizers PR 1990, issue 2091) tokenizes
+// 0.23's truncation early exit (huggingface/tokenizers PR 1990, issue 2091) tokenizes
 // only the first max_length tokens of the context once truncation is set,
 // so getOverflowing() stops after those and its last window ends early as if
 // the context ended there. The windows written are the 0.22 behaviour that
