@@ -152,3 +152,5 @@ slurm-test: build demo-model ort
 include mk/gpu-kit.mk
 # make eval (accuracy table) and make train (the demo model's weights).
 include mk/eval.mk mk/train.mk
+# make generate (the generated Go files, byte for byte): see mk/generate.mk.
+include mk/generate.mk

@@ -1,7 +1,5 @@
 package tokenizer
 
-//go:generate sh -c "cd .. && go run ./tokenizer/internal/normtables -in build/normcodepoints.tsv -o tokenizer/normalizers_tables.go"
-
 import (
 	"slices"
 	"sync"

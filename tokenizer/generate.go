@@ -1,0 +1,17 @@
+package tokenizer
+
+// The generated files of this package and where they come from. Their
+// inputs are sweeps under build/ that `make generate` writes first (see
+// mk/generate.mk), then it runs these lines:
+//
+//   - hftables.go: the character classes Hugging Face tokenizers uses for
+//     BERT, read off testdata/codepoints.mjs's sweep of every code point;
+//   - normalizers_tables.go: where its Unicode tables disagree with Go's,
+//     read off testdata/normcodepoints.mjs's sweep;
+//   - precompiled_gcb.go: the grapheme cluster classes of the Rust crate
+//     unicode-segmentation 1.13, from its src/tables.rs (named by
+//     QA_SHARD_GCB_TABLES; no npm package ships it).
+
+//go:generate go run ./internal/hftables -in ../build/bert-tokenizer/codepoints.tsv -o hftables.go
+//go:generate go run ./internal/normtables -in ../build/normcodepoints.tsv -probes testdata/normprobes.json -o normalizers_tables.go
+//go:generate go test -count=1 -tags gcbgen -run TestGenerateGCB .
