@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"qa-shard/input"
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 	"qa-shard/qa"
 	"qa-shard/record"
 	"qa-shard/scheduler"
@@ -137,9 +137,9 @@ func writeInputCorpus(dir string, p inputBench) error {
 		path := filepath.Join(dir, name)
 		var err error
 		if strings.HasSuffix(name, ".parquet") {
-			err = testcorpus.WriteParquet(path, docs, p.rowsPerGroup)
+			err = corpus.WriteParquet(path, docs, p.rowsPerGroup)
 		} else {
-			err = testcorpus.WriteText(path, []byte(text.String()), 0)
+			err = corpus.WriteText(path, []byte(text.String()), 0)
 		}
 		if err != nil {
 			return err

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 	"qa-shard/record"
 )
 
@@ -25,9 +25,9 @@ func BenchmarkRead(b *testing.B) {
 	for _, name := range []string{"c.jsonl", "c.jsonl.gz", "c.jsonl.zst", "c.parquet"} {
 		path := filepath.Join(dir, name)
 		if strings.HasSuffix(name, ".parquet") {
-			must(b, testcorpus.WriteParquet(path, rows, 1000))
+			must(b, corpus.WriteParquet(path, rows, 1000))
 		} else {
-			must(b, testcorpus.WriteText(path, []byte(text.String()), 0))
+			must(b, corpus.WriteText(path, []byte(text.String()), 0))
 		}
 		b.Run(strings.TrimPrefix(name, "c."), func(b *testing.B) {
 			b.SetBytes(int64(text.Len()))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/format"
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 // TestDocsCountsEveryRanksShare: for one process and for ranks, the
@@ -50,7 +50,7 @@ func TestDocsCountsEveryRanksShare(t *testing.T) {
 // an estimate, within a fifth of the truth halfway through.
 func TestDocsEstimatesCompressedInput(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "docs.jsonl.gz")
-	must(t, testcorpus.WriteText(path, []byte(lines(0, 400)), 4000))
+	must(t, corpus.WriteText(path, []byte(lines(0, 400)), 4000))
 	files, err := Find([]string{path})
 	must(t, err)
 	s := openRank(t, files, 0, 1, nil, 0)

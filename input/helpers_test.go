@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 	"qa-shard/journal"
 	"qa-shard/record"
 )
@@ -59,10 +59,10 @@ func mixed(t *testing.T, dir string) []string {
 		filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "e.jsonl.zst"), filepath.Join(dir, "f.jsonl"),
 	}
 	must(t, os.WriteFile(paths[0], []byte("\xEF\xBB\xBF"+lines(0, 120)), 0o644))
-	must(t, testcorpus.WriteText(paths[1], []byte(lines(120, 200)), 4000))
-	must(t, testcorpus.WriteParquet(paths[2], pqDocs(200, 330), 20))
+	must(t, corpus.WriteText(paths[1], []byte(lines(120, 200)), 4000))
+	must(t, corpus.WriteParquet(paths[2], pqDocs(200, 330), 20))
 	must(t, os.WriteFile(paths[3], nil, 0o644))
-	must(t, testcorpus.WriteText(paths[4], []byte(lines(330, 400)), 0))
+	must(t, corpus.WriteText(paths[4], []byte(lines(330, 400)), 0))
 	must(t, os.WriteFile(paths[5], []byte(strings.TrimSuffix(lines(400, 450), "\n")), 0o644))
 	return paths
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 	"qa-shard/record"
 )
 
@@ -38,7 +38,7 @@ func TestParquetFields(t *testing.T) {
 		rows = append(rows, d)
 	}
 	rows[3].Key, rows[4].Body, rows[2].Questions = nil, nil, nil
-	must(t, testcorpus.WriteParquet(path, rows, 2))
+	must(t, corpus.WriteParquet(path, rows, 2))
 	files := mustFind(t, []string{path})
 	opt := record.Options{Fields: record.Fields{ID: "key", Context: "body", Question: "questions", Keep: []string{"meta.title", "meta.score", "flag"}}, Questions: []string{"g"}}
 	var err error

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 // TestRankReadsItsShare: rank r of 16 reads at most a sixteenth of the
@@ -29,7 +29,7 @@ func TestRankReadsItsShare(t *testing.T) {
 	for i := range 40000 {
 		rows = append(rows, pqDoc{ID: fmt.Sprintf("d%d", i), Context: fmt.Sprintf("%d %s", i, strings.Repeat("word ", 20+i%200))})
 	}
-	must(t, testcorpus.WriteParquet(pq, rows, 500))
+	must(t, corpus.WriteParquet(pq, rows, 500))
 	const world, margin = 16, 1 << 20
 	for _, path := range []string{plain, pq} {
 		files := mustFind(t, []string{path})

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 	"qa-shard/journal"
 )
 
@@ -139,7 +139,7 @@ func TestCorruptCompressed(t *testing.T) {
 	for _, name := range []string{"x.jsonl.gz", "x.jsonl.zst"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
-			must(t, testcorpus.WriteText(path, []byte(lines(0, 300)), 20000))
+			must(t, corpus.WriteText(path, []byte(lines(0, 300)), 20000))
 			b, _ := os.ReadFile(path)
 			cut := len(b) * 2 / 3
 			for i := cut; i < cut+64; i++ {
@@ -168,7 +168,7 @@ func TestCorruptCompressed(t *testing.T) {
 
 // regzip replaces a gzip file by another compression of text.
 func regzip(path, text string) {
-	testcorpus.WriteText(path, []byte(text), 1000)
+	corpus.WriteText(path, []byte(text), 1000)
 }
 
 // TestFingerprintSizesOnlyForRanks: ranks split by sizes, so a size

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 // TestCorruptInputKeepsWhatWasAnswered: damaged or truncated gzip data
@@ -74,7 +74,7 @@ func TestBadInputs(t *testing.T) {
 		ID   string `parquet:"id"`
 		Text string `parquet:"text"`
 	}
-	must(t, testcorpus.WriteParquet(pq, []row{{"a", "hello"}}, 10))
+	must(t, corpus.WriteParquet(pq, []row{{"a", "hello"}}, 10))
 	folder := filepath.Join(dir, "in")
 	os.MkdirAll(folder, 0o755)
 	os.WriteFile(filepath.Join(folder, "a.jsonl"), []byte(`{"id": "a", "context": "c"}`+"\n"), 0o644)
@@ -141,12 +141,12 @@ func TestIDTypeAcrossOutputs(t *testing.T) {
 	if !strings.HasPrefix(mustRead(t, jl), `{"id":17,`) {
 		t.Errorf("JSONL: %s", mustRead(t, jl))
 	}
-	rows, err := testcorpus.ReadParquet(pq)
+	rows, err := corpus.ReadParquet(pq)
 	must(t, err)
 	if id, ok := rows[0]["id"].(int64); !ok || id != 17 {
 		t.Errorf("Parquet answers id %#v, want int64 17", rows[0]["id"])
 	}
-	lrows, err := testcorpus.ReadParquet(lg)
+	lrows, err := corpus.ReadParquet(lg)
 	must(t, err)
 	if id, ok := lrows[len(lrows)-1]["id"].(int64); !ok || id != 18 {
 		t.Errorf("logits id %#v, want int64 18", lrows[len(lrows)-1]["id"])

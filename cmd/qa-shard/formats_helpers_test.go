@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 // parquetDoc is a corpus record as a Parquet row.
@@ -52,7 +52,7 @@ func toParquet(t *testing.T, recs []map[string]any, name string, rowsPerGroup in
 		}
 	}
 	path := filepath.Join(t.TempDir(), name)
-	if err := testcorpus.WriteParquet(path, rows, rowsPerGroup); err != nil {
+	if err := corpus.WriteParquet(path, rows, rowsPerGroup); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -72,7 +72,7 @@ func toText(t *testing.T, recs []map[string]any, name string, every int) string 
 		b.WriteByte('\n')
 	}
 	path := filepath.Join(t.TempDir(), name)
-	if err := testcorpus.WriteText(path, []byte(b.String()), every); err != nil {
+	if err := corpus.WriteText(path, []byte(b.String()), every); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/input"
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 // mixedInput splits a corpus of n documents into a .jsonl.zst (several
@@ -74,7 +74,7 @@ func answerRecords(t *testing.T, path string) []string {
 	t.Helper()
 	var raw []map[string]any
 	if strings.HasSuffix(path, ".parquet") {
-		rows, err := testcorpus.ReadParquet(path)
+		rows, err := corpus.ReadParquet(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/internal/testcorpus"
+	"qa-shard/internal/corpus"
 )
 
 func main() {
@@ -42,7 +42,7 @@ func convert(in, out string, every, rowsPerGroup int) error {
 		return err
 	}
 	if !strings.HasSuffix(out, ".parquet") {
-		return testcorpus.WriteText(out, text, every)
+		return corpus.WriteText(out, text, every)
 	}
 	var recs []map[string]json.RawMessage
 	sc := bufio.NewScanner(strings.NewReader(string(text)))

@@ -1,7 +1,7 @@
-// Package testcorpus writes corpora in every input format for tests,
+// Package corpus writes corpora in every input format for tests,
 // benchmarks and tools/convert: compressed JSONL (gzip members or zstd
 // frames) and Parquet with chosen row groups.
-package testcorpus
+package corpus
 
 import (
 	"bytes"
