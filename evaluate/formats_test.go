@@ -46,10 +46,14 @@ func TestReadAnswersFormats(t *testing.T) {
 	for _, chunk := range [][]string{lines[:2], lines[2:]} { // two checkpoints
 		body := []byte(strings.Join(chunk, "\n") + "\n")
 		g := gzip.NewWriter(&gz)
-		g.Write(body)
+		if _, err := g.Write(body); err != nil {
+			t.Fatal(err)
+		}
 		g.Close()
 		z, _ := zstd.NewWriter(&zs)
-		z.Write(body)
+		if _, err := z.Write(body); err != nil {
+			t.Fatal(err)
+		}
 		z.Close()
 	}
 	write(t, filepath.Join(dir, "a.jsonl.gz"), gz.Bytes())
@@ -87,7 +91,9 @@ func TestReadAnswersRefusals(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "bad.jsonl.gz"), []byte("not gzip"))
 	noParts := filepath.Join(dir, "empty.parquet")
-	os.Mkdir(noParts, 0o755)
+	if err := os.Mkdir(noParts, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	docs := filepath.Join(dir, "docs.parquet")
 	writeParquet(t, docs, []struct {
 		ID      string `parquet:"id"`

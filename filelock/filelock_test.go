@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Println("locked")
-		bufio.NewReader(os.Stdin).ReadString('\n') // until the test closes it
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the test closes it
 		l.Release()
 		os.Exit(0)
 	}
@@ -47,7 +47,7 @@ func holder(t *testing.T, target string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { cmd.Process.Kill(); _ = cmd.Wait() }) // killed: Wait says so
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	if line != "locked\n" {
 		t.Fatalf("holder process: %q", line)
@@ -105,7 +105,7 @@ func TestKilledHolderReleases(t *testing.T) {
 		t.Fatalf("Acquire while pid %d holds it: %v", cmd.Process.Pid, err)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	_ = cmd.Wait() // killed: Wait says so
 	if _, err := os.Stat(target + ".lock"); err != nil {
 		t.Fatalf("the killed holder's lock file should remain: %v", err)
 	}

@@ -62,8 +62,8 @@ func TestFind(t *testing.T) {
 		})
 	}
 	empty := filepath.Join(dir, "empty")
-	os.MkdirAll(filepath.Join(empty, "sub"), 0o755)
-	os.WriteFile(filepath.Join(empty, "readme.txt"), nil, 0o644)
+	must(t, os.MkdirAll(filepath.Join(empty, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(empty, "readme.txt"), nil, 0o644))
 	if _, err := Find([]string{empty}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "holds no input files") {
 		t.Errorf("folder without inputs: %v", err)
 	}

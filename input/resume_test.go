@@ -71,11 +71,11 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 	}{
 		{"untouched", 160, func([]string) {}, "", false},
 		{"appended to a file read before", 160, func(p []string) { appendTo(p[0], "\n") }, "a.jsonl had", false},
-		{"touched a file read before", 160, func(p []string) { os.Chtimes(p[0], time.Now(), time.Now().Add(time.Hour)) }, "a.jsonl had", false},
+		{"touched a file read before", 160, func(p []string) { check(os.Chtimes(p[0], time.Now(), time.Now().Add(time.Hour))) }, "a.jsonl had", false},
 		{"bytes before the point changed, time put back", 60, func(p []string) { flipKeepTime(p[0], 50) }, "differs from what the journal recorded", false},
 		{"compressed bytes changed, time put back", 160, func(p []string) { flipKeepTime(p[1], 100) }, "b.jsonl.gz", false},
 		{"bytes after the point changed, time put back", 60, func(p []string) { flipKeepTime(p[0], -10) }, "", false},
-		{"file not read yet", 160, func(p []string) { os.Chtimes(p[5], time.Now(), time.Now().Add(time.Hour)) }, "", false},
+		{"file not read yet", 160, func(p []string) { check(os.Chtimes(p[5], time.Now(), time.Now().Add(time.Hour))) }, "", false},
 		{"file not read yet grows", 160, func(p []string) { appendTo(p[5], "\n") }, "", false},
 		{"the file resumed in replaced by a longer copy", 160, func(p []string) { regzip(p[1], lines(120, 210)) }, "", false},
 		{"the file resumed in replaced by other text", 160, func(p []string) { regzip(p[1], lines(121, 210)) }, "differs from what the journal recorded", false},
@@ -115,10 +115,19 @@ func mustFind(t testing.TB, paths []string) []File {
 	return files
 }
 
+// check fails a setup step of a helper that has no *testing.T.
+func check(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
 func appendTo(path, s string) {
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(s)
-	f.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	check(err)
+	_, err = f.WriteString(s)
+	check(err)
+	check(f.Close())
 }
 
 // flipKeepTime changes one byte and puts the modification time back.
@@ -129,8 +138,8 @@ func flipKeepTime(path string, at int64) {
 		at += int64(len(b))
 	}
 	b[at] ^= 0xff
-	os.WriteFile(path, b, 0o644)
-	os.Chtimes(path, st.ModTime(), st.ModTime())
+	check(os.WriteFile(path, b, 0o644))
+	check(os.Chtimes(path, st.ModTime(), st.ModTime()))
 }
 
 // TestCorruptCompressed: documents before the damage are read; then the
@@ -168,7 +177,7 @@ func TestCorruptCompressed(t *testing.T) {
 
 // regzip replaces a gzip file by another compression of text.
 func regzip(path, text string) {
-	corpus.WriteText(path, []byte(text), 1000)
+	check(corpus.WriteText(path, []byte(text), 1000))
 }
 
 // TestFingerprintSizesOnlyForRanks: ranks split by sizes, so a size
@@ -180,7 +189,7 @@ func TestFingerprintSizesOnlyForRanks(t *testing.T) {
 	if Fingerprint(mustFind(t, paths), 1) != one || Fingerprint(mustFind(t, paths), 4) == many {
 		t.Error("a size change must change the fingerprint of ranks, and only theirs")
 	}
-	os.Rename(paths[5], paths[5]+".renamed")
+	must(t, os.Rename(paths[5], paths[5]+".renamed"))
 	if Fingerprint(mustFind(t, append(paths[:5], paths[5]+".renamed")), 1) == one {
 		t.Error("a renamed file must change the fingerprint")
 	}

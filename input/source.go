@@ -260,7 +260,3 @@ func sum(state hashState) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-func (s *Source) fileError(part Part, err error) error {
-	return fmt.Errorf("%s: %w", s.plan.Files[part.File].Path, err)
-}

@@ -114,7 +114,9 @@ func TestWorkAddsUp(t *testing.T) {
 			}
 			s2 := openRank(t, files, r, w, nil, 0)
 			for range len(docs) / 2 {
-				s2.Next()
+				if _, err := s2.Next(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			st = s2.At(int64(len(docs) / 2))
 			resumed := openRank(t, files, r, w, &st, int64(len(docs)/2))

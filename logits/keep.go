@@ -25,7 +25,7 @@ type keepWriter struct {
 }
 
 func newKeepWriter(w io.Writer, opt Options, options []parquet.WriterOption) (*keepWriter, error) {
-	var base reflect.Type = reflect.TypeFor[stored[string]]()
+	base := reflect.TypeFor[stored[string]]()
 	if opt.ID == record.Int {
 		base = reflect.TypeFor[stored[int64]]()
 	}

@@ -13,7 +13,9 @@ import (
 func TestFormatIn(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
-	os.WriteFile(cfg, []byte("model: m\nlog-format: console\n"), 0o644)
+	if err := os.WriteFile(cfg, []byte("model: m\nlog-format: console\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -144,14 +144,19 @@ func TestCheckRanksRefuses(t *testing.T) {
 		}, "rank 1 starts at input byte 4 of 9, expected 3 of 9"},
 		{"file changed after the run", func(dir string) []string {
 			f := threeRanks(t, dir)
-			os.WriteFile(f[2], []byte("edited\n"), 0o644)
+			if err := os.WriteFile(f[2], []byte("edited\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			return f
 		}, "does not have the"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			os.MkdirAll(filepath.Join(dir, "other"), 0o755)
-			os.MkdirAll(filepath.Join(dir, "b"), 0o755)
+			for _, sub := range []string{"other", "b"} {
+				if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
 			out := filepath.Join(dir, "merged.jsonl")
 			_, err := Files(out, "", false, tc.ranks(dir))
 			want := strings.Replace(tc.want, "X", filepath.Join(dir, "answers.rank-00001-of-00002.jsonl"), 1)
@@ -174,7 +179,9 @@ func TestFilesErrors(t *testing.T) {
 		t.Errorf("a file without journal: %v, want journal.ErrNoJournal", err)
 	}
 	existing := filepath.Join(dir, "existing.jsonl")
-	os.WriteFile(existing, []byte("keep\n"), 0o644)
+	if err := os.WriteFile(existing, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Files(existing, "", false, files); !errors.Is(err, journal.ErrExists) {
 		t.Errorf("existing output: %v, want journal.ErrExists", err)
 	}

@@ -119,7 +119,9 @@ func TestOpTypesAndOpen(t *testing.T) {
 		t.Fatalf("%v, %v", ops, err)
 	}
 	empty := filepath.Join(dir, "empty.onnx")
-	os.WriteFile(empty, nil, 0o644)
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := onnxpb.OpTypes(empty); !errors.Is(err, onnxpb.ErrMalformed) {
 		t.Errorf("empty file: %v", err)
 	}

@@ -85,7 +85,7 @@ func unwritable(err error) error {
 	}
 	// A read-only file system at the start is the folder's problem, not
 	// a storage failure to wait out.
-	if f := Fault(err); f != err && !errors.Is(err, syscall.EROFS) {
+	if f := Fault(err); f != err && !errors.Is(err, syscall.EROFS) { //nolint:errorlint // identity: did Fault mark err?
 		return f
 	}
 	return fmt.Errorf("%w: %w: the output's folder must exist and be writable; choose another --output or fix its permissions", ErrUnwritable, err)

@@ -123,11 +123,15 @@ func TestFault(t *testing.T) {
 func TestClaim(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
-	os.WriteFile(file, nil, 0o644)
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := []string{filepath.Join(dir, "missing", "a.jsonl"), filepath.Join(file, "a.jsonl")}
 	if os.Geteuid() != 0 {
 		ro := filepath.Join(dir, "ro")
-		os.Mkdir(ro, 0o555)
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
 		bad = append(bad, filepath.Join(ro, "a.jsonl"))
 	}
 	for _, lock := range []bool{true, false} {

@@ -65,7 +65,10 @@ func TestFormatsResume(t *testing.T) {
 				writeRecord(t, out, i) // lost: never checkpointed
 			}
 			if format.Of(path) != format.Parquet {
-				out.sink.seal() // as if flushed before the crash: a tail the resume must cut
+				// As if flushed before the crash: a tail the resume must cut.
+				if err := out.sink.seal(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			out.Close()
 

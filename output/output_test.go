@@ -69,7 +69,9 @@ func TestFreshCheckpointResume(t *testing.T) {
 func TestOpenRefusals(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "answers.jsonl")
-	os.WriteFile(path, []byte("someone else's\n"), 0o644)
+	if err := os.WriteFile(path, []byte("someone else's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Open(Options{Answers: path, Resume: true}); !errors.Is(err, journal.ErrExists) {
 		t.Errorf("resume without a journal: %v, want journal.ErrExists", err)
 	}

@@ -25,7 +25,9 @@ func TestVerifyAnswers(t *testing.T) {
 	gz := func(b []byte) []byte {
 		var buf bytes.Buffer
 		w := gzip.NewWriter(&buf)
-		w.Write(b)
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
 		w.Close()
 		return buf.Bytes()
 	}

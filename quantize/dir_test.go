@@ -57,7 +57,9 @@ func TestDir(t *testing.T) {
 
 	// The output may be an empty folder; anything else is refused.
 	empty := filepath.Join(parent, "empty")
-	os.Mkdir(empty, 0o755)
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Dir(src, empty, Options{}); err != nil {
 		t.Errorf("empty output folder: %v", err)
 	}

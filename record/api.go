@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash"
 	"io"
 	"strconv"
 )
@@ -40,9 +41,10 @@ type Options struct {
 	// End, when positive, ends the stream before the first line that
 	// starts at or after it: the rest belongs to another rank.
 	End int64
-	// Tee, when set, receives every byte the Source consumes, in order,
-	// blank and dropped lines included (the input's fingerprint).
-	Tee io.Writer
+	// Tee, when set, hashes every byte the Source consumes, in order,
+	// blank and dropped lines included (the input's fingerprint). A hash
+	// never fails, so nothing the Source reads can be lost to it.
+	Tee hash.Hash
 }
 
 // Position says where a document is: a byte offset into a JSONL file's

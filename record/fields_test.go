@@ -44,7 +44,7 @@ func TestFieldMapping(t *testing.T) {
 				t.Errorf("id %s, want %s", d.ID, tt.id)
 			}
 			if tt.err != nil {
-				if tt.err == ErrMissingContext && !strings.Contains(d.Err.Error(), `"body.text"`) {
+				if errors.Is(tt.err, ErrMissingContext) && !strings.Contains(d.Err.Error(), `"body.text"`) {
 					t.Errorf("message %q does not name the context field", d.Err)
 				}
 				return
@@ -110,7 +110,9 @@ func TestKeptFieldsWritten(t *testing.T) {
 	if err := w.WriteError(ErrorRecord{ID: json.RawMessage(`"b"`), Pos: Position{File: "f", At: 9}, Error: "e"}); err != nil {
 		t.Fatal(err)
 	}
-	w.Flush()
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	want := `{"id":"a","url":"u","n":3,"question":"q","answer":"","score":0,"start":0,"end":0,"windows":1}` + "\n" +
 		`{"id":"b","url":null,"n":null,"file":"f","offset":9,"error":"e"}` + "\n"
 	if b.String() != want {

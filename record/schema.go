@@ -116,7 +116,7 @@ func isInt64(raw []byte) bool {
 
 // compactJSON returns raw without insignificant whitespace; raw is valid.
 func compactJSON(raw []byte) json.RawMessage {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return bytes.Clone(raw)
 	}
 	var b bytes.Buffer

@@ -74,7 +74,7 @@ func (r *Source) readLine() error {
 		// Editors on Windows start UTF-8 files with a BOM; it is not JSON.
 		if b, _ := r.br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 			r.consume(b)
-			r.br.Discard(len(utf8BOM))
+			_, _ = r.br.Discard(len(utf8BOM)) // the bytes Peek returned: cannot fail
 		}
 	}
 	keep := r.max + 2 // room for the "\r\n" trimmed below

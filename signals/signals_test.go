@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,7 +21,7 @@ func TestIgnoredStaysIgnored(t *testing.T) {
 		syscall.Kill(os.Getpid(), syscall.SIGHUP)
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		<-h.Context.Done()
-		os.Stdout.WriteString(h.Stopped().Error())
+		fmt.Print(h.Stopped().Error())
 		return
 	}
 	// The shell starts the child with SIGHUP ignored, as nohup does, and

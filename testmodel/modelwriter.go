@@ -30,6 +30,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// put writes p; the bufio.Writer keeps its first error, which writeModel
+// checks once at Flush.
+func (c *countingWriter) put(p []byte) {
+	n, _ := c.w.Write(p)
+	c.n += int64(n)
+}
+
 // writeModel streams a ModelProto. Protobuf puts a message's length before
 // its body, so all sizes are computed first from the headers and the declared
 // tensor lengths, and the weights are generated afterwards in one pass.
@@ -64,13 +71,13 @@ func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (i
 	want := int64(len(m) + graphLen)
 
 	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
-	cw.Write(m)
-	cw.Write(head)
+	cw.put(m)
+	cw.put(head)
 	for i, t := range g.inits {
 		b := protowire.AppendTag(nil, onnxpb.GraphInitializer, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(len(headers[i])+t.byteLen()))
-		cw.Write(b)
-		cw.Write(headers[i])
+		cw.put(b)
+		cw.put(headers[i])
 		start := cw.n
 		if err := writePayload(cw, t); err != nil {
 			return cw.n, fmt.Errorf("initializer %s: %w", t.name, err)
@@ -79,8 +86,7 @@ func writeModel(w io.Writer, g *graph, opset int64, producer, version string) (i
 			return cw.n, fmt.Errorf("initializer %s: wrote %d bytes, shape needs %d", t.name, got, t.byteLen())
 		}
 	}
-	cw.Write(tail)
-	// bufio.Writer keeps its first error, so checking once at Flush suffices.
+	cw.put(tail)
 	if err := cw.w.Flush(); err != nil {
 		return cw.n, fmt.Errorf("write model: %w", err)
 	}

@@ -33,7 +33,6 @@ type attr struct {
 }
 
 func intAttr(name string, v int64) attr     { return attr{name: name, kind: onnxpb.AttrInt, i: v} }
-func floatAttr(name string, v float32) attr { return attr{name: name, kind: onnxpb.AttrFloat, f: v} }
 func intsAttr(name string, v ...int64) attr { return attr{name: name, kind: onnxpb.AttrInts, ints: v} }
 
 type node struct {

@@ -123,10 +123,10 @@ func float16Value(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
 	exp := uint32(h>>10) & 0x1f
 	mant := uint32(h & 0x3ff)
-	switch {
-	case exp == 0x1f:
+	switch exp {
+	case 0x1f:
 		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	case exp == 0:
+	case 0:
 		v := float32(mant) / (1 << 24)
 		if sign != 0 {
 			v = -v

@@ -52,7 +52,7 @@ func compileOnig(src, what string) (*hfRegex, error) {
 			return &hfRegex{re: re, src: src}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s regex %q: %v (qa-shard runs regexes on Go's regexp and refuses what it cannot reproduce exactly)", ErrUnsupported, what, src, err)
+	return nil, fmt.Errorf("%w: %s regex %q: %w (qa-shard runs regexes on Go's regexp and refuses what it cannot reproduce exactly)", ErrUnsupported, what, src, err)
 }
 
 // Oniguruma's Unicode classes, spelled for Go (whose own \w, \s and \d

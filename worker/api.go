@@ -71,11 +71,14 @@ func (r *Replica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	if r.session == nil {
 		return qa.Logits{}, fmt.Errorf("replica %s: closed", r.name)
 	}
-	stop := context.AfterFunc(ctx, func() { r.runOpts.Terminate() })
+	// A Terminate that fails leaves the batch to finish; Run still
+	// reports ctx's error below.
+	stop := context.AfterFunc(ctx, func() { _ = r.runOpts.Terminate() })
 	out, err := r.run(b)
 	if !stop() {
-		// Terminate was called: clear it so the next batch can run.
-		r.runOpts.UnsetTerminate()
+		// Terminate was called: clear it so the next batch can run (if
+		// that fails, the next batch is terminated and fails as such).
+		_ = r.runOpts.UnsetTerminate()
 		return qa.Logits{}, fmt.Errorf("replica %s: run terminated (%w): %w", r.name, err, ctx.Err())
 	}
 	return out, err

@@ -145,16 +145,18 @@ func TestOpenModelErrors(t *testing.T) {
 			return modelDir(t, func(d string) { os.Remove(filepath.Join(d, "tokenizer.json")) })
 		}, []string{"tokenizer.json is missing", "holds model.onnx and tokenizer.json"}},
 		{"invalid config.json", func(t *testing.T) string {
-			return modelDir(t, func(d string) { os.WriteFile(filepath.Join(d, "config.json"), []byte("{max_position"), 0o644) })
+			return modelDir(t, func(d string) { writeFile(t, filepath.Join(d, "config.json"), "{max_position") })
 		}, []string{"config.json is not valid JSON"}},
 		{"unreadable config.json", func(t *testing.T) string {
 			return modelDir(t, func(d string) {
 				os.Remove(filepath.Join(d, "config.json"))
-				os.Mkdir(filepath.Join(d, "config.json"), 0o755)
+				if err := os.Mkdir(filepath.Join(d, "config.json"), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			})
 		}, []string{"config.json cannot be read", "is a directory"}},
 		{"not an ONNX file", func(t *testing.T) string {
-			return modelDir(t, func(d string) { os.WriteFile(filepath.Join(d, "model.onnx"), []byte("not a model"), 0o644) })
+			return modelDir(t, func(d string) { writeFile(t, filepath.Join(d, "model.onnx"), "not a model") })
 		}, []string{"is not a model ONNX Runtime can load"}},
 		{"outputs are not start/end logits", func(t *testing.T) string {
 			return modelDir(t, func(d string) {
@@ -202,5 +204,12 @@ func TestOpenModelErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -76,8 +76,8 @@ func TestBadInputs(t *testing.T) {
 	}
 	must(t, corpus.WriteParquet(pq, []row{{"a", "hello"}}, 10))
 	folder := filepath.Join(dir, "in")
-	os.MkdirAll(folder, 0o755)
-	os.WriteFile(filepath.Join(folder, "a.jsonl"), []byte(`{"id": "a", "context": "c"}`+"\n"), 0o644)
+	must(t, os.MkdirAll(folder, 0o755))
+	must(t, os.WriteFile(filepath.Join(folder, "a.jsonl"), []byte(`{"id": "a", "context": "c"}`+"\n"), 0o644))
 	for _, tc := range []struct {
 		name string
 		args []string

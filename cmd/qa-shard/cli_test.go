@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -71,7 +72,7 @@ func jsonText(v any) string {
 func TestUsageErrors(t *testing.T) {
 	in := writeLines(t, `{"id": 1, "context": "text"}`)
 	existing := filepath.Join(t.TempDir(), "answers.jsonl")
-	os.WriteFile(existing, []byte("keep me\n"), 0o644)
+	must(t, os.WriteFile(existing, []byte("keep me\n"), 0o644))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -130,8 +131,8 @@ func TestMissingORTLibrary(t *testing.T) {
 	cmd.Env = append(os.Environ(), "QA_SHARD_CHILD=1", "QA_SHARD_MODEL="+model(t, "tiny"),
 		"QA_SHARD_INPUT="+writeLines(t, `{"id": 1, "context": "text"}`), "QA_SHARD_OUTPUT="+filepath.Join(t.TempDir(), "a.jsonl")) // the child exits before any cleanup of its own
 	out, err := cmd.CombinedOutput()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitUsage {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUsage {
 		t.Fatalf("child exit %v, want %d:\n%s", err, exitUsage, out)
 	}
 	if !strings.Contains(string(out), "make ort") || strings.Contains(string(out), "goroutine ") {

@@ -35,7 +35,9 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	var logFormat, logLevel string
 	cli.AddLogFlags(fs, &logFormat, &logLevel)
 	for _, hidden := range []string{"sample", "sample-interval", "compare-smi"} {
-		fs.MarkHidden(hidden)
+		if err := fs.MarkHidden(hidden); err != nil {
+			return err
+		}
 	}
 	help := "Usage: qa-shard devices [--json]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use."
 	if err := cli.Parse(fs, args, help); err != nil {

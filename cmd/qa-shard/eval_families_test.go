@@ -5,7 +5,6 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -81,15 +80,12 @@ func familyDemoModel(t *testing.T, name string) string {
 	return filepath.Join(modelsDir, name)
 }
 
-// goTool is the go command that runs these tests: the one on the PATH, or
-// the toolchain's own.
+// goTool is the go command that runs these tests: go test puts its own
+// toolchain first on the PATH.
 func goTool(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := exec.LookPath(p); err != nil {
+	p, err := exec.LookPath("go")
+	if err != nil {
 		t.Fatalf("no go command to run tools/gencorpus: %v", err)
 	}
 	return p

@@ -26,7 +26,7 @@ func TestExitCodeTable(t *testing.T) {
 	if !ok {
 		t.Fatal("README has no exit code table")
 	}
-	rows := regexp.MustCompile("(?m)^\\| (\\d+) \\| (.+) \\|$").FindAllStringSubmatch(table, -1)
+	rows := regexp.MustCompile(`(?m)^\| (\d+) \| (.+) \|$`).FindAllStringSubmatch(table, -1)
 	if len(rows) < len(exitCodes) {
 		t.Fatalf("README table has %d rows, the code %d", len(rows), len(exitCodes))
 	}

@@ -104,7 +104,7 @@ func answerRecords(t *testing.T, path string) []string {
 	for i, m := range raw {
 		b, _ := json.Marshal(m) // sorted keys; numbers through float64 either way
 		var g any
-		json.Unmarshal(b, &g)
+		must(t, json.Unmarshal(b, &g))
 		b, _ = json.Marshal(g)
 		out[i] = string(b)
 	}
@@ -147,7 +147,7 @@ func TestMixedInputsRanksMerged(t *testing.T) {
 			}
 			for _, world := range []int{3, 5} {
 				out := filepath.Join(dir, fmt.Sprint(world), name)
-				os.MkdirAll(filepath.Dir(out), 0o755)
+				must(t, os.MkdirAll(filepath.Dir(out), 0o755))
 				for r := range world {
 					a := append([]string{"--rank", fmt.Sprint(r), "--world-size", fmt.Sprint(world), "--output", out}, args...)
 					if code, stderr := runCLI(t, a...); code != exitOK {

@@ -110,7 +110,7 @@ func (h *hookSource) Next() (record.Document, error) {
 	}
 	h.mu.Unlock()
 	if d.Seq == h.pauseAt {
-		io.Copy(io.Discard, os.Stdin)
+		_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
 	}
 	if d.Seq == h.signalAt {
 		h.ended = true
@@ -177,7 +177,9 @@ func (k *killSink) hook() {
 // is handed over it is flushed behind the journal, and the process dies.
 func (k *killSink) done(err error) error {
 	if k.seq == k.killAt {
-		k.out.Flush()
+		if err := k.out.Flush(); err != nil {
+			return err
+		}
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
 	}

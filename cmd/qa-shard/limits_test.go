@@ -34,7 +34,7 @@ func TestMaxWindowsPerDoc(t *testing.T) {
 		t.Fatalf("the other records changed:\n%s\nvs\n%s", got, want)
 	}
 	var rec struct{ ID, Error string }
-	json.Unmarshal([]byte(gotLines[1]), &rec)
+	must(t, json.Unmarshal([]byte(gotLines[1]), &rec))
 	for _, w := range []string{fmt.Sprintf("needs %d windows", long.Windows), "--max-windows-per-doc 3", "raise --max-windows-per-doc"} {
 		if rec.ID != "long" || !strings.Contains(rec.Error, w) {
 			t.Errorf("record of the long document lacks %q: %s", w, gotLines[1])

@@ -171,12 +171,12 @@ func TestRanksLockTheirOwnFiles(t *testing.T) {
 func TestUnwritableOutputBeforeModel(t *testing.T) {
 	in := writeLines(t, `{"id": 1, "context": "Ada founded the company."}`)
 	file := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, nil, 0o644)
+	must(t, os.WriteFile(file, nil, 0o644))
 	outs := []string{filepath.Join(file, "answers.jsonl"), filepath.Join(t.TempDir(), "missing", "answers.jsonl")}
 	if os.Geteuid() != 0 { // root writes anywhere; make storage-test covers a read-only mount
 		ro := t.TempDir()
-		os.Chmod(ro, 0o555)
-		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		must(t, os.Chmod(ro, 0o555))
+		t.Cleanup(func() { must(t, os.Chmod(ro, 0o755)) })
 		outs = append(outs, filepath.Join(ro, "answers.jsonl"))
 	}
 	for _, out := range outs {

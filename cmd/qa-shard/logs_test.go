@@ -50,7 +50,7 @@ func TestJSONLogs(t *testing.T) {
 	good := writeCorpus(t, 40, 3)
 	bad := writeLines(t, `{"id": "a", "context": "Ada founded the company."}`, `{"id": "b", "context": `, `{"id": "c", "context": "It moved."}`)
 	jsonConfig := filepath.Join(dir, "c.yaml")
-	os.WriteFile(jsonConfig, []byte("log-format: json\n"), 0o644)
+	must(t, os.WriteFile(jsonConfig, []byte("log-format: json\n"), 0o644))
 	run1 := []string{"--log-format", "json", "--model", model(t, "tiny"), "--question", "Who?", "--devices", "sim:2", "--progress-interval", "1ms"}
 	for _, tc := range []struct {
 		name string

@@ -42,7 +42,10 @@ func TestMain(m *testing.M) {
 	modelsDir = dir
 	// Runs measure their batch shape and cache it in the user's cache
 	// directory: keep the tests' choices to themselves.
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if ortLib, setupErr = testenv.ORTLib(); setupErr == nil {
 		setupErr = testfixtures.Generate(dir)
 	}

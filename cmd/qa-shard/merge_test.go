@@ -80,7 +80,7 @@ func TestMergeExitCodes(t *testing.T) {
 	files := runRanks(t, 3, filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "la"), args...)
 	other := runRanks(t, 3, filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "lb"), append(args, "--top-k", "2")...)
 	existing := filepath.Join(dir, "existing.jsonl")
-	os.WriteFile(existing, []byte("keep\n"), 0o644)
+	must(t, os.WriteFile(existing, []byte("keep\n"), 0o644))
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -206,9 +206,9 @@ func TestOutputChecksBeforeModel(t *testing.T) {
 	out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
 	noModel := t.TempDir()
 	args := []string{"--model", noModel, "--input", in, "--question", "Who?", "--output", out, "--logits", lg, "--devices", "cpu"}
-	os.WriteFile(out, []byte("{}\n"), 0o644)
-	os.WriteFile(out+".journal", []byte(`{"version":3,"done":1}`), 0o644)
-	os.MkdirAll(lg, 0o755)
+	must(t, os.WriteFile(out, []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(out+".journal", []byte(`{"version":3,"done":1}`), 0o644))
+	must(t, os.MkdirAll(lg, 0o755))
 	for _, tc := range []struct {
 		name  string
 		extra []string

@@ -16,13 +16,6 @@ import (
 	"time"
 )
 
-// startChild runs qa-shard (this test binary as main) as a separate
-// process with the common flags.
-func startChild(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	c := startHooked(t, nil, args...)
-	return c.Cmd, c.stderr
-}
-
 // child is a qa-shard process with test hooks (hooks_test.go) set by env.
 type child struct {
 	*exec.Cmd
@@ -58,7 +51,8 @@ func exitCodeOf(err error) int {
 	if err == nil {
 		return 0
 	}
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		return ee.ExitCode()
 	}
 	return -1

@@ -16,7 +16,7 @@ func startStdin(t *testing.T, corpus []byte, env []string, args ...string) *chil
 	w := &fed{WriteCloser: c.stdin, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		w.WriteCloser.Write(corpus) // fails once the process stopped reading: fine
+		_, _ = w.WriteCloser.Write(corpus) // fails once the process stopped reading: fine
 		w.WriteCloser.Close()
 	}()
 	c.stdin = w

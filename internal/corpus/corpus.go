@@ -39,12 +39,23 @@ func WriteText(path string, text []byte, every int) error {
 		switch {
 		case strings.HasSuffix(path, ".gz"):
 			z := gzip.NewWriter(&out)
-			z.Write(c)
-			z.Close()
+			if _, err := z.Write(c); err != nil {
+				return err
+			}
+			if err := z.Close(); err != nil {
+				return err
+			}
 		case strings.HasSuffix(path, ".zst"), strings.HasSuffix(path, ".zstd"):
-			z, _ := zstd.NewWriter(&out)
-			z.Write(c)
-			z.Close()
+			z, err := zstd.NewWriter(&out)
+			if err != nil {
+				return err
+			}
+			if _, err := z.Write(c); err != nil {
+				return err
+			}
+			if err := z.Close(); err != nil {
+				return err
+			}
 		default:
 			out.Write(c)
 		}

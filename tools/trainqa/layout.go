@@ -146,7 +146,7 @@ func sideUnkToken(path string) string {
 	var obj struct {
 		Content string `json:"content"`
 	}
-	json.Unmarshal(m.Unk, &obj)
+	_ = json.Unmarshal(m.Unk, &obj) // neither form: no content, ""
 	return obj.Content
 }
 

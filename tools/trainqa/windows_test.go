@@ -62,12 +62,17 @@ func corpus(t *testing.T, dir string, tok *tokenizer.Tokenizer) (docsPath, goldP
 			text += f.sentence + strings.Repeat("The quiet team rebuilt the new bridge. ", 3+d*i)
 		}
 		id := fmt.Sprintf("doc-%d", d)
-		json.NewEncoder(&docs).Encode(map[string]string{"id": id, "context": text})
+		if err := json.NewEncoder(&docs).Encode(map[string]string{"id": id, "context": text}); err != nil {
+			t.Fatal(err)
+		}
 		ctx := tok.Encode(text)
 		for _, f := range facts {
 			start := len([]rune(text[:strings.Index(text, f.sentence)+strings.Index(f.sentence, f.answer)]))
 			token := slices.IndexFunc(ctx.Offsets, func(o qa.Span) bool { return int(o.Start) == start })
-			json.NewEncoder(&golds).Encode(gold{ID: id, Question: f.q, Start: start, End: start + len([]rune(f.answer)), Token: token})
+			g := gold{ID: id, Question: f.q, Start: start, End: start + len([]rune(f.answer)), Token: token}
+			if err := json.NewEncoder(&golds).Encode(g); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	docsPath, goldPath = filepath.Join(dir, "docs.jsonl"), filepath.Join(dir, "gold.jsonl")
@@ -135,11 +140,16 @@ func TestWindowsBERT(t *testing.T) {
 			oldWindow(ow, l)
 		}
 	}
-	ow.Flush()
+	if err := ow.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	var fromNew bytes.Buffer
 	for i, r := range recs {
-		binary.Write(&fromNew, binary.LittleEndian, []int32{r.n, r.qlen, r.start, r.end})
-		binary.Write(&fromNew, binary.LittleEndian, r.ids)
+		for _, v := range []any{[]int32{r.n, r.qlen, r.start, r.end}, r.ids} {
+			if err := binary.Write(&fromNew, binary.LittleEndian, v); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// What train.py derived from the question length.
 		q := r.qlen
 		if r.ids[0] != 101 || r.ids[q+1] != 102 || r.ids[r.n-1] != 102 || r.qstart != 1 || r.cstart != q+2 || r.cend != r.n-1 {
