@@ -118,6 +118,11 @@ func write(o options) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if f != os.Stdout {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
 	if gold != nil {
 		if err := gold.close(); err != nil {
 			return err
