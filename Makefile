@@ -152,5 +152,7 @@ slurm-test: build demo-model ort
 include mk/gpu-kit.mk
 # make eval (accuracy table) and make train (the demo model's weights).
 include mk/eval.mk mk/train.mk
+# make lint (golangci-lint, pinned) and make test-race: see mk/lint.mk.
+include mk/lint.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk
