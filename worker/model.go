@@ -31,9 +31,11 @@ type Model struct {
 	// windows longer than this would index past the position table.
 	MaxPositions int
 	ModelType    string
-	// VocabSize is config.json's vocab_size (0 if absent): the rows of the
-	// embedding table, so every token id must be below it.
-	VocabSize int
+	// VocabSize is config.json's vocab_size (0 if absent) and
+	// EmbeddingRows the rows of the graph's word embedding table (0 if not
+	// found): every token id must be below both.
+	VocabSize     int
+	EmbeddingRows int
 
 	// QuantizedActivations is true when the graph quantizes activations at
 	// run time with one scale per tensor (dynamic int8): a window's logits
@@ -70,9 +72,11 @@ func OpenModel(dir string) (*Model, error) {
 	if err := m.bindOutputs(outs); err != nil {
 		return nil, err
 	}
-	if m.QuantizedActivations, err = dynamicQuantization(m.ONNXPath); err != nil {
+	gf, err := readGraphFacts(m.ONNXPath, m.InputIDs)
+	if err != nil {
 		return nil, err
 	}
+	m.QuantizedActivations, m.EmbeddingRows = gf.quantized, int(gf.embeddingRows)
 	return m, nil
 }
 
@@ -118,6 +122,10 @@ func (m *Model) CheckVocab(tokens int) error {
 	if m.VocabSize > 0 && tokens > m.VocabSize {
 		return fmt.Errorf("%w: %s has token ids up to %d but %s gives vocab_size %d: the tokenizer does not belong to this model (export both from the same checkpoint)",
 			ErrConfig, m.TokenizerPath, tokens-1, filepath.Join(m.Dir, "config.json"), m.VocabSize)
+	}
+	if m.EmbeddingRows > 0 && tokens > m.EmbeddingRows {
+		return fmt.Errorf("%w: %s has token ids up to %d but the word embedding table of %s has %d rows: the tokenizer does not belong to this model (export both from the same checkpoint)",
+			ErrConfig, m.TokenizerPath, tokens-1, m.ONNXPath, m.EmbeddingRows)
 	}
 	return nil
 }

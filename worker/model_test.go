@@ -33,8 +33,11 @@ func TestOpenModelVariants(t *testing.T) {
 			if m.StartLogits != "start_logits" || m.EndLogits != "end_logits" || m.LogitsType != c.elem || m.LogitsTypeName() != c.logitsType {
 				t.Errorf("outputs %q %q of %v (%s), want %s", m.StartLogits, m.EndLogits, m.LogitsType, m.LogitsTypeName(), c.logitsType)
 			}
-			if m.MaxPositions != 512 || m.ModelType != "bert" {
-				t.Errorf("config: max positions %d, model type %q; want 512, bert", m.MaxPositions, m.ModelType)
+			if m.MaxPositions != 512 || m.ModelType != "bert" || m.VocabSize != 30522 {
+				t.Errorf("config: max positions %d, model type %q, vocab size %d; want 512, bert, 30522", m.MaxPositions, m.ModelType, m.VocabSize)
+			}
+			if m.EmbeddingRows != 30522 {
+				t.Errorf("word embedding table of %d rows, want 30522", m.EmbeddingRows)
 			}
 		})
 	}

@@ -80,9 +80,33 @@ func TestFamiliesQuantize(t *testing.T) {
 	}
 }
 
-// TestTokenizerLargerThanModel: a tokenizer whose ids reach past
-// config.json's vocab_size is refused at start (exit 2), naming both files.
+// TestTokenizerLargerThanModel: a tokenizer whose ids reach past the
+// model's embedding table is refused at start (exit 2), naming both files:
+// config.json's vocab_size when it gives one, else the graph's word
+// embedding table.
 func TestTokenizerLargerThanModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"config.json", `"vocab_size": 30522`, "vocab_size 30522"},
+		{"graph", `"vocab_size": 0`, "model.onnx has 50262 rows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := shrunkVocabModel(t, tc.config)
+			code, stderr := runCLI(t, "--devices", "cpu:1", "--model", dir, "--input", writeCorpus(t, 3, 1),
+				"--question", "Who?", "--output", filepath.Join(t.TempDir(), "a.jsonl"))
+			if code != exitUsage || !strings.Contains(stderr, "tokenizer.json") || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d naming tokenizer.json and %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+}
+
+// shrunkVocabModel copies the RoBERTa-layout model with config.json's
+// vocab_size replaced; for the graph case its tokenizer gets an added
+// token past the embedding table instead.
+func shrunkVocabModel(t *testing.T, vocab string) string {
+	t.Helper()
 	src := familyModel(t, "roberta")
 	dir := t.TempDir()
 	for _, name := range []string{"model.onnx", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"} {
@@ -90,19 +114,24 @@ func TestTokenizerLargerThanModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if name == "config.json" {
-			b = []byte(strings.Replace(string(b), `"vocab_size": 50262`, `"vocab_size": 30522`, 1))
-			if !strings.Contains(string(b), `"vocab_size": 30522`) {
-				t.Fatalf("config.json has no vocab_size 50262 to shrink:\n%s", b)
+		switch name {
+		case "config.json":
+			b = []byte(strings.Replace(string(b), `"vocab_size": 50262`, vocab, 1))
+			if !strings.Contains(string(b), vocab) {
+				t.Fatalf("config.json has no vocab_size 50262 to replace:\n%s", b)
+			}
+		case "tokenizer.json":
+			if vocab == `"vocab_size": 0` {
+				extra := `{"id":60000,"content":"<extra>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},`
+				b = []byte(strings.Replace(string(b), `"added_tokens": [`, `"added_tokens": [`+extra, 1))
+				if !strings.Contains(string(b), "<extra>") {
+					t.Fatal("tokenizer.json: no added_tokens list to extend")
+				}
 			}
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	code, stderr := runCLI(t, "--devices", "cpu:1", "--model", dir, "--input", writeCorpus(t, 3, 1),
-		"--question", "Who?", "--output", filepath.Join(t.TempDir(), "a.jsonl"))
-	if code != exitUsage || !strings.Contains(stderr, "tokenizer.json") || !strings.Contains(stderr, "config.json") || !strings.Contains(stderr, "vocab_size 30522") {
-		t.Fatalf("exit %d, want %d naming tokenizer.json and config.json's vocab_size:\n%s", code, exitUsage, stderr)
-	}
+	return dir
 }
