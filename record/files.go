@@ -19,7 +19,7 @@ var ErrNoQuestions = errors.New("no questions")
 func ReadQuestionsFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("shard: questions file: %w", err)
+		return nil, fmt.Errorf("record: questions file: %w", err)
 	}
 	defer f.Close()
 
@@ -32,7 +32,7 @@ func ReadQuestionsFile(path string) ([]string, error) {
 			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if !utf8.Valid(line) {
-			return nil, fmt.Errorf("shard: questions file %s line %d: %w", path, n, ErrInvalidUTF8)
+			return nil, fmt.Errorf("record: questions file %s line %d: %w", path, n, ErrInvalidUTF8)
 		}
 		q := strings.TrimSpace(string(line))
 		if q == "" || strings.HasPrefix(q, "#") {
@@ -41,10 +41,10 @@ func ReadQuestionsFile(path string) ([]string, error) {
 		qs = append(qs, q)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("shard: questions file %s: %w", path, err)
+		return nil, fmt.Errorf("record: questions file %s: %w", path, err)
 	}
 	if len(qs) == 0 {
-		return nil, fmt.Errorf("shard: questions file %s: %w (only blank lines and # comments)", path, ErrNoQuestions)
+		return nil, fmt.Errorf("record: questions file %s: %w (only blank lines and # comments)", path, ErrNoQuestions)
 	}
 	return qs, nil
 }

@@ -27,7 +27,7 @@ func (r *Source) Next() (Document, error) {
 		}
 		if err := r.readLine(); err != nil {
 			if !errors.Is(err, io.EOF) {
-				err = fmt.Errorf("shard: reading %s at offset %d: %w", r.opt.File, r.Offset(), err)
+				err = fmt.Errorf("record: reading %s at offset %d: %w", r.opt.File, r.Offset(), err)
 			}
 			r.err = err
 			return Document{}, err

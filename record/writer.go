@@ -29,7 +29,7 @@ func (w *Writer) WriteAnswer(r AnswerRecord) error {
 	b = appendKeyString(b, "question", r.Question)
 	b = append(b, ',')
 	if b, err = appendCandidate(b, r.Answer, r.Score, r.Start, r.End); err != nil {
-		return fmt.Errorf("shard: answer for id %s question %q: %w", w.id.Bytes(), r.Question, err)
+		return fmt.Errorf("record: answer for id %s question %q: %w", w.id.Bytes(), r.Question, err)
 	}
 	b = append(b, `,"windows":`...)
 	b = strconv.AppendInt(b, int64(r.Windows), 10)
@@ -41,7 +41,7 @@ func (w *Writer) WriteAnswer(r AnswerRecord) error {
 			}
 			b = append(b, '{')
 			if b, err = appendCandidate(b, a.Answer, a.Score, a.Start, a.End); err != nil {
-				return fmt.Errorf("shard: answer %d for id %s question %q: %w", i, w.id.Bytes(), r.Question, err)
+				return fmt.Errorf("record: answer %d for id %s question %q: %w", i, w.id.Bytes(), r.Question, err)
 			}
 			b = append(b, '}')
 		}
@@ -84,7 +84,7 @@ func (w *Writer) Flush() error {
 		return w.err
 	}
 	if err := w.bw.Flush(); err != nil {
-		w.err = fmt.Errorf("shard: writing answers: %w", err)
+		w.err = fmt.Errorf("record: writing answers: %w", err)
 	}
 	return w.err
 }
@@ -92,7 +92,7 @@ func (w *Writer) Flush() error {
 func (w *Writer) emit(b []byte) error {
 	w.line = b
 	if _, err := w.bw.Write(b); err != nil {
-		w.err = fmt.Errorf("shard: writing answers: %w", err)
+		w.err = fmt.Errorf("record: writing answers: %w", err)
 	}
 	return w.err
 }
@@ -105,7 +105,7 @@ func (w *Writer) appendID(b []byte, id json.RawMessage) ([]byte, error) {
 	if len(id) == 0 {
 		w.id.WriteString("null")
 	} else if err := json.Compact(&w.id, id); err != nil {
-		return b, fmt.Errorf("shard: %w: %q is not valid JSON: %w", ErrBadID, id, err)
+		return b, fmt.Errorf("record: %w: %q is not valid JSON: %w", ErrBadID, id, err)
 	}
 	return append(b, w.id.Bytes()...), nil
 }
@@ -121,7 +121,7 @@ func (w *Writer) appendKeep(b []byte, keep []json.RawMessage) ([]byte, error) {
 			continue
 		}
 		if !json.Valid(keep[i]) {
-			return b, fmt.Errorf("shard: %w: %q: %q is not valid JSON", ErrBadField, name, keep[i])
+			return b, fmt.Errorf("record: %w: %q: %q is not valid JSON", ErrBadField, name, keep[i])
 		}
 		b = append(b, keep[i]...)
 	}
