@@ -95,7 +95,5 @@ tokenizer-parity: tokenizer-codepoints tokenizer-corpus
 	node $(FAMILY_DATA)/precompiled-graphemes.mjs $(TOKENIZERS)/xlmr/tokenizer.json $(TOKENIZERS)/xlmr/graphemes.tsv
 	node $(FAMILY_DATA)/normcodepoints.mjs $(BUILD)/normcodepoints.tsv
 	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) \
-	QA_SHARD_ROBERTA_CODEPOINTS=$(abspath $(TOKENIZERS))/roberta/codepoints.tsv \
-	QA_SHARD_ROBERTA_CORPUS=$(abspath $(TOKENIZERS))/roberta/corpus.jsonl \
 	QA_SHARD_PARITY_NORM=$(abspath $(BUILD))/normcodepoints.tsv \
-		$(GO) test -count=1 -tags parity ./tokenizer -run 'TestRoberta(Codepoints|Corpus)|TestUnigram(Codepoints|Corpus|Graphemes)|TestNormalizerCodepointParity' -v
+		$(GO) test -count=1 -tags parity ./tokenizer -run 'TestFamily(Codepoints|Corpus|Graphemes)|TestNormalizerCodepointParity' -v

@@ -13,18 +13,18 @@ import (
 	"testing"
 )
 
-// The SentencePiece families (Precompiled or NFKD normalizers, Metaspace,
-// Unigram) against Hugging Face on every code point and on several MB of
-// real text, from the files testdata/family-codepoints.mjs,
-// testdata/family-corpus.mjs and testdata/precompiled-graphemes.mjs write
-// beside each family's tokenizer.json (see the commands at their top):
+// Every family (byte-level BPE for RoBERTa; Precompiled or NFKD
+// normalizers, Metaspace and Unigram for the others) against Hugging Face
+// on every code point and on several MB of real text, from the files
+// testdata/family-codepoints.mjs, testdata/family-corpus.mjs and
+// testdata/precompiled-graphemes.mjs write beside each family's
+// tokenizer.json (make tokenizer-parity runs them all):
 //
 //	QA_SHARD_TOKENIZERS_DIR=$PWD/build/tokenizers \
-//	  go test -tags parity ./tokenizer -run 'TestUnigram(Codepoints|Corpus|Graphemes)' -v
-var unigramFamilies = []string{"xlmr", "albert", "deberta"}
+//	  go test -tags parity ./tokenizer -run 'TestFamily(Codepoints|Corpus|Graphemes)' -v
 
-// unigramParityFile opens QA_SHARD_TOKENIZERS_DIR/<family>/<name>.
-func unigramParityFile(t *testing.T, family, name string) *bufio.Scanner {
+// familyParityFile opens QA_SHARD_TOKENIZERS_DIR/<family>/<name>.
+func familyParityFile(t *testing.T, family, name string) *bufio.Scanner {
 	t.Helper()
 	path := filepath.Join(os.Getenv("QA_SHARD_TOKENIZERS_DIR"), family, name)
 	f, err := os.Open(path)
@@ -37,9 +37,9 @@ func unigramParityFile(t *testing.T, family, name string) *bufio.Scanner {
 	return sc
 }
 
-// unigramRender writes an encoding as the node scripts do: ids
+// idsOffsets writes an encoding as the node scripts do: ids
 // comma-separated, offsets "start-end" comma-separated.
-func unigramRender(tk *Tokenizer, text string) []string {
+func idsOffsets(tk *Tokenizer, text string) []string {
 	e := tk.Encode(text)
 	ids := make([]string, len(e.IDs))
 	offs := make([]string, len(e.IDs))
@@ -50,11 +50,11 @@ func unigramRender(tk *Tokenizer, text string) []string {
 	return []string{strings.Join(ids, ","), strings.Join(offs, ",")}
 }
 
-// unigramTSV checks every line "key<TAB>cols..." of a reference file
+// familyTSV checks every line "key<TAB>cols..." of a reference file
 // against texts(key): each text gives two columns (ids, offsets).
-func unigramTSV(t *testing.T, family, name string, min int, texts func(cp int) []string) {
+func familyTSV(t *testing.T, family, name string, min int, texts func(cp int) []string) {
 	tk := familyTokenizer(t, family)
-	sc := unigramParityFile(t, family, name)
+	sc := familyParityFile(t, family, name)
 	lines, bad := 0, 0
 	for sc.Scan() {
 		lines++
@@ -65,7 +65,7 @@ func unigramTSV(t *testing.T, family, name string, min int, texts func(cp int) [
 		}
 		var got []string
 		for _, text := range texts(cp) {
-			got = append(got, unigramRender(tk, text)...)
+			got = append(got, idsOffsets(tk, text)...)
 		}
 		if !slices.Equal(got, cols[1:]) {
 			bad++
@@ -83,11 +83,11 @@ func unigramTSV(t *testing.T, family, name string, min int, texts func(cp int) [
 	fmt.Printf("%s %s: %d checked, %d differ\n", family, name, lines, bad)
 }
 
-// TestUnigramCodepoints: c alone and "a"+c+"b", for every scalar value.
-func TestUnigramCodepoints(t *testing.T) {
-	for _, fam := range unigramFamilies {
+// TestFamilyCodepoints: c alone and "a"+c+"b", for every scalar value.
+func TestFamilyCodepoints(t *testing.T) {
+	for _, fam := range families {
 		t.Run(fam, func(t *testing.T) {
-			unigramTSV(t, fam, "codepoints.tsv", 0x10F800, func(cp int) []string {
+			familyTSV(t, fam, "codepoints.tsv", 0x10F800, func(cp int) []string {
 				c := string(rune(cp))
 				return []string{c, "a" + c + "b"}
 			})
@@ -95,12 +95,12 @@ func TestUnigramCodepoints(t *testing.T) {
 	}
 }
 
-// TestUnigramCorpus: real documents, their ids, word ids and offsets.
-func TestUnigramCorpus(t *testing.T) {
-	for _, fam := range unigramFamilies {
+// TestFamilyCorpus: real documents, their ids, word ids and offsets.
+func TestFamilyCorpus(t *testing.T) {
+	for _, fam := range families {
 		t.Run(fam, func(t *testing.T) {
 			tk := familyTokenizer(t, fam)
-			sc := unigramParityFile(t, fam, "corpus.jsonl")
+			sc := familyParityFile(t, fam, "corpus.jsonl")
 			docs, tokens, size, bad := checkCorpus(t, tk, sc)
 			if docs < 1000 || size < 3<<20 {
 				t.Fatalf("only %d documents, %d bytes", docs, size)
@@ -110,11 +110,11 @@ func TestUnigramCorpus(t *testing.T) {
 	}
 }
 
-// TestUnigramGraphemes: "ª"+c+"b", c+"ª"+"b" and c+U+0301+"b" for every
+// TestFamilyGraphemes: "ª"+c+"b", c+"ª"+"b" and c+U+0301+"b" for every
 // scalar value (precompiled-graphemes.mjs, xlmr only: its Precompiled sees
 // the raw text).
-func TestUnigramGraphemes(t *testing.T) {
-	unigramTSV(t, "xlmr", "graphemes.tsv", 0x10F800, func(cp int) []string {
+func TestFamilyGraphemes(t *testing.T) {
+	familyTSV(t, "xlmr", "graphemes.tsv", 0x10F800, func(cp int) []string {
 		c := string(rune(cp))
 		return []string{"\u00aa" + c + "b", c + "\u00aab", c + "\u0301b"}
 	})
