@@ -84,6 +84,16 @@ func (t *Tensor) Int64s() ([]int64, error) {
 	})
 }
 
+// Int8s returns the values of an int8 tensor stored in raw_data, as
+// quantizers write them (int32_data, the spec's other place for int8, is
+// refused with an error).
+func (t *Tensor) Int8s() ([]int8, error) {
+	if t.DataType == Int8 && !t.hasRaw && !t.External {
+		return nil, fmt.Errorf("tensor %q keeps its int8 values outside raw_data", t.Name)
+	}
+	return values(t, Int8, "int8", nil, nil, func(b []byte) int8 { return int8(b[0]) })
+}
+
 // values decodes a tensor of data type dtype (named name) from raw_data,
 // each value from its own little-endian bytes, or from the occurrences of
 // its typed repeated field, checking the count against the shape.

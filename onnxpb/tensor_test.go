@@ -54,6 +54,20 @@ func TestTensorEncodings(t *testing.T) {
 	if _, err := i8.Float32s(); err == nil {
 		t.Error("an int8 tensor read as float32")
 	}
+	neg, _ := parseTensor(EncodeTensor("q", Int8, []int64{3}, []byte{0x81, 0x00, 0x7f}))
+	if q, err := neg.Int8s(); err != nil || len(q) != 3 || q[0] != -127 || q[1] != 0 || q[2] != 127 {
+		t.Errorf("int8 tensor [-127, 0, 127] read as %v, %v", q, err)
+	}
+	if _, err := i8.Int8s(); err != nil {
+		t.Errorf("int8 tensor: %v", err)
+	}
+	u8, _ := parseTensor(EncodeTensor("q", Uint8, []int64{4}, []byte{1, 2, 3, 4}))
+	if _, err := u8.Int8s(); err == nil {
+		t.Error("a uint8 tensor read as int8")
+	}
+	if _, err := (&Tensor{Name: "q", DataType: Int8, Dims: []int64{1}}).Int8s(); err == nil {
+		t.Error("an int8 tensor without raw_data read as if it had values")
+	}
 }
 
 // TestMalformed: garbage and endless nesting are errors, never panics.
