@@ -4,7 +4,8 @@
 // com.microsoft DynamicQuantizeMatMul: the weights as int8 with one
 // symmetric scale per output column, and the bias of the Add that follows
 // folded into the node (unfolded, the Add costs 13-16% on this kind of
-// model). Each attention core it recognizes becomes one MultiHeadAttention
+// model). By default the weights use [-64, 64] (SchemeS7, weights.go), so
+// that no x86 CPU's u8 x s8 kernel saturates on them. Each attention core it recognizes becomes one MultiHeadAttention
 // without a padding mask (attention.go). Activations are quantized at run time with one scale per tensor,
 // so a window's logits depend on what else is in its batch, padding
 // included: such a model must run one unpadded window per batch to give
@@ -50,6 +51,10 @@ type Options struct {
 	// mask (6-8% slower on the 4-layer, 256-wide model; for running
 	// the int8 model elsewhere on padded batches).
 	KeepAttention bool
+	// Scheme is how weights are stored; "" is SchemeS7, right on every
+	// x86 CPU. SchemeS8 is right only on CPUs with VNNI or AMX (elsewhere
+	// qa-shard runs it in ONNX Runtime's slower exact mode).
+	Scheme Scheme
 }
 
 // Model rewrites the ModelProto in model and writes the quantized model to

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"qa-shard/internal/isa"
 	"qa-shard/internal/testenv"
 	"qa-shard/qa"
 	"qa-shard/worker"
@@ -41,21 +42,28 @@ func loadAverage() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-// baseSetup is the quantized base model, the windows and the logits'
-// deviation, made once per test binary (a benchmark function runs more
-// than once), and the sessions of each layout.
+// baseSetup is the model's int8 copies (one per scheme), the windows and
+// the logits' deviation of each, made once per test binary (a benchmark
+// function runs more than once), and the sessions of each layout.
 var baseSetup struct {
 	sync.Once
-	dir           string // temporary folder of the int8 copy
-	src, dst      string
-	rep           Report
-	took          time.Duration
-	ws            []qa.Window
-	worstAbs, rel float64
-	layouts       map[int][2][]*worker.Replica // sessions -> float32, int8 replicas
+	dir     string // temporary folder of the int8 copies
+	src     string
+	copies  []int8Copy
+	ws      []qa.Window
+	layouts map[int][][]*worker.Replica // sessions -> float32, then each copy's replicas
 }
 
-// TestMain removes the benchmark's quantized copy.
+// int8Copy is one scheme's quantized copy and how far it is from float32.
+type int8Copy struct {
+	scheme        Scheme
+	dst           string
+	rep           Report
+	took          time.Duration
+	worstAbs, rel float64
+}
+
+// TestMain removes the benchmark's quantized copies.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if baseSetup.dir != "" {
@@ -68,18 +76,21 @@ func setupBase(b *testing.B) {
 	requireORT(b)
 	s := &baseSetup
 	s.Do(func() {
-		s.src, s.layouts = baseModel(b), map[int][2][]*worker.Replica{}
+		s.src, s.layouts = baseModel(b), map[int][][]*worker.Replica{}
 		var err error
 		if s.dir, err = os.MkdirTemp("", "qa-shard-base-int8-"); err != nil {
 			b.Fatal(err)
 		}
-		s.dst = filepath.Join(s.dir, "base-int8")
-		start := time.Now()
-		if s.rep, err = Dir(s.src, s.dst, Options{}); err != nil {
-			b.Fatal(err)
+		for _, sc := range Schemes {
+			c := int8Copy{scheme: sc, dst: filepath.Join(s.dir, "int8-"+string(sc))}
+			start := time.Now()
+			if c.rep, err = Dir(s.src, c.dst, Options{Scheme: sc}); err != nil {
+				b.Fatal(err)
+			}
+			c.took = time.Since(start)
+			s.copies = append(s.copies, c)
 		}
-		s.took = time.Since(start)
-		for _, w := range realWindows(b, filepath.Join(s.dst, "tokenizer.json")) {
+		for _, w := range realWindows(b, filepath.Join(s.src, "tokenizer.json")) {
 			if w.Len() == qa.DefaultSettings().MaxSeqLen {
 				s.ws = append(s.ws, w)
 			}
@@ -89,8 +100,12 @@ func setupBase(b *testing.B) {
 		}
 		rs := layout(b, 1)
 		for _, w := range s.ws {
-			abs, rel := deviation(runBatch(b, rs[0][0], batchOf(0, w)), runBatch(b, rs[1][0], batchOf(0, w)))
-			s.worstAbs, s.rel = max(s.worstAbs, abs), max(s.rel, rel)
+			fp := runBatch(b, rs[0][0], batchOf(0, w))
+			for i := range s.copies {
+				abs, rel := deviation(fp, runBatch(b, rs[1+i][0], batchOf(0, w)))
+				c := &s.copies[i]
+				c.worstAbs, c.rel = max(c.worstAbs, abs), max(c.rel, rel)
+			}
 		}
 	})
 	if s.ws == nil {
@@ -98,14 +113,19 @@ func setupBase(b *testing.B) {
 	}
 }
 
-// layout opens, once, n sessions of each model sharing the cores.
-func layout(b *testing.B, n int) [2][]*worker.Replica {
+// layout opens, once, n sessions of each model (float32, then each int8
+// copy) sharing the cores.
+func layout(b *testing.B, n int) [][]*worker.Replica {
 	s := &baseSetup
 	if rs, ok := s.layouts[n]; ok {
 		return rs
 	}
-	var rs [2][]*worker.Replica
-	for i, dir := range []string{s.src, s.dst} {
+	dirs := []string{s.src}
+	for _, c := range s.copies {
+		dirs = append(dirs, c.dst)
+	}
+	rs := make([][]*worker.Replica, len(dirs))
+	for i, dir := range dirs {
 		m, err := worker.OpenModel(dir)
 		if err != nil {
 			b.Fatal(err)
@@ -122,14 +142,16 @@ func layout(b *testing.B, n int) [2][]*worker.Replica {
 	return rs
 }
 
-// BenchmarkBaseInt8 quantizes the bert-base-sized model, reports the int8
-// logits' deviation from float32 on real 384-token windows, then runs the
-// raw models side by side on those windows, one window per batch (the
-// shape qa-shard gives int8), alternating which model goes first, in two
-// layouts: one session with every core, and one single-threaded session
-// per core running windows at the same time. It reports tokens/s of each
-// model and their ratio. One iteration is one round of windows through
-// each model; run it with -benchtime Nx.
+// BenchmarkBaseInt8 quantizes the bert-base-sized model with every weight
+// scheme, reports each int8 copy's logit deviation from float32 on real
+// 384-token windows, then runs the raw models side by side on those
+// windows, one window per batch (the shape qa-shard gives int8), rotating
+// which model goes first, in two layouts: one session with every core, and
+// one single-threaded session per core running windows at the same time.
+// It reports tokens/s of each model and each copy's ratio to float32,
+// with the CPU's instruction set, which decides the int8 kernels. One
+// iteration is one round of windows through each model; run it with
+// -benchtime Nx.
 func BenchmarkBaseInt8(b *testing.B) {
 	setupBase(b)
 	for _, sessions := range []int{1, runtime.NumCPU()} {
@@ -155,11 +177,11 @@ func benchLayout(b *testing.B, sessions int) {
 		wg.Wait()
 	}
 	loadBefore := loadAverage()
-	var times [2]time.Duration
+	times := make([]time.Duration, len(rs))
 	b.ResetTimer()
 	for i := range b.N {
-		for j := range 2 {
-			m := (i + j) % 2 // alternate which model goes first
+		for j := range rs {
+			m := (i + j) % len(rs) // rotate which model goes first
 			t0 := time.Now()
 			round(rs[m], i)
 			times[m] += time.Since(t0)
@@ -167,16 +189,21 @@ func benchLayout(b *testing.B, sessions int) {
 	}
 	b.StopTimer()
 	tokens := float64(b.N * sessions * qa.DefaultSettings().MaxSeqLen)
-	fp, i8 := tokens/times[0].Seconds(), tokens/times[1].Seconds()
+	fp := tokens / times[0].Seconds()
 	b.ReportMetric(fp, "fp32-tokens/s")
-	b.ReportMetric(i8, "int8-tokens/s")
-	b.ReportMetric(i8/fp, "int8/fp32")
-	b.ReportMetric(s.worstAbs, "max-logit-diff")
-	fmt.Printf("\nint8 vs float32, %s (%d MatMuls int8, %d biases folded; %.0f MB -> %.0f MB; quantized in %s)\n",
-		s.src, s.rep.MatMuls, s.rep.Folded, float64(s.rep.InBytes)/1e6, float64(s.rep.OutBytes)/1e6, s.took.Round(time.Millisecond))
-	fmt.Printf("| measure | value |\n|---|---|\n")
-	fmt.Printf("| layout | %d session(s) x %d thread(s), batch 1, %d tokens, %d rounds per model, interleaved |\n", sessions, threads, qa.DefaultSettings().MaxSeqLen, b.N)
-	fmt.Printf("| float32 tokens/s | %.0f |\n| int8 tokens/s | %.0f |\n| int8 / float32 | %.2f |\n", fp, i8, i8/fp)
-	fmt.Printf("| int8 logits vs float32, max abs diff over %d real windows | %.4f (%.2f%% of a window's logit span) |\n", len(ws), s.worstAbs, 100*s.rel)
-	fmt.Printf("| load average before / after | %s / %s |\n", loadBefore, loadAverage())
+	fmt.Printf("\nint8 vs float32, %s, CPU %s (%s), ONNX Runtime %s\n", s.src, cpuSet, isa.Model(), worker.Version())
+	fmt.Printf("layout %d session(s) x %d thread(s), batch 1, %d tokens, %d rounds per model, interleaved; load average before %s\n",
+		sessions, threads, qa.DefaultSettings().MaxSeqLen, b.N, loadBefore)
+	fmt.Printf("| model | tokens/s | / float32 | max logit diff over %d real windows | share of a window's logit span | MB |\n|---|---:|---:|---:|---:|---:|\n", len(ws))
+	fmt.Printf("| float32 | %.0f | 1.00 | - | - | %.0f |\n", fp, float64(s.copies[0].rep.InBytes)/1e6)
+	for i, c := range s.copies {
+		q := tokens / times[1+i].Seconds()
+		b.ReportMetric(q, "int8-"+string(c.scheme)+"-tokens/s")
+		b.ReportMetric(q/fp, "int8-"+string(c.scheme)+"/fp32")
+		fmt.Printf("| int8 %s | %.0f | %.2f | %.4f | %.2f%% | %.0f |\n", c.scheme, q, q/fp, c.worstAbs, 100*c.rel, float64(c.rep.OutBytes)/1e6)
+	}
+	fmt.Printf("load average after: %s\n", loadAverage())
 }
+
+// cpuSet is this CPU's instruction set, named beside every int8 figure.
+var cpuSet = isa.Detect()

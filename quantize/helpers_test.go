@@ -104,8 +104,13 @@ func tinyBERT(t *testing.T) []byte {
 
 func mustQuantize(t *testing.T, model []byte) ([]byte, Report) {
 	t.Helper()
+	return mustQuantizeWith(t, model, Options{})
+}
+
+func mustQuantizeWith(t *testing.T, model []byte, o Options) ([]byte, Report) {
+	t.Helper()
 	var out bytes.Buffer
-	rep, err := Model(model, &out, Options{})
+	rep, err := Model(model, &out, o)
 	if err != nil {
 		t.Fatal(err)
 	}

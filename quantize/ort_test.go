@@ -37,8 +37,25 @@ func requireORT(t testing.TB) {
 // returns its named outputs.
 func runFloat(t *testing.T, model []byte, x []float32, shape []int64, outputs ...string) [][]float32 {
 	t.Helper()
+	return runSession(t, model, false, x, shape, outputs...)
+}
+
+// runSession is runFloat, with ONNX Runtime's exact u8 x u8 mode
+// (session.x64quantprecision) on where precise says.
+func runSession(t *testing.T, model []byte, precise bool, x []float32, shape []int64, outputs ...string) [][]float32 {
+	t.Helper()
 	requireORT(t)
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(model, []string{"x"}, outputs, nil)
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer so.Destroy()
+	if precise {
+		if err := so.AddSessionConfigEntry("session.x64quantprecision", "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(model, []string{"x"}, outputs, so)
 	if err != nil {
 		t.Fatalf("ONNX Runtime refuses the model: %v", err)
 	}
@@ -61,13 +78,23 @@ func runFloat(t *testing.T, model []byte, x []float32, shape []int64, outputs ..
 }
 
 // TestLinearUnderORT runs y = x W + b (random W and a large random b) in
-// ONNX Runtime, float32 and quantized, against the exact product. The
-// int8 result must lie within the worst case of the quantization itself:
-// each weight off by at most half its column's step s_j/2, each
-// activation by half the activation step a/2, where ONNX Runtime's
+// ONNX Runtime, float32 and quantized in each scheme, against the exact
+// product. The int8 result must lie within the worst case of the
+// quantization itself: each weight off by at most half its column's step
+// s_j/2 (s_j = max|W[:, j]| / L, L the scheme's levels), each activation
+// by half the activation step a/2, where ONNX Runtime's
 // DynamicQuantizeMatMul uses a = (max(x, 0) - min(x, 0)) / 255. A wrong
-// scale, layout, zero point or a lost bias breaks that bound by far.
+// scale, layout, zero point, a lost bias or a saturated product breaks
+// that bound by far. Each scheme runs as qa-shard runs it on this CPU
+// (s8 in ONNX Runtime's exact mode where the CPU lacks VNNI and AMX), so
+// the bound holds on every instruction set.
 func TestLinearUnderORT(t *testing.T) {
+	for _, sc := range Schemes {
+		t.Run(string(sc), func(t *testing.T) { linearUnderORT(t, sc) })
+	}
+}
+
+func linearUnderORT(t *testing.T, sc Scheme) {
 	const rows, k, n = 5, 64, 16
 	r := rand.New(rand.NewPCG(11, 12))
 	w, b, x := make([]float32, k*n), make([]float32, n), make([]float32, rows*k)
@@ -86,12 +113,12 @@ func TestLinearUnderORT(t *testing.T) {
 		inputs:  []string{"x"},
 		outputs: []string{"y"},
 	}
-	q, rep := mustQuantize(t, m.bytes())
+	q, rep := mustQuantizeWith(t, m.bytes(), Options{Scheme: sc})
 	if rep.Folded != 1 {
 		t.Fatalf("the bias was not folded: %+v", rep)
 	}
 	fp := runFloat(t, m.bytes(), x, []int64{rows, k}, "y")[0]
-	i8 := runFloat(t, q, x, []int64{rows, k}, "y")[0]
+	i8 := runSession(t, q, sc == SchemeS8 && cpuSet.SaturatesU8S8(), x, []int64{rows, k}, "y")[0]
 
 	lo, hi := 0.0, 0.0
 	for _, v := range x {
@@ -109,7 +136,7 @@ func TestLinearUnderORT(t *testing.T) {
 			for kk := range k {
 				xv, wv := float64(x[i*k+kk]), float64(w[kk*n+j])
 				exact += xv * wv
-				halfW := colMax[j] / 127 / 2
+				halfW := colMax[j] / float64(sc.levels()) / 2
 				bound += math.Abs(xv)*halfW + halfA*math.Abs(wv) + halfA*halfW + 1e-6*math.Abs(xv*wv)
 			}
 			if d := math.Abs(float64(fp[i*n+j]) - exact); d > 1e-3 {
@@ -125,7 +152,7 @@ func TestLinearUnderORT(t *testing.T) {
 	if worst == 0 {
 		t.Error("int8 result equals the exact one everywhere: was anything quantized?")
 	}
-	t.Logf("int8 max |error| %.4f; at most %.0f%% of the worst case", worst, 100*used)
+	t.Logf("int8 %s on %s: max |error| %.4f; at most %.0f%% of the worst case", sc, cpuSet, worst, 100*used)
 }
 
 // TestSharedAndUnfoldableUnderORT: the graph of TestSharedAndUnfoldable

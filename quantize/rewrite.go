@@ -21,6 +21,7 @@ type plan struct {
 	gone    map[string]bool     // values no node produces any more
 	weights map[string]*weight  // float weight name -> its int8 form
 	orphans map[string]bool     // initializers only removed nodes read
+	scheme  Scheme
 	rep     Report
 }
 
@@ -154,11 +155,15 @@ func (p *plan) weight(t *onnxpb.Tensor) (*weight, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: weight %q: %w", ErrUnsupported, t.Name, err)
 	}
-	data, scales, err := columns(vals, int(k), int(n))
+	data, scales, err := columns(vals, int(k), int(n), p.scheme)
 	if err != nil {
 		return nil, fmt.Errorf("%w: weight %q: %w", ErrUnsupported, t.Name, err)
 	}
-	q := &weight{src: t, dims: t.Dims, data: data, scales: float32Bytes(scales), zero8: make([]byte, n),
+	zero := make([]byte, n)
+	for i := range zero {
+		zero[i] = p.scheme.zeroPoint()
+	}
+	q := &weight{src: t, dims: t.Dims, data: data, scales: float32Bytes(scales), zero8: zero,
 		q: p.fresh(t.Name + "_quantized"), scale: p.fresh(t.Name + "_scale"), zero: p.fresh(t.Name + "_zero_point")}
 	p.weights[t.Name] = q
 	p.rep.Weights += k * n
@@ -192,6 +197,12 @@ func (p *plan) foldable(mm *onnxpb.Node, consumers map[string][]*onnxpb.Node, n 
 
 // rewrite turns a serialized ModelProto into the quantized one.
 func rewrite(model []byte, o Options) (onnxpb.Pieces, Report, error) {
+	if o.Scheme == "" {
+		o.Scheme = Schemes[0]
+	}
+	if !o.Scheme.valid() {
+		return nil, Report{}, fmt.Errorf("%w: no weight scheme %q (choose one of %v)", ErrUnsupported, o.Scheme, Schemes)
+	}
 	m, err := onnxpb.Parse(model)
 	if err != nil {
 		return nil, Report{}, fmt.Errorf("%w: model.onnx cannot be read as ONNX: %w", ErrUnsupported, err)
@@ -200,6 +211,7 @@ func rewrite(model []byte, o Options) (onnxpb.Pieces, Report, error) {
 		return nil, Report{}, err
 	}
 	p := newPlan(m.Graph)
+	p.scheme = o.Scheme
 	if opset, _ := m.OpsetVersion(""); !o.KeepAttention {
 		p.attention(opset)
 	}
@@ -222,8 +234,8 @@ func rewrite(model []byte, o Options) (onnxpb.Pieces, Report, error) {
 	if _, ok := m.OpsetVersion(msDomain); !ok {
 		out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelOpsetImport, onnxpb.EncodeOpset(onnxpb.Opset{Domain: msDomain, Version: 1})))
 	}
-	note := fmt.Sprintf("dynamic int8: %d MatMul weights int8 per output column (scale max|w|/127, zero point 0) in %s DynamicQuantizeMatMul, %d biases folded; %s; activations are quantized per tensor at run time, so run one unpadded window per batch",
-		p.rep.MatMuls, msDomain, p.rep.Folded, describeAttention(p.rep.Attention, o.KeepAttention))
+	note := fmt.Sprintf("dynamic int8: %d MatMul weights %s in %s DynamicQuantizeMatMul, %d biases folded; %s; activations are quantized per tensor at run time, so run one unpadded window per batch",
+		p.rep.MatMuls, o.Scheme.describe(), msDomain, p.rep.Folded, describeAttention(p.rep.Attention, o.KeepAttention))
 	out.Add(onnxpb.AppendMessage(nil, onnxpb.ModelMetadataProps, onnxpb.EncodeEntry(MetadataKey, note)))
 	return out, p.rep, nil
 }
@@ -254,9 +266,9 @@ func (p *plan) graph() onnxpb.Pieces {
 			if p.uses[q.src.Name] > q.users || p.outputs[q.src.Name] {
 				out.Add(f.Raw)
 			}
-			out.Add(onnxpb.AppendMessage(nil, onnxpb.GraphInitializer, onnxpb.EncodeTensor(q.q, onnxpb.Int8, q.dims, q.data)),
+			out.Add(onnxpb.AppendMessage(nil, onnxpb.GraphInitializer, onnxpb.EncodeTensor(q.q, p.scheme.dataType(), q.dims, q.data)),
 				onnxpb.AppendMessage(nil, onnxpb.GraphInitializer, onnxpb.EncodeTensor(q.scale, onnxpb.Float, q.dims[1:], q.scales)),
-				onnxpb.AppendMessage(nil, onnxpb.GraphInitializer, onnxpb.EncodeTensor(q.zero, onnxpb.Int8, q.dims[1:], q.zero8)))
+				onnxpb.AppendMessage(nil, onnxpb.GraphInitializer, onnxpb.EncodeTensor(q.zero, p.scheme.dataType(), q.dims[1:], q.zero8)))
 		default:
 			out.Add(f.Raw)
 		}

@@ -16,7 +16,7 @@ func TestColumnsKnownValues(t *testing.T) {
 		0.375, 1.5, 0, 1,
 		-0.625, -2.5, 0, 0,
 	}
-	q, scale, err := columns(w, 4, 4)
+	q, scale, err := columns(w, 4, 4, SchemeS8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestColumnsErrorBound(t *testing.T) {
 	for i := range w {
 		w[i] = float32(r.NormFloat64()) * float32(1+i%n) * 0.01
 	}
-	q, scale, err := columns(w, k, n)
+	q, scale, err := columns(w, k, n, SchemeS8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,11 @@ func TestColumnsErrorBound(t *testing.T) {
 
 func TestColumnsRefusesNonFinite(t *testing.T) {
 	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
-		if _, _, err := columns([]float32{1, 2, bad, 4}, 2, 2); err == nil {
+		if _, _, err := columns([]float32{1, 2, bad, 4}, 2, 2, SchemeU8); err == nil {
 			t.Errorf("%g accepted", bad)
 		}
 	}
-	if _, _, err := columns([]float32{1, 2, 3}, 2, 2); err == nil {
+	if _, _, err := columns([]float32{1, 2, 3}, 2, 2, SchemeU8); err == nil {
 		t.Error("3 values for a [2, 2] matrix accepted")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"qa-shard/internal/isa"
 )
 
 // Model describes a model directory as Hugging Face optimum exports it for
@@ -42,6 +44,12 @@ type Model struct {
 	// then depend on its batch neighbours and padding, so it must run as a
 	// batch of one unpadded window for answers to be reproducible.
 	QuantizedActivations bool
+	// FullRangeS8 names an int8 weight of the model that a CPU without
+	// VNNI or AMX would multiply with 16-bit saturation (the s8 scheme of
+	// `qa-shard quantize`, most other quantizers' default); "" if none.
+	// On such a CPU replicas turn on ONNX Runtime's exact u8 x u8 path
+	// (PreciseInt8).
+	FullRangeS8 string
 
 	modelOnce // fingerprint and placement, shared by the model's replicas
 }
@@ -76,8 +84,19 @@ func OpenModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.QuantizedActivations, m.EmbeddingRows = gf.quantized, int(gf.embeddingRows)
+	m.QuantizedActivations, m.EmbeddingRows, m.FullRangeS8 = gf.quantized, int(gf.embeddingRows), gf.fullRangeS8
 	return m, nil
+}
+
+// PreciseInt8 says whether the model's CPU sessions on a CPU of set s
+// need ONNX Runtime's session.x64quantprecision: it rewrites s8 weights to
+// u8 at load and multiplies u8 x u8 without saturation, slower than the
+// u8 x s8 kernels but exact. Only where those kernels would saturate on
+// the model's weights: everywhere else it would cost speed for nothing
+// (on AVX-512 VNNI it too turns s8 weights into u8: 17.5 against 12.4 ms a
+// window on the 4-layer model, measured).
+func (m *Model) PreciseInt8(s isa.Set) bool {
+	return m.FullRangeS8 != "" && s.SaturatesU8S8()
 }
 
 // signature reads the graph's inputs and outputs through a throwaway CPU

@@ -20,7 +20,16 @@ type graphFacts struct {
 	// initializer a Gather node looks input_ids up in (through one Cast at
 	// most); 0 when the graph has no such node.
 	embeddingRows int64
+	// fullRangeS8 names an int8 weight of a quantized MatMul that uses
+	// more than [-64, 64] (or whose values cannot be read): u8 x s8
+	// kernels without VNNI would saturate on it (see isa.Set.SaturatesU8S8).
+	// "" when every such weight is uint8 or within [-64, 64].
+	fullRangeS8 string
 }
+
+// int8Weights are the operators of quantized models whose input 1 is the
+// quantized weight matrix.
+var int8Weights = map[string]bool{"DynamicQuantizeMatMul": true, "MatMulInteger": true, "MatMulIntegerToFloat": true}
 
 func readGraphFacts(path, inputIDs string) (graphFacts, error) {
 	var gf graphFacts
@@ -43,7 +52,11 @@ func readGraphFacts(path, inputIDs string) (graphFacts, error) {
 		}
 	}
 	var table string
+	weights := map[string]bool{}
 	m.Graph.Walk(func(n *onnxpb.Node) {
+		if int8Weights[n.OpType] && len(n.Inputs) > 1 {
+			weights[n.Inputs[1]] = true
+		}
 		if strings.HasPrefix(n.OpType, "DynamicQuantize") {
 			gf.quantized = true
 		}
@@ -55,6 +68,24 @@ func readGraphFacts(path, inputIDs string) (graphFacts, error) {
 		if t.Name == table && len(t.Dims) == 2 {
 			gf.embeddingRows = t.Dims[0]
 		}
+		if weights[t.Name] && t.DataType == onnxpb.Int8 && gf.fullRangeS8 == "" && !withinS7(t) {
+			gf.fullRangeS8 = t.Name
+		}
 	}
 	return gf, nil
+}
+
+// withinS7 says whether an int8 weight stays within [-64, 64], where a
+// pair of u8 x s8 products fits in 16 bits (2 x 255 x 64 = 32,640).
+func withinS7(t *onnxpb.Tensor) bool {
+	q, err := t.Int8s()
+	if err != nil {
+		return false
+	}
+	for _, v := range q {
+		if v > 64 || v < -64 {
+			return false
+		}
+	}
+	return true
 }

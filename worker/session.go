@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"qa-shard/internal/isa"
 )
 
 // sessionMode varies how one session is opened.
@@ -18,6 +20,9 @@ type sessionMode struct {
 	// expected failure or findings this package reports itself.
 	quiet bool
 }
+
+// cpuSet is this CPU's instruction set, read once.
+var cpuSet = isa.Detect()
 
 // newSession opens the replica's session: on a GPU provider through the
 // placement check (placement.go), on the CPU directly.
@@ -39,6 +44,11 @@ func openSession(m *Model, opt ReplicaOptions, mode sessionMode) (*ort.DynamicAd
 	}
 	if err := setMode(so, opt.Provider, mode); err != nil {
 		return nil, fmt.Errorf("replica %s: %w", opt.Name, err)
+	}
+	if m.PreciseInt8(cpuSet) { // the int8 nodes run on the CPU provider whatever the replica's
+		if err := so.AddSessionConfigEntry("session.x64quantprecision", "1"); err != nil {
+			return nil, fmt.Errorf("replica %s: exact int8 mode: %w", opt.Name, err)
+		}
 	}
 	if opt.Threads > 0 {
 		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
