@@ -1,13 +1,12 @@
 package fleet
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 
 	"qa-shard/gpu"
+	"qa-shard/internal/isa"
 	"qa-shard/tune"
 	"qa-shard/worker"
 )
@@ -25,6 +24,7 @@ type layout struct{ sessions, threads int }
 type class struct {
 	name     string
 	device   string // for the cache key
+	isa      string // the CPU's instruction set, for the cache key (CPU classes)
 	provider string
 	devices  []gpu.Device
 	layouts  []layout
@@ -42,7 +42,7 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 		if o.Provider != "" && o.Provider != worker.ProviderCPU {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
-		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", cpuModel(), runtime.NumCPU()),
+		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), runtime.NumCPU()), isa: isa.Detect().String(),
 			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), runtime.NumCPU()),
 			pinned: o.Threads > 0 || o.ReplicasPerDevice > 0 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:")}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)
@@ -118,22 +118,6 @@ func budgets(o Options, ladder func(int) ([]int, int)) ([]int, int) {
 		return []int{o.MaxBatchTokens}, 0
 	}
 	return ladder(max(8, o.MaxSeqLen))
-}
-
-// cpuModel is the processor's name from /proc/cpuinfo ("unknown" elsewhere).
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }
 
 // replicaName names session k of layout l on device d: a device's single

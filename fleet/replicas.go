@@ -17,7 +17,7 @@ import (
 func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *zap.Logger) {
 	f.sessions = map[string]*lazy{}
 	for _, c := range classes {
-		tc := tune.Class{Name: c.name, Key: tune.Key{Device: c.device, Precision: o.Precision}, PinnedLayout: c.pinned,
+		tc := tune.Class{Name: c.name, Key: tune.Key{Device: c.device, ISA: c.isa, Precision: o.Precision}, PinnedLayout: c.pinned,
 			PinnedBudget: o.MaxBatchTokens > 0 && !o.SingleWindow, Budgets: c.budgets, Start: c.start,
 			Alternate: c.provider == worker.ProviderCPU}
 		for _, l := range c.layouts {

@@ -26,14 +26,20 @@ import (
 
 // Key identifies a replica class in the cache.
 type Key struct {
-	Device    string `json:"device"`    // CPU model and cores, or GPU model and provider
+	Device string `json:"device"` // CPU model and cores, or GPU model and provider
+	// ISA is the CPU's instruction set for CPU classes ("AVX2", "AVX-512
+	// VNNI", "AMX", see internal/isa): one CPU model name covers machines
+	// with and without VNNI, whose int8 (and float32) kernels differ, so a
+	// shape measured on one is not reused on the other. Entries written
+	// before it existed have none and are measured again.
+	ISA       string `json:"isa,omitempty"`
 	Runtime   string `json:"runtime"`   // ONNX Runtime version
 	Model     string `json:"model"`     // the model directory's fingerprint
 	Precision string `json:"precision"` // fp32, fp16, int8
 }
 
 func (k Key) String() string {
-	return strings.Join([]string{k.Device, k.Runtime, k.Model, k.Precision}, "|")
+	return strings.Join([]string{k.Device, k.ISA, k.Runtime, k.Model, k.Precision}, "|")
 }
 
 // Layout is one way to run a class's devices: Sessions sessions per

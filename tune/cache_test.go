@@ -183,3 +183,30 @@ func TestOpenNamed(t *testing.T) {
 		t.Fatalf("OpenNamed(%q) = %+v, want the cache at that path", other, c)
 	}
 }
+
+// TestCacheKeyedByISA: a layout measured on a CPU of one instruction set
+// is not reused on a machine of the same model name with another (AMD
+// EPYC names CPUs with and without AVX-512 VNNI alike), nor is an entry
+// written before the key had an ISA.
+func TestCacheKeyedByISA(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tuning.json")
+	measure(t, path)
+	c := OpenCache(path, nil)
+	if _, ok := c.Lookup(testKey()); !ok {
+		t.Fatal("the entry just measured is not found")
+	}
+	for _, isa := range []string{"AVX2", ""} {
+		k := testKey()
+		k.ISA = isa
+		if e, ok := c.Lookup(k); ok {
+			t.Errorf("measured on %s, reused for ISA %q: %+v", testKey().ISA, isa, e)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"isa": "AVX-512 VNNI"`) && !strings.Contains(string(b), `"isa":"AVX-512 VNNI"`) {
+		t.Errorf("the cache file does not record the ISA:\n%s", b)
+	}
+}

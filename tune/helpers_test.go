@@ -73,7 +73,7 @@ func oneLayout(name string, replicas ...string) []Layout {
 }
 
 func testKey() Key {
-	return Key{Device: "test cpu (2 cores)", Runtime: "1.30.0", Model: "sha256=abc", Precision: "fp32"}
+	return Key{Device: "test cpu (2 cores)", ISA: "AVX-512 VNNI", Runtime: "1.30.0", Model: "sha256=abc", Precision: "fp32"}
 }
 
 func observed(t *testing.T) (*zap.Logger, *observer.ObservedLogs) {
