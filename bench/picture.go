@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"qa-shard/internal/isa"
 )
 
 // picture is everything one Run measured, and how it is printed.
@@ -101,8 +103,8 @@ func (p *picture) write(w io.Writer) error {
 	var b strings.Builder
 	first := p.runs[0][0].sum
 	fmt.Fprintf(&b, "\n## qa-shard: the whole picture\n\n")
-	fmt.Fprintf(&b, "Model %s; %d documents, %d windows, %d tokens; %d cores (%s); medians of %d interleaved repetitions (the ratios: medians of the ratios within each repetition).\n",
-		p.o.Model, p.docs, first.Windows, first.Tokens, runtime.NumCPU(), p.o.Devices, p.o.Reps)
+	fmt.Fprintf(&b, "Model %s; %d documents, %d windows, %d tokens; %d cores (%s), CPU %s, instruction set %s (it decides the int8 kernels); medians of %d interleaved repetitions (the ratios: medians of the ratios within each repetition).\n",
+		p.o.Model, p.docs, first.Windows, first.Tokens, runtime.NumCPU(), p.o.Devices, isa.Model(), isa.Detect(), p.o.Reps)
 	fmt.Fprintf(&b, "Load average (1 minute) %s before, %s after: other processes on the machine skew every wall-clock figure.\n\n", p.load0, loadAvg())
 	best := p.bestRaw()
 	ceil := median(p.raw[best])
@@ -130,8 +132,8 @@ func (p *picture) write(w io.Writer) error {
 	if len(p.configs) > cfgInt8 {
 		// The same windows both ways (Run checks), so a ratio of walls is one of tokens/s.
 		x, xCPU := p.vs(cfgInt8, cfgNext, false), p.vs(cfgInt8, cfgNext, true)
-		fmt.Fprintf(&b, "Target: int8 end to end ≥ 1.7x float32 (defaults, next run): wall clock %.2fx %s; per CPU-second %.2fx %s\n",
-			x, verdict(x >= 1.7), xCPU, verdict(xCPU >= 1.7))
+		fmt.Fprintf(&b, "Target: int8 end to end ≥ 1.7x float32 (defaults, next run) on %s: wall clock %.2fx %s; per CPU-second %.2fx %s\n",
+			isa.Detect(), x, verdict(x >= 1.7), xCPU, verdict(xCPU >= 1.7))
 	}
 	p.writeTuning(&b)
 	p.writeRaw(&b)

@@ -201,7 +201,7 @@ func rewrite(model []byte, o Options) (onnxpb.Pieces, Report, error) {
 		o.Scheme = Schemes[0]
 	}
 	if !o.Scheme.valid() {
-		return nil, Report{}, fmt.Errorf("%w: no weight scheme %q (choose one of %v)", ErrUnsupported, o.Scheme, Schemes)
+		return nil, Report{}, fmt.Errorf("%w: no weight scheme %q: choose s7 (the default, right on every x86 CPU), s8 (CPUs with VNNI or AMX) or u8", ErrUnsupported, o.Scheme)
 	}
 	m, err := onnxpb.Parse(model)
 	if err != nil {

@@ -71,7 +71,9 @@ func TestJSONLogs(t *testing.T) {
 		{"bench", []string{"bench", "--log-format", "json", "--scheduling=maybe"}, exitUsage, []string{"invalid argument"}},
 		{"version", []string{"version", "--log-format", "json"}, exitUsage, []string{"unknown flag: --log-format"}},
 		{"quantize", []string{"quantize", "--log-format", "json", "--model", model(t, "tiny"), "--out", filepath.Join(dir, "q8"), "--ort-lib", ortLib}, exitOK,
-			[]string{"MatMuls now int8", "checked: ONNX Runtime"}},
+			[]string{"MatMuls now int8", "checked on this CPU", "ONNX Runtime"}},
+		{"quantize, unknown scheme", []string{"quantize", "--log-format", "json", "--model", model(t, "tiny"), "--out", filepath.Join(dir, "q7"), "--scheme", "s9"}, exitUsage,
+			[]string{"no weight scheme", "choose s7"}},
 		{"quantize refused", []string{"quantize", "--log-format", "json", "--model", dir, "--out", filepath.Join(dir, "q9")}, exitUsage, []string{"has no model.onnx"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

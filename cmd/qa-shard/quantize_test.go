@@ -9,8 +9,13 @@ import (
 	"sync"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"qa-shard/internal/isa"
 	"qa-shard/logits"
 	"qa-shard/quantize"
+	"qa-shard/worker"
 )
 
 var int8Once struct {
@@ -77,6 +82,7 @@ func TestQuantizeCommand(t *testing.T) {
 		"no output":         {[]string{"--model", src}, "--out DIR"},
 		"stray argument":    {[]string{"--model", src, "--out", out + "-x", "extra"}, "nothing else"},
 		"not a model":       {[]string{"--model", t.TempDir(), "--out", out + "-y"}, "has no model.onnx"},
+		"unknown scheme":    {[]string{"--model", src, "--out", out + "-z", "--scheme", "s9"}, "choose s7"},
 	} {
 		code, stderr := runQuantize(t, c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
@@ -186,4 +192,52 @@ func sameBits(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestInt8SchemeWarning: an s8 copy run on a CPU without VNNI or AMX gets
+// one warning naming the instruction set, the reason and the fix; the
+// default copy (s7) gets none there, and neither does s8 on a VNNI CPU.
+func TestInt8SchemeWarning(t *testing.T) {
+	if err := worker.Init(ortLib); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copies := map[string]*worker.Model{}
+	for _, scheme := range []string{"s7", "s8"} {
+		out := filepath.Join(dir, scheme)
+		if code, stderr := runQuantize(t, "--model", model(t, "tiny"), "--out", out, "--scheme", scheme, "--ort-lib", ortLib); code != exitOK {
+			t.Fatalf("quantize --scheme %s: exit %d:\n%s", scheme, code, stderr)
+		} else if scheme == "s8" && !strings.Contains(stderr, "only on CPUs with VNNI or AMX") {
+			t.Errorf("quantize --scheme s8 does not warn what the scheme needs:\n%s", stderr)
+		}
+		m, err := worker.OpenModel(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies[scheme] = m
+	}
+	avx2, vnni := isa.Set{AVX2: true}, isa.Set{AVX2: true, AVX512: true, VNNI: true}
+	for _, c := range []struct {
+		scheme string
+		cpu    isa.Set
+		warns  bool
+	}{{"s8", avx2, true}, {"s7", avx2, false}, {"s8", vnni, false}} {
+		core, logs := observer.New(zap.InfoLevel)
+		warnPreciseInt8(zap.New(core), copies[c.scheme], c.cpu)
+		got := logs.FilterLevelExact(zap.WarnLevel).All()
+		if !c.warns {
+			if len(got) > 0 {
+				t.Errorf("%s on %s warned: %s", c.scheme, c.cpu, got[0].Message)
+			}
+			continue
+		}
+		if len(got) != 1 {
+			t.Fatalf("%s on %s: %d warnings, want 1", c.scheme, c.cpu, len(got))
+		}
+		for _, want := range []string{"AVX2", "saturation", "exact", "qa-shard quantize", "without --scheme"} {
+			if !strings.Contains(got[0].Message, want) {
+				t.Errorf("%s on %s: the warning %q does not say %q", c.scheme, c.cpu, got[0].Message, want)
+			}
+		}
+	}
 }

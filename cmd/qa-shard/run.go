@@ -13,6 +13,7 @@ import (
 	"qa-shard/filelock"
 	"qa-shard/fleet"
 	"qa-shard/input"
+	"qa-shard/internal/isa"
 	"qa-shard/journal"
 	"qa-shard/logs"
 	"qa-shard/metrics"
@@ -159,6 +160,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		zap.String("logits", model.LogitsTypeName()))
 	if model.QuantizedActivations {
 		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+		warnPreciseInt8(log, model, isa.Detect())
 	}
 	var stopMetrics func()
 	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: input.RankPath(o.MetricsTextfile, rank),
