@@ -95,13 +95,16 @@ clean:
 include mk/bench.mk
 
 # int8 against float32 on the bert-base-sized model, side by side in one
-# run: the raw models on real 384-token windows, one window per batch,
-# interleaved (Go benchmark, with the logits' deviation), then qa-shard end to
-# end on the same corpus, alternating float32 and int8 runs.
+# run: the raw models (float32 and the int8 copy of every weight scheme) on
+# real 384-token windows, one window per batch, interleaved (Go benchmark,
+# with the logits' deviation and the CPU's instruction set), then qa-shard
+# end to end on the same corpus (default scheme), alternating float32 and
+# int8 runs.
 INT8_RUNS ?= 40
 INT8_DOCS ?= 6
 .PHONY: bench-int8
 bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
+	@$(BIN) version
 	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/base-int8
@@ -154,5 +157,8 @@ include mk/gpu-kit.mk
 include mk/eval.mk mk/train.mk
 # make lint (golangci-lint, pinned) and make test-race: see mk/lint.mk.
 include mk/lint.mk
+
+# The int8 tests on an emulated AVX2-only CPU (make test-int8-isa).
+include mk/isa.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk

@@ -41,6 +41,7 @@ eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODEL
 	$(EVAL_RUN) --model $(MODELS)/demo-unigram --output $(EVAL)/qa-shard-unigram.jsonl
 	@echo
 	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model testmodel/demo"
+	@echo "int8: qa-shard quantize's default scheme; this $$($(BIN) version | sed -n 's/^cpu: /CPU: /p') (the instruction set decides the int8 kernels)"
 	@$(BIN) eval --gold $(EVAL)/gold.jsonl "qa-shard=$(EVAL)/qa-shard.jsonl" \
 		"qa-shard int8=$(EVAL)/qa-shard-int8.jsonl" "naive 512=$(EVAL)/naive.jsonl"
 	@echo
