@@ -204,3 +204,17 @@ func TestModelsSayTheirScheme(t *testing.T) {
 			cpuSet, maxRelError(logits[SchemeS8], logits[SchemeU8]))
 	}
 }
+
+// TestExpectedISA: where the caller says which instruction set the tests
+// must run on ($QA_SHARD_EXPECT_ISA, set by make test-int8-isa for its
+// emulated CPU), this CPU is that one, so an emulator that passed the
+// host's features through would not go unnoticed.
+func TestExpectedISA(t *testing.T) {
+	want := os.Getenv("QA_SHARD_EXPECT_ISA")
+	if want == "" {
+		t.Skipf("QA_SHARD_EXPECT_ISA is not set; this CPU: %s", cpuSet)
+	}
+	if got := cpuSet.String(); got != want {
+		t.Fatalf("the tests run on %s, not on the %s CPU they were meant for", got, want)
+	}
+}
