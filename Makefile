@@ -160,5 +160,8 @@ include mk/lint.mk
 
 # The int8 tests on an emulated AVX2-only CPU (make test-int8-isa).
 include mk/isa.mk
+
+# The Prometheus scrape configs and rules, by promtool (make prometheus-check).
+include mk/prometheus.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk
