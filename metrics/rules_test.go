@@ -47,10 +47,46 @@ func exported(t *testing.T) (names, labels map[string]bool) {
 }
 
 var (
-	metricName  = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
-	byLabels    = regexp.MustCompile(`\b(?:by|without|on|ignoring)\s*\(([^)]*)\)`)
-	matchers    = regexp.MustCompile(`([a-z_]+)\s*(?:=~|!=|!~|=)\s*"`)
+	metricName = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
+	byLabels   = regexp.MustCompile(`\b(?:by|without|on|ignoring)\s*\(([^)]*)\)`)
+	matchers   = regexp.MustCompile(`([a-z_]+)\s*(?:=~|!=|!~|=)\s*"`)
 )
+
+// checkExpr: every qa_shard_ metric expr names is in names, every label it
+// groups, matches or selects by is in labels, and every recorded series
+// (level:metric:operations) it reads is in recorded (nil: not checked).
+func checkExpr(t *testing.T, where, expr string, names, labels, recorded map[string]bool) {
+	t.Helper()
+	for _, m := range metricName.FindAllString(expr, -1) {
+		switch {
+		case strings.Count(m, ":") == 2 && recorded != nil && !recorded[m]:
+			t.Errorf("%s reads %s, which no recording rule of configs/prometheus/qa-shard.rules.yml writes", where, m)
+		case strings.HasPrefix(m, "qa_shard_") && !names[m]:
+			t.Errorf("%s uses %s, which qa-shard does not export", where, m)
+		}
+	}
+	for _, m := range byLabels.FindAllStringSubmatch(expr, -1) {
+		for _, l := range strings.Split(m[1], ",") {
+			if l = strings.TrimSpace(l); l != "" && !labels[l] {
+				t.Errorf("%s groups or matches by label %q, which no exported series has", where, l)
+			}
+		}
+	}
+	for _, m := range matchers.FindAllStringSubmatch(expr, -1) {
+		if !labels[m[1]] {
+			t.Errorf("%s selects on label %q, which no exported series has", where, m[1])
+		}
+	}
+}
+
+// rulesFile is the shipped rules file, read.
+type rulesFile struct {
+	Groups []struct {
+		Rules []struct {
+			Record, Alert, Expr string
+		}
+	}
+}
 
 // TestRulesUseExportedMetrics: every qa_shard_ metric and every label the
 // shipped recording and alert rules name is one qa-shard serves, so a
@@ -66,13 +102,7 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var file struct {
-		Groups []struct {
-			Rules []struct {
-				Record, Alert, Expr string
-			}
-		}
-	}
+	var file rulesFile
 	if err := yaml.Unmarshal(b, &file); err != nil {
 		t.Fatal(err)
 	}
@@ -87,25 +117,7 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 	for _, g := range file.Groups {
 		for _, r := range g.Rules {
 			rules++
-			name := r.Record + r.Alert
-			for _, m := range metricName.FindAllString(r.Expr, -1) {
-				// Recorded series (level:metric:operations) are the rules' own.
-				if strings.HasPrefix(m, "qa_shard_") && !names[m] {
-					t.Errorf("rule %s uses %s, which qa-shard does not export", name, m)
-				}
-			}
-			for _, m := range byLabels.FindAllStringSubmatch(r.Expr, -1) {
-				for _, l := range strings.Split(m[1], ",") {
-					if l = strings.TrimSpace(l); l != "" && !labels[l] {
-						t.Errorf("rule %s groups or matches by label %q, which no exported series has", name, l)
-					}
-				}
-			}
-			for _, m := range matchers.FindAllStringSubmatch(r.Expr, -1) {
-				if !labels[m[1]] {
-					t.Errorf("rule %s selects on label %q, which no exported series has", name, m[1])
-				}
-			}
+			checkExpr(t, "rule "+r.Record+r.Alert, r.Expr, names, labels, nil)
 			if r.Record != "" {
 				recorded[r.Record] = true
 			}

@@ -1,8 +1,10 @@
 # The shipped Prometheus configuration checked by Prometheus's own tool:
-# both scrape configs and the rules parse (promtool check), and every
-# alert fires when it should and stays quiet on healthy and finished runs
-# (promtool test rules). Installs Debian's prometheus package (which ships
-# promtool) when promtool is missing; no Prometheus server is started.
+# both scrape configs and the rules parse (promtool check), every alert
+# fires when it should and stays quiet on healthy and finished runs
+# (promtool test rules), and every query of the Grafana dashboard parses
+# (metrics' TestDashboardQueriesParse, through promtool). Installs Debian's
+# prometheus package (which ships promtool) when promtool is missing; no
+# Prometheus server is started.
 PROM_DIR := configs/prometheus
 
 .PHONY: prometheus-check
@@ -12,3 +14,4 @@ prometheus-check:
 	cd $(PROM_DIR) && promtool check config prometheus.yml && promtool check config prometheus-textfile.yml
 	cd $(PROM_DIR) && promtool check rules qa-shard.rules.yml
 	cd $(PROM_DIR) && promtool test rules qa-shard.rules.test.yml
+	QA_SHARD_REQUIRE_PROMTOOL=1 $(GO) test -count=1 -run 'TestDashboard|TestRules' -v ./metrics | grep -E '^(--- |ok|FAIL)'; test "$${PIPESTATUS[0]}" -eq 0
