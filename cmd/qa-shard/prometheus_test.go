@@ -30,7 +30,8 @@ const envRequirePrometheus = "QA_SHARD_REQUIRE_PROMETHEUS"
 // test size) and two ranks of a real run serving --metrics-addr
 // 127.0.0.1:0. Prometheus finds both through the file_sd files they write;
 // its HTTP API reports, per rank, the documents the rank answered when it
-// paused (a hook holds each rank at document 60). Then, with rank 1
+// paused (a hook holds each rank at document 60), and every query of the
+// Grafana dashboard evaluates (dashboardQueries). Then, with rank 1
 // stopped by SIGSTOP, exactly two alerts fire: QaShardRankUnreachable for
 // rank 1 (its scrapes fail) and QaShardStalled for rank 0 (up, not done,
 // no batch finishing while it is held). Once both ranks finish, their
@@ -70,6 +71,7 @@ func TestPrometheusWatchesRanks(t *testing.T) {
 			return err == nil && v == pauseAt, fmt.Sprintf("%s = %v (%v)", q, v, err)
 		})
 	}
+	dashboardQueries(t, api)
 	if err := syscall.Kill(ranks[1].Process.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -288,4 +290,52 @@ func (p promAPI) alerts() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// dashboardQueries evaluates every query of configs/grafana/qa-shard.json
+// ($job and $rank matching anything) on the running Prometheus: each must
+// succeed, and each must return series, except those that are empty on a
+// healthy CPU run by design: the GPU panels (no GPU here), failures (none
+// happened) and ranks not answering (all answer).
+func dashboardQueries(t *testing.T, api promAPI) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "configs", "grafana", "qa-shard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ RefID, Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	emptyHere := func(expr string) bool {
+		return strings.Contains(expr, "qa_shard_gpu_") || strings.Contains(expr, "qa_shard_failures_total") || strings.Contains(expr, "== 0")
+	}
+	var checked, nonEmpty int
+	for _, p := range d.Panels {
+		for _, q := range p.Targets {
+			expr := strings.NewReplacer("$job", "qa-shard", "$rank", ".*").Replace(q.Expr)
+			checked++
+			if emptyHere(expr) {
+				if _, err := api.count(expr); err != nil {
+					t.Errorf("panel %q query %s: %v", p.Title, q.RefID, err)
+				}
+				continue
+			}
+			nonEmpty++
+			api.waitFor(t, fmt.Sprintf("panel %q query %s to return series", p.Title, q.RefID), func() (bool, string) {
+				n, err := api.count(expr)
+				return err == nil && n > 0, fmt.Sprintf("%s: %d series (%v)", expr, n, err)
+			})
+		}
+	}
+	t.Logf("dashboard: %d queries evaluated, %d returned series (the others are the GPU, failure and not-answering ones, empty on a healthy CPU run)", checked, nonEmpty)
 }
