@@ -1,9 +1,10 @@
 package tokenizer
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"qa-shard/internal/testenv"
 )
 
 // realTokenizers are tokenizer.json files written by others (older
@@ -13,29 +14,13 @@ import (
 // npm tokenizers from the same files (make tokenizer-real-goldens).
 var realTokenizers = []string{"roberta-base", "t5-small"}
 
-// realTokenizerDir is ../shared/real-tokenizers/name, relative to the
-// repository root. Missing, the test fails naming the path: these checks
-// must not pass by skipping.
+// realTokenizerDir is ../shared/real-tokenizers/name. Missing, the test
+// fails naming the path: these checks must not pass by skipping.
 func realTokenizerDir(t testing.TB, name string) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	dir, err := testenv.RealTokenizer(name)
 	if err != nil {
 		t.Fatal(err)
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatalf("no go.mod above %s", wd)
-		}
-		root = parent
-	}
-	dir := filepath.Join(root, "..", "shared", "real-tokenizers", name)
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("the real tokenizer folder ../shared/real-tokenizers/%s (relative to the repository root) is missing: %v", name, err)
 	}
 	return dir
 }
