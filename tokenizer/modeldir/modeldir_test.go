@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -61,8 +61,13 @@ func sampleTexts(t *testing.T) (golden, sample []string) {
 			golden = append(golden, p.Question, p.Context)
 		}
 	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
 	for _, pat := range []string{"src/strings/*.go", "src/unicode/utf8/*.go", "src/html/*.go", "src/net/url/*.go", "src/regexp/syntax/*.go", "lib/time/README", "src/bufio/*.go"} {
-		files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), pat))
+		files, _ := filepath.Glob(filepath.Join(goroot, pat))
 		for _, f := range files {
 			raw, err := os.ReadFile(f)
 			if err != nil {
