@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // bufSize is the read size when hashing: large enough that a multi-GB
@@ -26,19 +27,25 @@ import (
 const bufSize = 1 << 20
 
 // modelFiles are the files of a model directory that decide its answers.
-// model.onnx and tokenizer.json are required; the others are hashed when
-// present: config.json, and the external-data files an ONNX export larger
-// than 2 GB keeps its weights in.
+// model.onnx is required; the others are hashed when present:
+// tokenizer.json, config.json, and the external-data files an ONNX export
+// larger than 2 GB keeps its weights in. A folder without tokenizer.json
+// has its tokenizer converted from slowTokenizerFiles, hashed then.
 var modelFiles = []struct {
 	name     string
 	required bool
 }{
 	{"model.onnx", true},
-	{"tokenizer.json", true},
+	{"tokenizer.json", false},
 	{"config.json", false},
 	{"model.onnx_data", false},
 	{"model.onnx.data", false},
 }
+
+// slowTokenizerFiles are the files a tokenizer is converted from when the
+// folder has no tokenizer.json (tokenizer/modeldir).
+var slowTokenizerFiles = []string{"vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spm.model",
+	"spiece.model", "tokenizer_config.json", "special_tokens_map.json"}
 
 // Model returns "sha256=<hex>" over a model directory's files.
 // Each file contributes its name and size before its bytes, so moving bytes
@@ -46,7 +53,17 @@ var modelFiles = []struct {
 func Model(dir string) (string, error) {
 	h := sha256.New()
 	buf := make([]byte, bufSize)
-	for _, f := range modelFiles {
+	files := modelFiles
+	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); errors.Is(err, fs.ErrNotExist) {
+		files = slices.Clone(files)
+		for _, n := range slowTokenizerFiles {
+			files = append(files, struct {
+				name     string
+				required bool
+			}{n, false})
+		}
+	}
+	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		info, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) && !f.required {

@@ -61,9 +61,24 @@ func TestModel(t *testing.T) {
 			}
 		})
 	}
-	for _, missing := range []string{"model.onnx", "tokenizer.json"} {
-		if _, err := Model(write(with(map[string]string{missing: ""}))); err == nil || !strings.Contains(err.Error(), missing) {
-			t.Errorf("without %s: Model = %v, want an error naming it", missing, err)
+	if _, err := Model(write(with(map[string]string{"model.onnx": ""}))); err == nil || !strings.Contains(err.Error(), "model.onnx") {
+		t.Errorf("without model.onnx: Model = %v, want an error naming it", err)
+	}
+	// Without tokenizer.json the slow tokenizer's files decide the
+	// tokenizer (a conversion): each one changes the fingerprint.
+	slow := with(map[string]string{"tokenizer.json": "", "vocab.txt": "[CLS]\n"})
+	a, err := Model(write(slow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"vocab.txt", "tokenizer_config.json", "merges.txt", "spm.model"} {
+		edited := map[string]string{}
+		for k, v := range slow {
+			edited[k] = v
+		}
+		edited[f] = "changed"
+		if b, err := Model(write(edited)); err != nil || b == a {
+			t.Errorf("without tokenizer.json, a changed %s: Model = %s (%v), want other than %s", f, b, err, a)
 		}
 	}
 }

@@ -10,6 +10,9 @@
 #                              rewrites tokenizer/testdata/families/*.golden.json
 #   make tokenizer-codepoints  build/tokenizers/<family>/codepoints.tsv
 #   make tokenizer-corpus      build/tokenizers/<family>/corpus.jsonl
+#   make tokenizer-real-goldens  tokenizer/testdata/real/*.golden.json from
+#                              real files written by others (ids and offsets
+#                              only; the files stay in ../shared)
 
 TOKENIZERS := $(BUILD)/tokenizers
 TOKENIZER_FAMILIES := roberta xlmr deberta albert
@@ -69,6 +72,21 @@ tokenizer-goldens: $(TOKENIZER_FIXTURES) tokenizer-npm
 	node $(FAMILY_DATA)/family-check.mjs $(TOKENIZERS)
 	@for f in $(TOKENIZER_FAMILIES); do \
 		node $(FAMILY_DATA)/family-golden.mjs $(TOKENIZERS)/$$f/tokenizer.json $(FAMILY_DATA)/families/$$f.golden.json \
+			$(FAMILY_DATA)/pairs.json $(FAMILY_DATA)/hostile.json || exit 1; \
+	done
+
+# tokenizer.json files of older tokenizers versions, written by others and
+# kept outside the repository (../shared/real-tokenizers/NAME, see its
+# README): their goldens keep ids and offsets, not the files' tokens.
+REAL_TOKENIZERS_DIR := ../shared/real-tokenizers
+REAL_TOKENIZERS := roberta-base t5-small
+
+.PHONY: tokenizer-real-goldens
+tokenizer-real-goldens: tokenizer-npm
+	@mkdir -p $(FAMILY_DATA)/real
+	@for f in $(REAL_TOKENIZERS); do \
+		test -f $(REAL_TOKENIZERS_DIR)/$$f/tokenizer.json || { echo "missing $(REAL_TOKENIZERS_DIR)/$$f/tokenizer.json" >&2; exit 1; }; \
+		node $(FAMILY_DATA)/family-golden.mjs --no-tokens $(REAL_TOKENIZERS_DIR)/$$f/tokenizer.json $(FAMILY_DATA)/real/$$f.golden.json \
 			$(FAMILY_DATA)/pairs.json $(FAMILY_DATA)/hostile.json || exit 1; \
 	done
 

@@ -61,6 +61,14 @@ func typeOf(raw json.RawMessage) (string, error) {
 	return *c.Type, nil
 }
 
+// hasType says whether a component object has a "type" field.
+func hasType(raw json.RawMessage) bool {
+	var c struct {
+		Type json.RawMessage `json:"type"`
+	}
+	return json.Unmarshal(raw, &c) == nil && c.Type != nil
+}
+
 // strict decodes a component and refuses any field the struct does not
 // know, so that an option this package would ignore is never ignored
 // silently.
@@ -83,6 +91,12 @@ const (
 )
 
 func parseModel(raw json.RawMessage) (model, error) {
+	if isNull(raw) {
+		return nil, fmt.Errorf("model: missing")
+	}
+	if !hasType(raw) {
+		return modelByShape(raw)
+	}
 	typ, err := typeOf(raw)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)

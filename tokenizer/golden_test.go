@@ -50,7 +50,9 @@ func (e goldenEncoding) sequence(s int32) goldenSeq {
 			continue
 		}
 		out.IDs = append(out.IDs, e.IDs[i])
-		out.Tokens = append(out.Tokens, e.Tokens[i])
+		if i < len(e.Tokens) { // goldens of real files keep no tokens
+			out.Tokens = append(out.Tokens, e.Tokens[i])
+		}
 		out.Words = append(out.Words, *e.WordIDs[i])
 		out.Offsets = append(out.Offsets, e.Offsets[i])
 	}

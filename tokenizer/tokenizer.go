@@ -73,6 +73,21 @@ func Load(path string) (*Tokenizer, error) {
 	return t, nil
 }
 
+// FromJSON reads a tokenizer.json held in memory, as written by a
+// conversion (tokenizer/modeldir), with the tokenizer_config.json and
+// special_tokens_map.json of dir read as Load reads them; name is what
+// errors call the JSON.
+func FromJSON(raw []byte, dir, name string) (*Tokenizer, error) {
+	t, err := parse(raw)
+	if err == nil {
+		err = t.readSideConfigs(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer %s: %w", name, err)
+	}
+	return t, nil
+}
+
 func parse(raw []byte) (*Tokenizer, error) {
 	var cfg fileConfig
 	if err := json.Unmarshal(raw, &cfg); err != nil {

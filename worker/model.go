@@ -14,8 +14,10 @@ import (
 )
 
 // Model describes a model directory as Hugging Face optimum exports it for
-// question answering: model.onnx, tokenizer.json and config.json. Names
-// and element types are read from the graph itself, never assumed.
+// question answering: model.onnx, tokenizer.json (or the slow tokenizer's
+// files) and config.json. Names and element types are read from the graph
+// itself, never assumed. TokenizerPath is the file the tokenizer's ids come
+// from (tokenizer.json, or the vocabulary a conversion read).
 type Model struct {
 	Dir           string
 	ONNXPath      string
@@ -61,11 +63,11 @@ func OpenModel(dir string) (*Model, error) {
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: model directory %q not found: pass --model DIR, a folder exported by `optimum-cli export onnx --task question-answering` (or run `make demo-model`)", ErrConfig, dir)
 	}
+	// The tokenizer's files are the tokenizer's to find (tokenizer/modeldir:
+	// tokenizer.json, or the slow tokenizer's files converted).
 	m := &Model{Dir: dir, ONNXPath: filepath.Join(dir, "model.onnx"), TokenizerPath: filepath.Join(dir, "tokenizer.json")}
-	for _, f := range []string{m.ONNXPath, m.TokenizerPath} {
-		if _, err := os.Stat(f); err != nil {
-			return nil, fmt.Errorf("%w: %s is missing from the model directory %s: an optimum export holds model.onnx and tokenizer.json", ErrConfig, filepath.Base(f), dir)
-		}
+	if _, err := os.Stat(m.ONNXPath); err != nil {
+		return nil, fmt.Errorf("%w: model.onnx is missing from the model directory %s: an optimum export holds model.onnx and tokenizer.json", ErrConfig, dir)
 	}
 	if err := m.readConfig(); err != nil {
 		return nil, err

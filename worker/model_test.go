@@ -144,9 +144,6 @@ func TestOpenModelErrors(t *testing.T) {
 		{"missing model.onnx", func(t *testing.T) string {
 			return modelDir(t, func(d string) { os.Remove(filepath.Join(d, "model.onnx")) })
 		}, []string{"model.onnx is missing", "holds model.onnx and tokenizer.json"}},
-		{"missing tokenizer.json", func(t *testing.T) string {
-			return modelDir(t, func(d string) { os.Remove(filepath.Join(d, "tokenizer.json")) })
-		}, []string{"tokenizer.json is missing", "holds model.onnx and tokenizer.json"}},
 		{"invalid config.json", func(t *testing.T) string {
 			return modelDir(t, func(d string) { writeFile(t, filepath.Join(d, "config.json"), "{max_position") })
 		}, []string{"config.json is not valid JSON"}},

@@ -20,7 +20,7 @@ import (
 	"qa-shard/output"
 	"qa-shard/scheduler"
 	"qa-shard/signals"
-	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
 )
 
@@ -82,9 +82,16 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	tok, err := tokenizer.Load(model.TokenizerPath)
+	tok, origin, err := modeldir.Open(model.Dir)
 	if err != nil {
 		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
+	}
+	model.TokenizerPath = origin.Path()
+	if origin.Converted() {
+		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.String(),
+			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
+	} else {
+		log.Info("tokenizer: "+origin.String(), zap.Strings("files", origin.Files))
 	}
 	if err := model.CheckVocab(tok.VocabSize()); err != nil {
 		return err

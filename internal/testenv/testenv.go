@@ -62,3 +62,18 @@ func locate(env, rel, target string) (string, error) {
 func TokenizersDir() (string, error) {
 	return locate("QA_SHARD_TOKENIZERS_DIR", "build/tokenizers", "tokenizer-fixtures")
 }
+
+// RealTokenizer is ../shared/real-tokenizers/name, relative to the
+// repository root: tokenizer folders written by others, kept outside the
+// repository (each with a SOURCE.txt).
+func RealTokenizer(name string) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(root, "..", "shared", "real-tokenizers", name)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("the real tokenizer folder ../shared/real-tokenizers/%s (relative to the repository root) is missing: %w", name, err)
+	}
+	return p, nil
+}

@@ -9,6 +9,9 @@
 //   node tokenizer/testdata/family-golden.mjs build/tokenizers/albert/tokenizer.json \
 //     tokenizer/testdata/families/albert.golden.json tokenizer/testdata/pairs.json tokenizer/testdata/hostile.json
 //
+// With --no-tokens first, "tokens" is left out (the goldens of real files
+// written by others, ../shared/real-tokenizers, keep ids and offsets only).
+//
 // The file is a JSON array, one record a line:
 //   {"name", "question", "context",
 //    "hf": the pair encoding tok.encode(question, context), no truncation:
@@ -39,9 +42,12 @@
 import { Tokenizer } from 'tokenizers';
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const [tokPath, outPath, ...pairPaths] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const noTokens = args[0] === '--no-tokens';
+if (noTokens) args.shift();
+const [tokPath, outPath, ...pairPaths] = args;
 if (!tokPath || !outPath || pairPaths.length === 0) {
-  console.error('usage: node family-golden.mjs TOKENIZER_JSON OUT_JSON PAIRS_JSON...');
+  console.error('usage: node family-golden.mjs [--no-tokens] TOKENIZER_JSON OUT_JSON PAIRS_JSON...');
   process.exit(2);
 }
 const MAX_LENGTH = 64;
@@ -171,7 +177,7 @@ for (const path of pairPaths) {
     const e = await tok.encode(p.question, p.context);
     const full = view(e);
     const { ids, ...rest } = full;
-    const rec = { name: p.name, question: p.question, context: p.context, hf: { ids, tokens: e.getTokens(), ...rest } };
+    const rec = { name: p.name, question: p.question, context: p.context, hf: noTokens ? full : { ids, tokens: e.getTokens(), ...rest } };
     Object.assign(rec, await windowsOf(p, full));
     if (rec.windows && rec.binding_windows < rec.windows.length) lost++;
     out.push(rec);

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// slowFolder copies the tiny RoBERTa model's folder with its tokenizer.json
+// replaced by the slow tokenizer's files (vocab.json and merges.txt,
+// written from that tokenizer.json's model), as a folder saved by older
+// code holds them; edit changes the copy.
+func slowFolder(t *testing.T, edit func(dir string)) string {
+	t.Helper()
+	src := familyModel(t, "roberta")
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	must(t, err)
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "tokenizer.json" {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dst, e.Name()), raw, 0o644))
+	}
+	raw, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
+	must(t, err)
+	var tj struct {
+		Model struct {
+			Vocab  map[string]int    `json:"vocab"`
+			Merges []json.RawMessage `json:"merges"`
+		} `json:"model"`
+	}
+	must(t, json.Unmarshal(raw, &tj))
+	vocab, err := json.Marshal(tj.Model.Vocab)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dst, "vocab.json"), vocab, 0o644))
+	var merges strings.Builder
+	merges.WriteString("#version: 0.2\n")
+	for _, m := range tj.Model.Merges {
+		var s string
+		if json.Unmarshal(m, &s) != nil {
+			var p [2]string
+			must(t, json.Unmarshal(m, &p))
+			s = p[0] + " " + p[1]
+		}
+		merges.WriteString(s + "\n")
+	}
+	must(t, os.WriteFile(filepath.Join(dst, "merges.txt"), []byte(merges.String()), 0o644))
+	if edit != nil {
+		edit(dst)
+	}
+	return dst
+}
+
+// TestFolderWithoutTokenizerJSON: a model folder holding vocab.json and
+// merges.txt instead of tokenizer.json answers every document as the same
+// folder with tokenizer.json does, and the log says which files were
+// converted; a folder whose tokenizer_config.json is not JSON exits 2,
+// naming the file, before any document is read.
+func TestFolderWithoutTokenizerJSON(t *testing.T) {
+	in := writeCorpus(t, 10, 7)
+	answers := func(model string) (string, string) {
+		out := filepath.Join(t.TempDir(), "answers.jsonl")
+		code, stderr := runCLI(t, "--model", model, "--input", in, "--question", "Who?", "--output", out, "--top-k", "3")
+		if code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+		return mustRead(t, out), stderr
+	}
+	want, _ := answers(familyModel(t, "roberta"))
+	got, log := answers(slowFolder(t, nil))
+	if got != want {
+		t.Fatalf("answers from the converted folder differ:\n got %.400s\nwant %.400s", got, want)
+	}
+	if !strings.Contains(log, "converted from") || !strings.Contains(log, "vocab.json") || !strings.Contains(log, "merges.txt") || !strings.Contains(log, "RobertaConverter") {
+		t.Fatalf("the log does not say what was converted:\n%s", log)
+	}
+
+	bad := slowFolder(t, func(d string) {
+		must(t, os.WriteFile(filepath.Join(d, "tokenizer_config.json"), []byte(`{"tokenizer_class": "Rob`), 0o644))
+	})
+	out := filepath.Join(t.TempDir(), "answers.jsonl")
+	code, stderr := runCLI(t, "--model", bad, "--input", in, "--question", "Who?", "--output", out)
+	if code != exitUsage || !strings.Contains(stderr, "tokenizer_config.json is not valid JSON") {
+		t.Fatalf("exit %d, want %d naming tokenizer_config.json:\n%s", code, exitUsage, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("%s was written: the folder was refused after documents were read", out)
+	}
+}

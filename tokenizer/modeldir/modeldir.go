@@ -1,0 +1,105 @@
+// Package modeldir reads the tokenizer of a model folder the way
+// transformers' AutoTokenizer does: tokenizer.json as written when the
+// folder has one, else the slow tokenizer's own files (vocab.txt, or
+// vocab.json + merges.txt) converted into the tokenizer.json that transformers' convert_slow_tokenizer would build,
+// with the options of tokenizer_config.json and special_tokens_map.json.
+//
+// Open is the one place that decides where a folder's tokenizer comes from
+// (a tokenizer whose words another analyser splits, such as a MeCab
+// Japanese BERT, plugs in there). The class that decides a conversion is
+// tokenizer_config.json's tokenizer_class, else config.json's model_type,
+// as AutoTokenizer reads them; nothing is guessed from a folder's name.
+package modeldir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"qa-shard/tokenizer"
+)
+
+// ErrInput marks a folder whose tokenizer files are missing, unreadable or
+// inconsistent (a configuration error the user fixes).
+var ErrInput = errors.New("tokenizer files")
+
+// Origin says where a folder's tokenizer came from.
+type Origin struct {
+	// Files are the files read, in the order they were read.
+	Files []string
+	// Converter names the transformers converter applied ("" when
+	// tokenizer.json was read as written).
+	Converter string
+	// Class is the slow tokenizer class a conversion followed.
+	Class string
+}
+
+// Converted says whether the tokenizer was converted from slow files.
+func (o Origin) Converted() bool { return o.Converter != "" }
+
+// Path is the file that holds the vocabulary (what error messages about
+// the tokenizer's ids name).
+func (o Origin) Path() string {
+	if len(o.Files) == 0 {
+		return ""
+	}
+	return o.Files[0]
+}
+
+func (o Origin) String() string {
+	if !o.Converted() {
+		return "read " + strings.Join(o.Files, ", ")
+	}
+	return fmt.Sprintf("converted from %s (%s, as transformers' %s does)", strings.Join(o.Files, ", "), o.Class, o.Converter)
+}
+
+// Open reads the tokenizer of the model folder dir.
+func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
+	tj := filepath.Join(dir, "tokenizer.json")
+	if exists(tj) {
+		tk, err := tokenizer.Load(tj)
+		return tk, Origin{Files: append([]string{tj}, sideFiles(dir)...)}, err
+	}
+	cfg, err := readConfigs(dir)
+	if err != nil {
+		return nil, Origin{}, err
+	}
+	conv, ok := converters[cfg.class]
+	if !ok {
+		if cfg.class == "" {
+			return nil, Origin{}, fmt.Errorf("%w: %s has no tokenizer.json, and neither tokenizer_config.json's tokenizer_class nor config.json's model_type says which tokenizer its files are for", ErrInput, dir)
+		}
+		return nil, Origin{}, fmt.Errorf("%w: %s has no tokenizer.json and its tokenizer class %s (%s) is not one qa-shard converts (it converts %s); save the tokenizer with transformers (tokenizer.save_pretrained) to write a tokenizer.json",
+			tokenizer.ErrUnsupported, dir, cfg.class, cfg.classFrom, convertedClasses())
+	}
+	raw, files, err := conv.build(dir, cfg)
+	if err != nil {
+		return nil, Origin{}, err
+	}
+	origin := Origin{Files: append(files, cfg.files...), Converter: conv.name, Class: cfg.class}
+	tk, err := tokenizer.FromJSON(raw, dir, "converted from "+strings.Join(files, ", "))
+	if err != nil {
+		return nil, Origin{}, err
+	}
+	return tk, origin, nil
+}
+
+// sideFiles are the configuration files beside tokenizer.json that Load
+// reads.
+func sideFiles(dir string) []string {
+	var out []string
+	for _, n := range []string{"special_tokens_map.json", "tokenizer_config.json"} {
+		if p := filepath.Join(dir, n); exists(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
