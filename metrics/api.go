@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"errors"
 	"strconv"
 	"sync"
 
@@ -34,8 +35,9 @@ type Identity struct {
 // runs in one process, never see each other's values or collide on
 // registration.
 type Registry struct {
-	reg *prometheus.Registry
-	m   *runMetrics
+	reg        *prometheus.Registry
+	registerer prometheus.Registerer // reg with the rank and host labels
+	m          *runMetrics
 
 	mu        sync.RWMutex
 	gpuSource func() []gpu.Sample
@@ -48,6 +50,7 @@ func New(id Identity) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics()}
 	reg := prometheus.WrapRegistererWith(prometheus.Labels{"rank": strconv.Itoa(id.Rank), "host": id.Host}, r.reg)
 	reg.MustRegister(r.m.collectors()...)
+	r.registerer = reg
 	reg.MustRegister(&gpuCollector{source: r.source})
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -82,3 +85,17 @@ func (r *Registry) source() func() []gpu.Sample {
 // Gatherer is the underlying registry, for callers that serve or push the
 // metrics themselves.
 func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// SetDeadline exports when the launcher will stop the job (Unix seconds)
+// as qa_shard_deadline_timestamp_seconds, so an alert can compare it with
+// the ETA. Without a call the series does not exist: a made-up deadline
+// would fire or silence that alert for nothing.
+func (r *Registry) SetDeadline(unixSeconds float64) {
+	if err := r.registerer.Register(r.m.deadline); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return
+		}
+	}
+	r.m.deadline.Set(unixSeconds)
+}

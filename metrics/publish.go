@@ -58,6 +58,13 @@ func Start(ctx context.Context, o Options) (scheduler.Observer, func(), error) {
 	}
 	reg := New(Identity{Rank: o.Rank, Host: Host()})
 	reg.SetGPUSource(o.GPU)
+	switch at, from, err := deadlineFromEnv(osGetenv); {
+	case err != nil:
+		o.Log.Warn(err.Error())
+	case from != "":
+		reg.SetDeadline(at)
+		o.Log.Info("job deadline exported as a metric", zap.String("from", "$"+from), zap.Time("deadline", time.Unix(int64(at), 0)))
+	}
 	var stops []func()
 	stop := func() {
 		for _, f := range stops {

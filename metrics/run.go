@@ -38,6 +38,7 @@ type runMetrics struct {
 	eta           prometheus.Gauge
 	expected      prometheus.Gauge
 	queue         *prometheus.GaugeVec
+	deadline      prometheus.Gauge // registered only when a launcher tells it
 }
 
 func newRunMetrics() *runMetrics {
@@ -61,6 +62,7 @@ func newRunMetrics() *runMetrics {
 		expected: gauge("documents_expected", "Documents in the corpus (this rank's share); NaN while unknown."),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "queue_depth",
 			Help: "Items waiting in the pipeline, by queue."}, []string{"queue"}),
+		deadline: gauge("deadline_timestamp_seconds", deadlineGaugeDoc),
 	}
 	// Unknown until the first Progress: NaN, not 0, because 0 would read as
 	// "done" (ETA) or "empty corpus" (expected).
