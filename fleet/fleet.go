@@ -214,8 +214,10 @@ func (f *Fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o Opt
 		}
 	}
 	names := make(chan string, 16)
+	events := &healthCounts{}
 	go func() {
 		for h := range n.WatchHealth(ctx, devs, gpu.WatchOptions{Log: log}) {
+			events.add(h)
 			log.Error("GPU unhealthy: its replicas retire", zap.Int("nvml_index", h.Index), zap.String("uuid", h.UUID),
 				zap.Uint64("xid", h.Xid), zap.String("reason", h.Reason))
 			for _, name := range byUUID[h.UUID] {
@@ -224,7 +226,7 @@ func (f *Fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o Opt
 		}
 	}()
 	f.Health = names
-	f.Samples = s.Latest
+	f.Samples = func() []gpu.Sample { return events.apply(s.Latest()) }
 	f.Summary = s.Summary
 	f.Status = func() string {
 		var parts []string

@@ -154,7 +154,11 @@ type Sample struct {
 	RemapPending   bool    // rows waiting for a reset to be remapped
 	RemapFailed    bool    // a row remapping failed
 	RetiredPending bool    // retired pages waiting for a reset (pre-Ampere)
-	Unavailable    []string
+	// HealthEvents counts the health events (critical Xid, double-bit
+	// ECC, GPU lost: Health) the run's watcher reported for this GPU so
+	// far; the sampler leaves it 0 and the fleet fills it in.
+	HealthEvents uint64
+	Unavailable  []string
 }
 
 // ThrottleMask holds the clock-event reasons that mean thermal or power

@@ -24,6 +24,8 @@ var (
 		"1 if the clocks are held back by a thermal or power reason (gpu.ThrottleMask), else 0.", gpuLabels, nil)
 	descReasons = prometheus.NewDesc(Namespace+"_gpu_clock_event_reasons",
 		"NVML clocks-event reasons bitmask (nvmlClocksEventReasons).", gpuLabels, nil)
+	descHealth = prometheus.NewDesc(Namespace+"_gpu_health_events_total",
+		"Health events (critical Xid, double-bit ECC, GPU lost) reported for the GPU during the run; its replicas retire at the first.", gpuLabels, nil)
 )
 
 // gpuCollector reads the GPU source at every scrape.
@@ -32,7 +34,7 @@ type gpuCollector struct {
 }
 
 func (c *gpuCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUtil, descMem, descTemp, descPower, descThrottled, descReasons} {
+	for _, d := range []*prometheus.Desc{descUtil, descMem, descTemp, descPower, descThrottled, descReasons, descHealth} {
 		ch <- d
 	}
 }
@@ -67,6 +69,7 @@ func collectSample(ch chan<- prometheus.Metric, s gpu.Sample) {
 	if s.UtilPercent >= 0 {
 		emit(descUtil, float64(s.UtilPercent)/100)
 	}
+	ch <- prometheus.MustNewConstMetric(descHealth, prometheus.CounterValue, float64(s.HealthEvents), labels...)
 	if s.MemUsed >= 0 {
 		emit(descMem, float64(s.MemUsed))
 	}

@@ -16,7 +16,7 @@ func TestGPUGauges(t *testing.T) {
 	r.SetGPUSource(func() []gpu.Sample {
 		return []gpu.Sample{
 			{Index: 0, UUID: "GPU-aaa", At: sampled, UtilPercent: 75, MemUsed: 1 << 30, TempC: 64, PowerW: 250.5,
-				ClockReasons: 0x1 | 0x20}, // idle + SW thermal: throttled
+				ClockReasons: 0x1 | 0x20, HealthEvents: 2}, // idle + SW thermal: throttled; two Xids
 			{Index: 1, UUID: "GPU-bbb", At: sampled, UtilPercent: 0, MemUsed: 0, TempC: 30, PowerW: 60,
 				ClockReasons: 0x1}, // idle only: not throttled
 			// Only memory is reported.
@@ -39,11 +39,13 @@ func TestGPUGauges(t *testing.T) {
 	expectValue(t, f, 250.5, "qa_shard_gpu_power_watts", g0...)
 	expectValue(t, f, 1, "qa_shard_gpu_throttled", g0...)
 	expectValue(t, f, 0x21, "qa_shard_gpu_clock_event_reasons", g0...)
+	expectValue(t, f, 2, "qa_shard_gpu_health_events_total", g0...)
 
 	g1 := []string{"gpu", "gpu1", "uuid", "GPU-bbb"}
 	expectValue(t, f, 0, "qa_shard_gpu_utilization_ratio", g1...) // 0 is a reading, not "unavailable"
 	expectValue(t, f, 0, "qa_shard_gpu_throttled", g1...)
 	expectValue(t, f, 1, "qa_shard_gpu_clock_event_reasons", g1...)
+	expectValue(t, f, 0, "qa_shard_gpu_health_events_total", g1...) // a counter from the start
 
 	g3 := []string{"gpu", "gpu3", "uuid", "GPU-ccc"}
 	expectValue(t, f, 2048, "qa_shard_gpu_memory_used_bytes", g3...)
