@@ -53,6 +53,8 @@ type Tokenizer struct {
 	pad       int32
 	vocabSize int
 	spaces    [][2]int32 // per model id, when offsets are trimmed
+
+	components []string // for people: see Components
 }
 
 // Load reads a Hugging Face tokenizer.json and, when they lie beside it,
@@ -105,7 +107,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tokenizer{model: m, vocabSize: m.size(), addedByID: map[int32]string{}}
+	t := &Tokenizer{model: m, vocabSize: m.size(), addedByID: map[int32]string{}, components: describe(cfg, m)}
 	if t.post, err = parsePostProcessor(cfg.PostProcessor); err != nil {
 		return nil, err
 	}

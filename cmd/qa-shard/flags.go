@@ -30,6 +30,7 @@ Usage:
   qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard status [--json] OUTPUT...           (where a run and each of its ranks stand)
+  qa-shard tokenize --model DIR [--question Q] TEXT...   (how the model folder's tokenizer reads a text)
   qa-shard devices [--json]                    (GPUs as NVML numbers them)
   qa-shard bench --model DIR --input docs.jsonl   (raw model, end to end tuned and by hand, int8, naive loop)
   qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)

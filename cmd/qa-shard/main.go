@@ -104,7 +104,7 @@ func main() {
 // it), or nil.
 func command(name string) func([]string) error {
 	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": mergeCmd, "bench": benchCmd,
-		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "help": helpCmd}[name]
+		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
 }
 
 // run dispatches to a subcommand (run when the first argument names

@@ -1,0 +1,69 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Components names the tokenizer's parts as tokenizer.json calls them, in
+// pipeline order: "normalizer: BertNormalizer", "pre_tokenizer:
+// Sequence[WhitespaceSplit, Metaspace]", "model: WordPiece (30522 tokens)",
+// "post_processor: TemplateProcessing"; a part the file leaves out is
+// "none". For people checking a model folder (qa-shard tokenize).
+func (t *Tokenizer) Components() []string { return t.components }
+
+// Token is the vocabulary's text of id (an added token's content for an
+// added token), or "" for an id outside it.
+func (t *Tokenizer) Token(id int32) string {
+	if s, ok := t.addedByID[id]; ok {
+		return s
+	}
+	s, _ := t.model.idToToken(id)
+	return s
+}
+
+// describe lists cfg's components for Components; m is the model parsed
+// from it (its kind is decided by shape when the file names none).
+func describe(cfg fileConfig, m model) []string {
+	return []string{
+		"normalizer: " + componentTree(cfg.Normalizer, "normalizers"),
+		"pre_tokenizer: " + componentTree(cfg.PreTokenizer, "pretokenizers"),
+		fmt.Sprintf("model: %s (%d tokens)", modelKind(m), m.size()),
+		"post_processor: " + componentTree(cfg.PostProcessor, "processors"),
+	}
+}
+
+// componentTree is a component's type, with a Sequence's members in
+// brackets (their list under key).
+func componentTree(raw json.RawMessage, key string) string {
+	if isNull(raw) {
+		return "none"
+	}
+	var c map[string]json.RawMessage
+	if json.Unmarshal(raw, &c) != nil {
+		return "?"
+	}
+	typ, _ := typeOf(raw)
+	var members []json.RawMessage
+	if typ == "Sequence" && json.Unmarshal(c[key], &members) == nil {
+		parts := make([]string, len(members))
+		for i, m := range members {
+			parts[i] = componentTree(m, key)
+		}
+		return "Sequence[" + strings.Join(parts, ", ") + "]"
+	}
+	return typ
+}
+
+func modelKind(m model) string {
+	switch m.(type) {
+	case *wordPiece:
+		return "WordPiece"
+	case *bpe:
+		return "BPE"
+	case *unigram:
+		return "Unigram"
+	}
+	return fmt.Sprintf("%T", m)
+}
