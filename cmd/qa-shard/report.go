@@ -64,6 +64,8 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
 	case runErr == nil && sum.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
+	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
+		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", o.Model, runErr)
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:
