@@ -10,11 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/record"
 	"qa-shard/scheduler"
+	"qa-shard/signals"
 )
 
 // Test hooks: a child process started by startChild reads these
@@ -33,7 +35,8 @@ const (
 	// envSignalAt=K:SIG[,SIG]: when document K is read, send this process
 	// the signal and wait until the run sees it (the graceful stop); with a
 	// second signal, send it too and wait for the hard stop. Reading ends
-	// there.
+	// there. K:SIG*2 sends the signal again as soon as the run saw it,
+	// as a launcher that signals the process and its group does.
 	envSignalAt = "QA_SHARD_TEST_SIGNAL_AT"
 	// envHold=cancel|stuck, with envSignalAt: from the signal on, every
 	// batch that starts holds its replica until the run is cancelled
@@ -45,12 +48,17 @@ const (
 // installHooks sets testHook from the environment.
 func installHooks() {
 	killAt, pauseAt := envInt(envKillAt), envInt(envPauseAt)
-	signalAt, signals := int64(-1), []syscall.Signal(nil)
+	signalAt, signals, signalTwice := int64(-1), []syscall.Signal(nil), false
 	if v := os.Getenv(envSignalAt); v != "" {
 		k, sigs, _ := strings.Cut(v, ":")
 		signalAt, _ = strconv.ParseInt(k, 10, 64)
 		for _, s := range strings.Split(sigs, ",") {
-			signals = append(signals, map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "USR1": syscall.SIGUSR1}[s])
+			name, twice := strings.CutSuffix(s, "*2")
+			sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT, "USR1": syscall.SIGUSR1}[name]
+			signals = append(signals, sig)
+			if twice {
+				signalTwice = true
+			}
 		}
 	}
 	if killAt < 0 && pauseAt < 0 && signalAt < 0 {
@@ -59,7 +67,7 @@ func installHooks() {
 	hold := os.Getenv(envHold)
 	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
-		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
+		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{}}
 		if killAt >= 0 {
 			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
 		}
@@ -88,6 +96,7 @@ type hookSource struct {
 	stop              <-chan struct{}
 	pauseAt, signalAt int64
 	signals           []syscall.Signal
+	twice             bool // the first signal is sent twice at once
 	ended             bool
 	held              atomic.Bool // envHold: batches hold from now on
 
@@ -117,7 +126,16 @@ func (h *hookSource) Next() (record.Document, error) {
 		h.held.Store(true)
 		syscall.Kill(os.Getpid(), h.signals[0])
 		<-h.stop
+		if h.twice {
+			// Once the first is counted, so that the kernel does not
+			// merge the two: the second delivery a launcher makes.
+			syscall.Kill(os.Getpid(), h.signals[0])
+		}
 		if len(h.signals) > 1 {
+			// A second stop is a signal sent later than signals.Repeat
+			// after the first was counted (before stop closed): sooner,
+			// it is the same one delivered twice.
+			time.Sleep(signals.Repeat)
 			syscall.Kill(os.Getpid(), h.signals[1])
 			<-h.ctx.Done()
 		}
