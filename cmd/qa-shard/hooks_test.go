@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -43,6 +44,11 @@ const (
 	// (cancel), or for ever, as a device that ignores cancellation would
 	// (stuck). A stop that waited for the work read would never end.
 	envHold = "QA_SHARD_TEST_HOLD"
+	// envInputAt=K:ACTION:PATH: when document K is read, change the input
+	// file PATH under the run: overwrite (the same size, another text, in
+	// place), truncate (to half), replace (another file renamed over it)
+	// or append (more documents at its end).
+	envInputAt = "QA_SHARD_TEST_INPUT_AT"
 )
 
 // installHooks sets testHook from the environment.
@@ -61,13 +67,20 @@ func installHooks() {
 			}
 		}
 	}
-	if killAt < 0 && pauseAt < 0 && signalAt < 0 {
+	inputAt, inputAction, inputPath := int64(-1), "", ""
+	if v := os.Getenv(envInputAt); v != "" {
+		parts := strings.SplitN(v, ":", 3)
+		inputAt, _ = strconv.ParseInt(parts[0], 10, 64)
+		inputAction, inputPath = parts[1], parts[2]
+	}
+	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 {
 		return
 	}
 	hold := os.Getenv(envHold)
 	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
-		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{}}
+		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
+			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}
 		if killAt >= 0 {
 			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
 		}
@@ -98,6 +111,9 @@ type hookSource struct {
 	signals           []syscall.Signal
 	twice             bool // the first signal is sent twice at once
 	ended             bool
+	inputAt           int64 // envInputAt
+	inputAction       string
+	inputPath         string
 	held              atomic.Bool // envHold: batches hold from now on
 
 	mu      sync.Mutex
@@ -118,6 +134,11 @@ func (h *hookSource) Next() (record.Document, error) {
 		h.records[d.Seq] = 1
 	}
 	h.mu.Unlock()
+	if d.Seq == h.inputAt {
+		if err := changeInput(h.inputAction, h.inputPath); err != nil {
+			fmt.Fprintln(os.Stderr, "input hook:", err)
+		}
+	}
 	if d.Seq == h.pauseAt {
 		_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
 	}
@@ -211,3 +232,46 @@ func (k *killSink) done(err error) error {
 	k.in.mu.Unlock()
 	return err
 }
+
+// changeInput changes the input file at path under the running job
+// (envInputAt).
+func changeInput(action, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	other := bytes.ReplaceAll(b, []byte("the"), []byte("THE")) // the same size, another text
+	switch action {
+	case "overwrite":
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteAt(other, 0)
+		return err
+	case "truncate":
+		return os.Truncate(path, int64(len(b)/2))
+	case "replace":
+		if err := os.WriteFile(path+".new", other, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(path+".new", path)
+	case "append":
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for i := range appended {
+			if _, err := fmt.Fprintf(f, "{\"id\":\"appended-%d\",\"context\":\"The company was founded by engineers in Lisbon.\"}\n", i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown input change %q", action)
+}
+
+// appended is how many documents envInputAt's append adds.
+const appended = 5

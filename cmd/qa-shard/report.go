@@ -11,6 +11,7 @@ import (
 
 	"qa-shard/cli"
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/logs"
 	"qa-shard/output"
 	"qa-shard/scheduler"
@@ -33,10 +34,11 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged):
 		// Every document handed to the output is whole: keep them. After
-		// a failed write the last one may be partial, and the journal
-		// keeps its last checkpoint.
+		// a failed write the last one may be partial, and after an input
+		// file changed the documents since the last checkpoint may be of
+		// either text: the journal keeps its last checkpoint.
 		saveErr = out.Checkpoint(sum.Next)
 	}
 	saved := sum.Next
@@ -64,6 +66,8 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
 	case runErr == nil && sum.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
+	case errors.Is(runErr, input.ErrChanged):
+		return fmt.Errorf("run stopped after %d saved documents: %w", saved, runErr)
 	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
 		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", o.Model, runErr)
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
