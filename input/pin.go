@@ -68,8 +68,8 @@ func (s *Source) Check() error {
 			read = last
 		}
 		if err := s.checkFile(f, pins[i], read); err != nil {
-			return fmt.Errorf("%w: input file %s %s while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
-				ErrChanged, f.Name, err.Error())
+			return fmt.Errorf("%w: input file %s %w while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
+				ErrChanged, f.Name, err)
 		}
 	}
 	return nil
@@ -81,7 +81,7 @@ func (s *Source) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 	st, err := os.Stat(f.Path)
 	switch {
 	case err != nil:
-		return fmt.Errorf("was removed (%v)", err)
+		return fmt.Errorf("was removed (%w)", err)
 	case !os.SameFile(pinned, st):
 		return fmt.Errorf("was replaced by another file")
 	case st.Size() < f.Size:
