@@ -49,6 +49,11 @@ const (
 	// place), truncate (to half), replace (another file renamed over it)
 	// or append (more documents at its end).
 	envInputAt = "QA_SHARD_TEST_INPUT_AT"
+	// envOutputAt=K:ACTION:PATH: at the first record of document K,
+	// checkpoint the K documents before it, then change the answers file
+	// PATH under the run: truncate (to 0 bytes) or remove. For corpora
+	// with one record per document.
+	envOutputAt = "QA_SHARD_TEST_OUTPUT_AT"
 )
 
 // installHooks sets testHook from the environment.
@@ -73,7 +78,13 @@ func installHooks() {
 		inputAt, _ = strconv.ParseInt(parts[0], 10, 64)
 		inputAction, inputPath = parts[1], parts[2]
 	}
-	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 {
+	outputAt, outputAction, outputPath := int64(-1), "", ""
+	if v := os.Getenv(envOutputAt); v != "" {
+		parts := strings.SplitN(v, ":", 3)
+		outputAt, _ = strconv.ParseInt(parts[0], 10, 64)
+		outputAction, outputPath = parts[1], parts[2]
+	}
+	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 && outputAt < 0 {
 		return
 	}
 	hold := os.Getenv(envHold)
@@ -81,8 +92,8 @@ func installHooks() {
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}
-		if killAt >= 0 {
-			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
+		if killAt >= 0 || outputAt >= 0 {
+			answers = &recordSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath}
 		}
 		if hold != "" {
 			held := make([]scheduler.Replica, len(replicas))
@@ -182,39 +193,48 @@ func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	return qa.Logits{}, ctx.Err()
 }
 
-// killSink follows the documents through their records (the writer
-// hands them over in Seq order).
-type killSink struct {
+// recordSink follows the documents through their records (the writer
+// hands them over in Seq order) to kill the process (envKillAt) or
+// change the answers file (envOutputAt) at a chosen one.
+type recordSink struct {
 	scheduler.AnswerSink
-	in          *hookSource
-	out         *output.Outputs
-	seq, killAt int64
-	written     int // records of document seq so far
+	in                    *hookSource
+	out                   *output.Outputs
+	seq, killAt, changeAt int64
+	change, changePath    string
+	written               int // records of document seq so far
 }
 
-func (k *killSink) WriteAnswer(r record.AnswerRecord) error {
+func (k *recordSink) WriteAnswer(r record.AnswerRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteAnswer(r))
 }
 
-func (k *killSink) WriteError(r record.ErrorRecord) error {
+func (k *recordSink) WriteError(r record.ErrorRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteError(r))
 }
 
-// hook runs before a record: at the first record of document killAt it
-// checkpoints the documents before it and arms the kill.
-func (k *killSink) hook() {
-	if k.seq == k.killAt && k.written == 0 {
-		if err := k.out.Checkpoint(k.killAt); err != nil {
-			fmt.Fprintln(os.Stderr, "kill hook:", err)
+// hook runs before a record: at the first record of document killAt or
+// changeAt it checkpoints the documents before it, and arms the kill or
+// changes the answers.
+func (k *recordSink) hook() {
+	if (k.seq != k.killAt && k.seq != k.changeAt) || k.written != 0 {
+		return
+	}
+	if err := k.out.Checkpoint(k.seq); err != nil {
+		fmt.Fprintln(os.Stderr, "record hook:", err)
+	}
+	if k.seq == k.changeAt {
+		if err := changeOutput(k.change, k.changePath); err != nil {
+			fmt.Fprintln(os.Stderr, "output hook:", err)
 		}
 	}
 }
 
 // done runs after a record: after the first record of document killAt
 // is handed over it is flushed behind the journal, and the process dies.
-func (k *killSink) done(err error) error {
+func (k *recordSink) done(err error) error {
 	if k.seq == k.killAt {
 		if err := k.out.Flush(); err != nil {
 			return err
@@ -231,6 +251,18 @@ func (k *killSink) done(err error) error {
 	}
 	k.in.mu.Unlock()
 	return err
+}
+
+// changeOutput changes the answers file at path under the running job
+// (envOutputAt).
+func changeOutput(action, path string) error {
+	switch action {
+	case "truncate":
+		return os.Truncate(path, 0)
+	case "remove":
+		return os.Remove(path)
+	}
+	return fmt.Errorf("unknown output change %q", action)
 }
 
 // changeInput changes the input file at path under the running job

@@ -42,3 +42,37 @@ func TestInputChangedUnderRun(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputChangedUnderRun: the answers file truncated to 0 bytes or
+// removed from outside the run at document 150 (just after a checkpoint
+// there) stops the run with exit 1 saying what happened (the file is
+// shorter than what was written, or gone) and what
+// --resume does, with no summary of answers it did not keep; the
+// journal vouches for the 150 documents before the change and no more,
+// and --resume then refuses (the answers it vouches for are gone).
+func TestOutputChangedUnderRun(t *testing.T) {
+	for _, tc := range []struct{ action, says string }{{"truncate", "has "}, {"remove", "was removed"}} {
+		t.Run(tc.action, func(t *testing.T) {
+			r := newResumeRun(t, 300)
+			c := startHooked(t, []string{fmt.Sprintf("%s=150:%s:%s", envOutputAt, tc.action, r.output)}, r.with()...)
+			code := c.exit()
+			msg := c.stderr.String()
+			if code != exitInternal {
+				t.Fatalf("exit %d after the answers file was %s under the run, want %d:\n%s", code, tc.action, exitInternal, msg)
+			}
+			if !strings.Contains(msg, "answers.jsonl "+tc.says) || !strings.Contains(msg, "--resume") {
+				t.Errorf("the message does not say what happened to answers.jsonl and what --resume does:\n%s", msg)
+			}
+			if strings.Contains(msg, `"msg":"summary"`) {
+				t.Errorf("a summary was reported for answers that are not kept:\n%s", msg)
+			}
+			if done := journalDone(r.output); done != 150 {
+				t.Errorf("the journal vouches for %d documents, want the 150 before the change", done)
+			}
+			code, stderr := runCLI(t, r.with("--resume")...)
+			if code != exitUsage {
+				t.Errorf("--resume after the answers were %s: exit %d, want %d (refused):\n%s", tc.action, code, exitUsage, stderr)
+			}
+		})
+	}
+}

@@ -34,11 +34,13 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, output.ErrChanged):
 		// Every document handed to the output is whole: keep them. After
-		// a failed write the last one may be partial, and after an input
+		// a failed write the last one may be partial, after an input
 		// file changed the documents since the last checkpoint may be of
-		// either text: the journal keeps its last checkpoint.
+		// either text, and after an output changed from outside they are
+		// not where they were written: the journal keeps its last
+		// checkpoint.
 		saveErr = out.Checkpoint(sum.Next)
 	}
 	saved := sum.Next
@@ -54,6 +56,13 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	if fault := storageFault(runErr, saveErr); fault != nil {
 		report(log, o, sum, fl)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
+	}
+	if errors.Is(saveErr, output.ErrChanged) {
+		// The last save found it: the run's outcome, not a second failure.
+		runErr, saveErr = errors.Join(saveErr, runErr), nil
+	}
+	if errors.Is(runErr, output.ErrChanged) {
+		return fmt.Errorf("run stopped; %d documents are saved by the journal: %w", saved, runErr)
 	}
 	if saveErr != nil {
 		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
