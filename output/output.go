@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/logits"
 	"qa-shard/record"
@@ -104,7 +103,7 @@ func Open(o Options) (*Outputs, error) {
 		if err := freshLogits(o); err != nil {
 			return nil, err
 		}
-		s := newStream(os.Stdout, format.JSONL, 0, o.Keep)
+		s := newStdout(o.Keep)
 		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
 		out.Answers = out.count
 		return out, out.openLogits(o, journal.State{})

@@ -54,11 +54,16 @@ const (
 	// PATH under the run: truncate (to 0 bytes) or remove. For corpora
 	// with one record per document.
 	envOutputAt = "QA_SHARD_TEST_OUTPUT_AT"
+	// envWriteAt=K: at the first record of document K, before it is
+	// written, wait until standard input closes (the test reads what
+	// reached standard output meanwhile). For corpora with one record
+	// per document.
+	envWriteAt = "QA_SHARD_TEST_WRITE_AT"
 )
 
 // installHooks sets testHook from the environment.
 func installHooks() {
-	killAt, pauseAt := envInt(envKillAt), envInt(envPauseAt)
+	killAt, pauseAt, writeAt := envInt(envKillAt), envInt(envPauseAt), envInt(envWriteAt)
 	signalAt, signals, signalTwice := int64(-1), []syscall.Signal(nil), false
 	if v := os.Getenv(envSignalAt); v != "" {
 		k, sigs, _ := strings.Cut(v, ":")
@@ -84,7 +89,7 @@ func installHooks() {
 		outputAt, _ = strconv.ParseInt(parts[0], 10, 64)
 		outputAction, outputPath = parts[1], parts[2]
 	}
-	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 && outputAt < 0 {
+	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 && outputAt < 0 && writeAt < 0 {
 		return
 	}
 	hold := os.Getenv(envHold)
@@ -92,8 +97,9 @@ func installHooks() {
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}
-		if killAt >= 0 || outputAt >= 0 {
-			answers = &recordSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath}
+		if killAt >= 0 || outputAt >= 0 || writeAt >= 0 {
+			answers = &recordSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath,
+				pauseAt: writeAt}
 		}
 		if hold != "" {
 			held := make([]scheduler.Replica, len(replicas))
@@ -194,15 +200,15 @@ func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 }
 
 // recordSink follows the documents through their records (the writer
-// hands them over in Seq order) to kill the process (envKillAt) or
-// change the answers file (envOutputAt) at a chosen one.
+// hands them over in Seq order) to kill the process (envKillAt), change
+// the answers file (envOutputAt) or pause (envWriteAt) at a chosen one.
 type recordSink struct {
 	scheduler.AnswerSink
-	in                    *hookSource
-	out                   *output.Outputs
-	seq, killAt, changeAt int64
-	change, changePath    string
-	written               int // records of document seq so far
+	in                             *hookSource
+	out                            *output.Outputs
+	seq, killAt, changeAt, pauseAt int64
+	change, changePath             string
+	written                        int // records of document seq so far
 }
 
 func (k *recordSink) WriteAnswer(r record.AnswerRecord) error {
@@ -215,10 +221,14 @@ func (k *recordSink) WriteError(r record.ErrorRecord) error {
 	return k.done(k.AnswerSink.WriteError(r))
 }
 
-// hook runs before a record: at the first record of document killAt or
-// changeAt it checkpoints the documents before it, and arms the kill or
-// changes the answers.
+// hook runs before a record: at the first record of document pauseAt it
+// waits; at that of killAt or changeAt it checkpoints the documents
+// before it, and arms the kill or changes the answers.
 func (k *recordSink) hook() {
+	if k.seq == k.pauseAt && k.written == 0 {
+		_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
+		return
+	}
 	if (k.seq != k.killAt && k.seq != k.changeAt) || k.written != 0 {
 		return
 	}

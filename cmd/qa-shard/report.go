@@ -34,7 +34,7 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, output.ErrChanged):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, output.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
 		// Every document handed to the output is whole: keep them. After
 		// a failed write the last one may be partial, after an input
 		// file changed the documents since the last checkpoint may be of
@@ -60,6 +60,9 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 	if errors.Is(saveErr, output.ErrChanged) {
 		// The last save found it: the run's outcome, not a second failure.
 		runErr, saveErr = errors.Join(saveErr, runErr), nil
+	}
+	if errors.Is(runErr, output.ErrReaderGone) {
+		return fmt.Errorf("stopped: %w; %s were written to it, and nothing more is: %s", runErr, documents(sum.Next, total), resume)
 	}
 	if errors.Is(runErr, output.ErrChanged) {
 		return fmt.Errorf("run stopped; %d documents are saved by the journal: %w", saved, runErr)
