@@ -84,8 +84,12 @@ func (o *Outputs) pinJournal() error {
 	return nil
 }
 
-// check is nil when every output is still the file written; else an
-// ErrChanged saying what changed and what --resume will do.
+// Check is nil when every output is still the file written; else an
+// ErrChanged saying what changed and what --resume will do. Checkpoints
+// run it; a run that failed runs it too, to tell a failure caused by an
+// output changed from outside (a folder removed) from any other.
+func (o *Outputs) Check() error { return o.check() }
+
 func (o *Outputs) check() error {
 	err := o.sink.check()
 	if err == nil && o.Logits != nil {

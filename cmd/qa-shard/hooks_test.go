@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +52,8 @@ const (
 	envInputAt = "QA_SHARD_TEST_INPUT_AT"
 	// envOutputAt=K:ACTION:PATH: at the first record of document K,
 	// checkpoint the K documents before it, then change the answers file
-	// PATH under the run: truncate (to 0 bytes) or remove. For corpora
+	// PATH under the run: truncate (to 0 bytes), remove, or removedir (its
+	// folder, with all in it). For corpora
 	// with one record per document.
 	envOutputAt = "QA_SHARD_TEST_OUTPUT_AT"
 	// envWriteAt=K: at the first record of document K, before it is
@@ -271,6 +273,8 @@ func changeOutput(action, path string) error {
 		return os.Truncate(path, 0)
 	case "remove":
 		return os.Remove(path)
+	case "removedir": // the folder of the outputs, all of them
+		return os.RemoveAll(filepath.Dir(path))
 	}
 	return fmt.Errorf("unknown output change %q", action)
 }

@@ -30,6 +30,13 @@ import (
 // A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
 // total is the number of documents of this process, 0 when unknown.
 func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
+	if runErr != nil && !isStop(runErr) {
+		if cerr := out.Check(); cerr != nil {
+			// An output changed from outside caused the failure (a
+			// logits part cannot be created in a removed folder): say so.
+			runErr = errors.Join(cerr, runErr)
+		}
+	}
 	var saveErr error
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
