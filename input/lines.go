@@ -19,6 +19,8 @@ type lineReader struct {
 	s       *Source
 	lastRaw int64
 	packed  bool // compressed: a document's work is the compressed bytes
+	f       *File
+	toEnd   bool // the file is read to its end (not a rank part ending inside it)
 }
 
 // openLines opens a JSONL part. at < 0 starts at the part's first line:
@@ -49,6 +51,7 @@ func (s *Source) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	o.File, o.Base, o.End, o.Tee = f.Name, base, end, s.hash
 	lr.r = record.NewSource(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
+	lr.f, lr.toEnd = f, end == 0
 	return lr, nil
 }
 
@@ -115,6 +118,9 @@ func shortText(f *File, at int64, err error) error {
 
 func (lr *lineReader) next(doc *record.Document) error {
 	d, err := lr.r.Next()
+	if errors.Is(err, io.EOF) {
+		return lr.endsShort(err)
+	}
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,7 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 type text struct {
 	io.Reader
 	raw   *counter // the file's bytes, as stored
+	base  int64    // the file offset raw counts from
 	close func()
 }
 
@@ -117,6 +118,9 @@ func openText(f *File, r io.Reader, from int64) (*text, error) {
 	}
 	raw := newCounter(r)
 	t := &text{Reader: raw, raw: raw, close: func() {}}
+	if _, ok := r.(handle); ok {
+		t.base = from
+	}
 	if f.Path == "-" {
 		if b, _ := raw.br.Peek(format.MagicSize); len(b) > 0 {
 			f.Format, _ = format.Sniff(b)

@@ -113,3 +113,20 @@ func RankPath(path string, r Rank) string {
 	ext := format.Ext(path)
 	return fmt.Sprintf("%s.rank-%05d-of-%05d%s", strings.TrimSuffix(path, ext), r.Rank, r.World, ext)
 }
+
+// UnrankPath is the path that RankPath made path from for r: path without
+// r's rank suffix, or path itself when it has none.
+func UnrankPath(path string, r Rank) string {
+	if r.World <= 1 {
+		return path
+	}
+	suffix := fmt.Sprintf(".rank-%05d-of-%05d", r.Rank, r.World)
+	if stem, ok := strings.CutSuffix(path, suffix); ok {
+		return stem // a path without an extension: a folder
+	}
+	ext := format.Ext(path)
+	if stem, ok := strings.CutSuffix(strings.TrimSuffix(path, ext), suffix); ok {
+		return stem + ext
+	}
+	return path
+}

@@ -65,6 +65,9 @@ func TestRankPath(t *testing.T) {
 		if got := RankPath(in, r); got != want {
 			t.Errorf("RankPath(%q) = %q, want %q", in, got, want)
 		}
+		if got := UnrankPath(want, r); got != in {
+			t.Errorf("UnrankPath(%q) = %q, want %q", want, got, in)
+		}
 	}
 	if got := RankPath("answers.jsonl", Rank{World: 1}); got != "answers.jsonl" {
 		t.Errorf("single process path changed: %q", got)

@@ -92,6 +92,7 @@ func (s *Source) resume(st journal.InputState) error {
 			return err
 		}
 		s.cur, state = r, snapshotOf(s.hash)
+		s.pin(st.Next.File, r.h)
 		if r.packed {
 			s.partDone = r.t.raw.n
 		} else {

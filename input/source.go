@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"sync"
 
 	"qa-shard/format"
@@ -37,9 +38,10 @@ type Source struct {
 	count docCount // the share's documents (count.go)
 
 	mu    sync.Mutex
-	done  []journal.FileRead // parts read to their end, in order
-	marks []mark             // one per document read and not yet checkpointed
-	start journal.InputState // where this process started
+	pins  map[int]os.FileInfo // the files opened, by index: what Check compares (pin.go)
+	done  []journal.FileRead  // parts read to their end, in order
+	marks []mark              // one per document read and not yet checkpointed
+	start journal.InputState  // where this process started
 }
 
 // mark is the input state just after one document. Marks live from the
@@ -239,6 +241,7 @@ func (s *Source) openPart() error {
 		return err
 	}
 	s.cur, s.from = r, r.r.Offset()
+	s.pin(part.File, r.h)
 	return nil
 }
 

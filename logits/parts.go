@@ -21,6 +21,7 @@ type Parts struct {
 	n      int
 	digest string
 	cur    *Writer
+	pins   *partfolder.Pins
 }
 
 // OpenParts prepares dir for writing after the first keep sealed parts,
@@ -36,7 +37,11 @@ func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error)
 	if err := partfolder.Open(dir, keep); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
-	return &Parts{dir: dir, opt: opt, n: keep, digest: digest}, nil
+	pins, err := partfolder.Pin(dir, keep)
+	if err != nil {
+		return nil, fmt.Errorf("logits: %w", err)
+	}
+	return &Parts{dir: dir, opt: opt, n: keep, digest: digest, pins: pins}, nil
 }
 
 // RemoveParts deletes the parts (sealed or not) of a logits folder, for
@@ -78,9 +83,23 @@ func (p *Parts) Seal() (int, error) {
 	if err != nil {
 		return p.n, fmt.Errorf("logits: reading back the part just sealed: %w", err)
 	}
+	if err := p.pins.Sealed(p.n); err != nil {
+		return p.n, fmt.Errorf("logits: %w", err)
+	}
 	p.digest = chain(p.digest, s)
 	p.n++
 	return p.n, nil
+}
+
+// Check says what changed when the folder or a part sealed is no longer
+// the file written at its path (removed, replaced, resized from outside
+// the run); nil when none did. Checkpoints call it before the journal
+// vouches for the parts.
+func (p *Parts) Check() error {
+	if err := p.pins.Check(); err != nil {
+		return fmt.Errorf("logits: %w", err)
+	}
+	return nil
 }
 
 // Abort drops the open part.

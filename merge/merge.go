@@ -126,7 +126,7 @@ func checkRanks(ranks []rankFile) error {
 		r, ok := have[rank]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, input bytes from %d)", rank, world,
-				input.RankPath(ranks[0].path, input.Rank{Rank: rank, World: world}), next))
+				input.RankPath(input.UnrankPath(ranks[0].path, input.Rank{Rank: ranks[0].shard.Rank, World: world}), input.Rank{Rank: rank, World: world}), next))
 			continue
 		}
 		if r.shard.From != next || r.shard.Total != ranks[0].shard.Total {

@@ -118,6 +118,8 @@ func TestCheckRanksRefuses(t *testing.T) {
 		want  string
 	}{
 		{"missing rank", func(dir string) []string { f := threeRanks(t, dir); return []string{f[0], f[2]} }, "rank 1 of 3 is missing"},
+		{"missing rank's path", func(dir string) []string { f := threeRanks(t, dir); return []string{f[0], f[2]} },
+			string(filepath.Separator) + "answers.rank-00001-of-00003.jsonl, input bytes from 4)"},
 		{"duplicate rank", func(dir string) []string { f := threeRanks(t, dir); return []string{f[0], f[1], f[1], f[2]} }, "rank 1 given twice"},
 		{"different settings", func(dir string) []string {
 			f := threeRanks(t, dir)

@@ -19,7 +19,10 @@ func openSink(o Options, bytes int64, parts int) (sink, error) {
 	if f == format.Parquet {
 		return openParts(o, parts)
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	// Appending, also when fresh: a file truncated from outside the run
+	// then stays shorter than what was written (Outputs.check sees it)
+	// instead of growing a hole of NUL bytes where the records were.
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND | os.O_TRUNC
 	if bytes >= 0 {
 		flags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
 	}
@@ -27,7 +30,12 @@ func openSink(o Options, bytes int64, parts int) (sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStream(w, f, max(bytes, 0), o.Keep), nil
+	s := newStream(w, f, max(bytes, 0), o.Keep)
+	if s.pinned, err = pin(o.Answers, w); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // remove deletes an output and its journal (for --overwrite): a file, or

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"qa-shard/format"
 	"qa-shard/journal"
 	"qa-shard/logits"
 	"qa-shard/record"
@@ -70,6 +69,8 @@ type Outputs struct {
 	count   *counter
 	journal *journal.Journal
 	at      func(next int64) journal.InputState
+	// journalPin is the journal as last written (check).
+	journalPin *pinnedFile
 	// failed is the first failure to write or save: after it no
 	// checkpoint is made, so the journal keeps describing the output as
 	// it was before (a failed write may have left part of a record, a
@@ -87,6 +88,9 @@ type sink interface {
 	size() (bytes int64, parts int)
 	// syncer is what must reach the disk before the journal says so.
 	syncer() journal.Syncer
+	// check says what changed when the answers are no longer the files
+	// written at their paths (see Outputs.check).
+	check() error
 	close()
 }
 
@@ -99,7 +103,7 @@ func Open(o Options) (*Outputs, error) {
 		if err := freshLogits(o); err != nil {
 			return nil, err
 		}
-		s := newStream(os.Stdout, format.JSONL, 0, o.Keep)
+		s := newStdout(o.Keep)
 		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
 		out.Answers = out.count
 		return out, out.openLogits(o, journal.State{})
@@ -123,6 +127,9 @@ func Open(o Options) (*Outputs, error) {
 		}
 		c := &counter{Records: s, records: st.Records, errors: st.Errors}
 		out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, Skip: st.Done, Input: &st.Input}
+		if err := out.pinJournal(); err != nil {
+			return nil, err
+		}
 		return out, out.openLogits(o, st)
 	}
 	return fresh(o)
@@ -158,6 +165,9 @@ func fresh(o Options) (*Outputs, error) {
 	}
 	c := &counter{Records: s}
 	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}
+	if err := out.pinJournal(); err != nil {
+		return nil, Fault(err)
+	}
 	return out, out.openLogits(o, j.State())
 }
 
@@ -200,7 +210,7 @@ func (o *Outputs) Flush() error {
 		return o.failed
 	}
 	if err := o.sink.seal(); err != nil {
-		o.failed = Fault(fmt.Errorf("writing %s: %w", o.path, err))
+		o.failed = o.fail(fmt.Errorf("writing %s: %w", o.path, err))
 	}
 	return o.failed
 }
@@ -227,7 +237,7 @@ func (o *Outputs) sync(next int64, done bool) error {
 		return err
 	}
 	if err := o.save(next, done); err != nil {
-		o.failed = Fault(err)
+		o.failed = o.fail(err)
 	}
 	return o.failed
 }
@@ -242,6 +252,10 @@ func (o *Outputs) save(next int64, done bool) error {
 		}
 		p.LogitsParts, p.LogitsDigest = n, o.Logits.Digest()
 	}
+	// Nothing is vouched for that is not still where it was written.
+	if err := o.check(); err != nil {
+		return err
+	}
 	if o.journal == nil {
 		return nil
 	}
@@ -251,10 +265,14 @@ func (o *Outputs) save(next int64, done bool) error {
 	} else {
 		p.Input = o.journal.State().Input
 	}
+	save := o.journal.Save
 	if done {
-		return o.journal.Complete(o.sink.syncer(), p)
+		save = o.journal.Complete
 	}
-	return o.journal.Save(o.sink.syncer(), p)
+	if err := save(o.sink.syncer(), p); err != nil {
+		return err
+	}
+	return o.pinJournal()
 }
 
 // Close releases the files; what was not checkpointed is redone on resume.

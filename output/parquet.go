@@ -27,6 +27,7 @@ type parts struct {
 	id     record.Kind
 	list   bool // the answers column (top-k > 1)
 	rows   []any
+	pins   *partfolder.Pins
 }
 
 // The fixed columns' places in the row type, after the id and kept fields.
@@ -56,7 +57,11 @@ func openParts(o Options, keep int) (*parts, error) {
 	if err := partfolder.Open(o.Answers, keep); err != nil {
 		return nil, err
 	}
-	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1}
+	pins, err := partfolder.Pin(o.Answers, keep)
+	if err != nil {
+		return nil, err
+	}
+	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1, pins: pins}
 	p.typ = rowType(o)
 	p.schema = parquet.SchemaOf(reflect.New(p.typ).Interface())
 	return p, nil
@@ -197,9 +202,14 @@ func (p *parts) seal() error {
 	if err != nil {
 		return err
 	}
+	if err := p.pins.Sealed(p.n); err != nil {
+		return err
+	}
 	p.n++
 	return nil
 }
+
+func (p *parts) check() error { return p.pins.Check() }
 
 func (p *parts) size() (int64, int) { return 0, p.n }
 

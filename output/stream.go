@@ -24,6 +24,7 @@ type stream struct {
 	counter *countingWriter
 	buf     *bufio.Writer
 	unit    *member
+	pinned  *pinnedFile // nil for standard output
 }
 
 func newStream(f file, form format.Format, base int64, keep []string) *stream {
@@ -56,6 +57,13 @@ func (s *stream) seal() error {
 }
 
 func (s *stream) size() (int64, int) { return s.counter.n, 0 }
+
+func (s *stream) check() error {
+	if s.pinned == nil {
+		return nil
+	}
+	return s.pinned.check(s.counter.n)
+}
 
 func (s *stream) syncer() journal.Syncer {
 	if s.file == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // grant is the dispatcher's answer to a replica asking for work.
@@ -29,6 +30,9 @@ type dispatcher struct {
 	inflight int        // batches granted and not yet reported
 	live     int        // replicas that may still take work
 	failed   int        // replicas retired after failures
+	// anywhere: retries of non-finite windows go to any replica (pick),
+	// once every replica able to run them was seen waiting.
+	anywhere bool
 }
 
 // dispatch hands work to replicas as they ask (each replica's feed asks
@@ -88,7 +92,8 @@ func (d *dispatcher) grant() int {
 			r.reply <- grant{stop: true}
 			continue
 		}
-		if len(d.queue) == 0 {
+		i := d.pick(r)
+		if i < 0 {
 			keep = append(keep, r)
 			continue
 		}
@@ -104,11 +109,11 @@ func (d *dispatcher) grant() int {
 			r.reply <- grant{wait: true}
 		default:
 			r.parked = false
-			head, rest := d.p.cutNext(d.queue[0], budget)
+			head, rest := d.p.cutNext(d.queue[i], budget)
 			if rest == nil {
-				d.queue = d.queue[1:]
+				d.queue = slices.Delete(d.queue, i, i+1)
 			} else {
-				d.queue[0] = rest
+				d.queue[i] = rest
 			}
 			d.inflight++
 			n++
@@ -116,7 +121,25 @@ func (d *dispatcher) grant() int {
 		}
 	}
 	d.pending = keep
+	if n == 0 && !d.anywhere && d.inflight == 0 && len(d.pending) == d.live && len(d.queue) > 0 {
+		// Every replica that may take work waits: a retry runs where
+		// it can rather than not at all.
+		d.anywhere = true
+		return d.grant()
+	}
 	return n
+}
+
+// pick is the index of the first queued batch r may take, or -1: a
+// retry of windows whose logits were not finite on r waits for another
+// replica while one may take work.
+func (d *dispatcher) pick(r *replica) int {
+	for i, b := range d.queue {
+		if d.anywhere || d.live <= 1 || !b.avoids(r) {
+			return i
+		}
+	}
+	return -1
 }
 
 // outcome takes a replica's report: its batch is no longer in flight,

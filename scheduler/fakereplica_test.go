@@ -18,6 +18,7 @@ type fakeReplica struct {
 	name   string
 	before func(ctx context.Context, b qa.Batch) error
 	after  func(b qa.Batch)
+	spoil  func(b qa.Batch, out qa.Logits) // may change the logits it returns
 	jitter time.Duration
 	rng    *rand.Rand // jitter's, seeded from jitterSeed
 	rngMu  sync.Mutex
@@ -50,6 +51,9 @@ func (r *fakeReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 		r.tokens.Add(m)
 	}
 	out := fakeLogits(b)
+	if r.spoil != nil {
+		r.spoil(b, out)
+	}
 	if r.after != nil {
 		r.after(b)
 	}

@@ -72,6 +72,9 @@ type questionState struct {
 type windowRef struct {
 	doc  *docState
 	q, w int
+	// nanFrom is the replica whose logits for this window were not
+	// finite: set on its retry (see sortNonFinite), empty before.
+	nanFrom string
 }
 
 func (r windowRef) window() *qa.Window { return &r.doc.questions[r.q].windows[r.w] }
@@ -101,6 +104,9 @@ type pipeline struct {
 	next     atomic.Int64 // first Seq not yet written
 	pooled   atomic.Int64 // windows in the batcher's pool
 	queued   atomic.Int64 // batches waiting for a replica
+	// finiteSeen: some window gave finite logits, so the model works and
+	// a window whose logits are not finite is that window's problem.
+	finiteSeen atomic.Bool
 }
 
 type stats struct {

@@ -41,6 +41,7 @@ type decodeJob struct {
 	r   *replica
 	b   *batch
 	out qa.Logits
+	bad []bool // rows whose logits were not finite: not decoded (nil: none)
 }
 
 // startReplicas starts the dispatcher, each replica's feed and serve
@@ -142,7 +143,7 @@ func (p *pipeline) handBack(ctx context.Context, r *replica, outcomes chan<- out
 func (p *pipeline) decodeLoop(ctx context.Context, jobs <-chan decodeJob, done chan<- *docState) error {
 	for j := range jobs {
 		p.cfg.hooks.decode(j.r.Name(), len(j.b.refs))
-		if err := p.deliver(ctx, j.r, j.b, j.out, done); err != nil {
+		if err := p.deliver(ctx, j, done); err != nil {
 			return err
 		}
 	}

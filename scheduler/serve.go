@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -25,11 +26,12 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 	todo := r.fit(next.b)
 	t := tally{whole: len(todo) == 1}
 	defer p.ran(r, next.b, &t)
+	var retry []*batch // windows whose logits were not finite, to run once more
 	for len(todo) > 0 {
 		part := todo[0]
 		if r.unhealthy.Load() {
 			p.log().Warn("retiring replica: device unhealthy", zap.String("replica", r.Name()))
-			return outcome{requeue: todo, retired: true}, nil
+			return outcome{requeue: append(retry, todo...), retired: true}, nil
 		}
 		in := next.in
 		if part != next.b {
@@ -38,10 +40,25 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 		out, err := p.runOnce(ctx, r, part, in, &t)
 		if err == nil {
 			todo = todo[1:]
-			for _, ref := range part.refs {
-				p.progress.addWork(ref.doc.ranWindow())
+			bad := nonFinite(part, out)
+			if bad == nil || slices.Contains(bad, false) {
+				p.finiteSeen.Store(true)
 			}
-			if err := send(ctx, decoded, decodeJob{r: r, b: part, out: out}); err != nil {
+			for i, ref := range part.refs {
+				if bad == nil || !bad[i] {
+					p.progress.addWork(ref.doc.ranWindow())
+				}
+			}
+			if bad != nil {
+				again, err := p.sortNonFinite(ctx, r, part, bad)
+				if err != nil {
+					return outcome{}, err
+				}
+				if again != nil {
+					retry = append(retry, again)
+				}
+			}
+			if err := send(ctx, decoded, decodeJob{r: r, b: part, out: out, bad: bad}); err != nil {
 				return outcome{}, err
 			}
 			continue
@@ -60,7 +77,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 			continue // same part, fresh session
 		case kind == failFatal:
 			p.log().Error("retiring replica", zap.String("replica", r.Name()), zap.Error(err))
-			return outcome{requeue: todo, retired: true}, nil
+			return outcome{requeue: append(retry, todo...), retired: true}, nil
 		case len(part.refs) == 1:
 			todo = todo[1:]
 			if err := p.failWindow(ctx, part.refs[0], fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err), p.done); err != nil {
@@ -76,7 +93,7 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 			todo = append(halves(part), todo[1:]...)
 		}
 	}
-	return outcome{}, nil
+	return outcome{requeue: retry}, nil
 }
 
 // runOnce runs one batch under the batch timeout and adds it to t.
@@ -150,10 +167,17 @@ func (r *replica) rebuild(log *zap.Logger) bool {
 	return true
 }
 
-// deliver decodes every window of a finished batch.
-func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Logits, done chan<- *docState) error {
+// deliver decodes every window of a finished batch whose logits are
+// finite (the others are retried or failed: sortNonFinite).
+func (p *pipeline) deliver(ctx context.Context, j decodeJob, done chan<- *docState) error {
+	r, b := j.r, j.b
+	windows := len(b.refs)
 	for i, ref := range b.refs {
-		d, err := p.decode(ref, out, i*b.len)
+		if j.bad != nil && j.bad[i] {
+			windows--
+			continue
+		}
+		d, err := p.decode(ref, j.out, i*b.len)
 		if err != nil {
 			return fmt.Errorf("replica %s: doc %d (%s): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Pos, err)
 		}
@@ -166,7 +190,7 @@ func (p *pipeline) deliver(ctx context.Context, r *replica, b *batch, out qa.Log
 	p.stats.batches.Add(1)
 	p.stats.tokens.Add(int64(realTokens(b)))
 	p.stats.padded.Add(int64(len(b.refs) * b.len))
-	p.progress.addWindows(r.Name(), len(b.refs))
+	p.progress.addWindows(r.Name(), windows)
 	return nil
 }
 

@@ -1,9 +1,12 @@
 // Package signals turns the signals an operator or a batch system sends
-// into a stop that saves what is done: SIGINT, SIGTERM and SIGHUP stop at
-// once (the batches in flight are cancelled, the documents done are
-// saved); SIGUSR1, Slurm's early warning, drains (no more reading, what
-// was read is finished). A stop signal after a stop began ends the
-// process at once, the last checkpoint standing.
+// into a stop that saves what is done: SIGINT, SIGTERM, SIGHUP and SIGQUIT
+// stop at once (the batches in flight are cancelled, the documents done
+// are saved); SIGUSR1, Slurm's early warning, drains (no more reading,
+// what was read is finished). A stop signal after a stop began ends the
+// process at once, the last checkpoint standing; the same signal again
+// within Repeat of the one before is that one delivered twice (to the
+// process and to its group, as coreutils timeout, scancel and srun do)
+// and counts once.
 package signals
 
 import (
@@ -21,7 +24,7 @@ import (
 // Stopped is the cause of a context cancelled by a signal: the run was
 // stopped on purpose, not failed.
 type Stopped struct {
-	Signal string // SIGINT, SIGTERM, SIGHUP, or SIGUSR1 when its drain ran out of time
+	Signal string // SIGINT, SIGTERM, SIGHUP, SIGQUIT, or SIGUSR1 when its drain ran out of time
 	// Drained: the stop came from SIGUSR1 and every document read was
 	// finished (the context is not cancelled then; see Handler.Stopped).
 	Drained bool
@@ -34,13 +37,40 @@ func (s *Stopped) Error() string {
 	return "stopped by " + s.Signal
 }
 
-// stops are the signals that stop the run at once.
-var stops = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// stops are the signals that stop the run at once. SIGQUIT is one of
+// them rather than Go's stack dump and exit 2, which read as a usage
+// error and lose the documents done since the last checkpoint.
+var stops = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// Repeat is how long after a signal the same signal counts as the same
+// one: a launcher that signals the process and its process group
+// delivers it twice within a millisecond, and a person who means a
+// second stop sends it later.
+const Repeat = time.Second
+
+// repeats tells a signal delivered twice from a second one: one per run,
+// its goroutine only.
+type repeats struct {
+	last map[os.Signal]time.Time
+}
+
+// again reports whether sig, arriving at now, is the same delivery as the
+// last sig counted (within Repeat of it); if not, it counts this one.
+func (r *repeats) again(sig os.Signal, now time.Time) bool {
+	if r.last == nil {
+		r.last = map[os.Signal]time.Time{}
+	}
+	if prev, ok := r.last[sig]; ok && now.Sub(prev) < Repeat {
+		return true
+	}
+	r.last[sig] = now
+	return false
+}
 
 // Handler is what Handle starts.
 type Handler struct {
-	// Context is cancelled, with a *Stopped cause, by SIGINT, SIGTERM or
-	// SIGHUP, or when a SIGUSR1 drain outlasts its timeout.
+	// Context is cancelled, with a *Stopped cause, by SIGINT, SIGTERM,
+	// SIGHUP or SIGQUIT, or when a SIGUSR1 drain outlasts its timeout.
 	Context context.Context
 	// Drain is closed by the first signal of any kind: read no more.
 	Drain <-chan struct{}
@@ -78,6 +108,7 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 	quit := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
+		var seen repeats
 		stopping := false
 		for {
 			// Not ctx.Done: after a stop this loop still waits for the
@@ -87,6 +118,11 @@ func Handle(drain time.Duration, log *zap.Logger) (h *Handler, release func()) {
 				return
 			case sig := <-sigs:
 				s := unix.SignalName(sig.(syscall.Signal)) // SIGUSR1, not "user defined signal 1"
+				if seen.again(sig, time.Now()) {
+					log.Info(s+" delivered again at once (to the process and its group): the same signal, counted once; send it again later to end at once",
+						zap.String("signal", s))
+					continue
+				}
 				first := h.first.CompareAndSwap(nil, &s)
 				if first {
 					close(stop)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -34,5 +35,31 @@ func TestIgnoredStaysIgnored(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(out), "stopped by SIGINT") {
 		t.Errorf("started with SIGHUP and SIGINT ignored, the child says %q, want the SIGINT stop", out)
+	}
+}
+
+// TestRepeatCountsOnce: the same signal again within Repeat of the one
+// counted is the same delivery (a launcher signalling the process and its
+// group); the same signal later, or another signal at once, is a signal
+// of its own.
+func TestRepeatCountsOnce(t *testing.T) {
+	var r repeats
+	t0 := time.Unix(1_000_000, 0)
+	steps := []struct {
+		sig  os.Signal
+		at   time.Duration
+		same bool
+	}{
+		{syscall.SIGINT, 0, false},
+		{syscall.SIGINT, time.Millisecond, true},
+		{syscall.SIGTERM, 2 * time.Millisecond, false},
+		{syscall.SIGINT, time.Millisecond + Repeat, false},
+		{syscall.SIGINT, time.Millisecond + Repeat + Repeat/2, true},
+		{syscall.SIGINT, 2*time.Millisecond + 2*Repeat, false}, // Repeat after the one counted
+	}
+	for i, s := range steps {
+		if got := r.again(s.sig, t0.Add(s.at)); got != s.same {
+			t.Errorf("step %d (%v at %v): again = %v, want %v", i, s.sig, s.at, got, s.same)
+		}
 	}
 }

@@ -75,6 +75,8 @@ type options struct {
 	noTokenTypes bool
 	fp16Logits   bool
 	weights      *Weights
+	std          float32 // of the random weights; 0: initStd
+	infinite     []int   // token ids whose word embedding is +Inf
 }
 
 // WithoutTokenTypeIDs drops the token_type_ids input, as DistilBERT-style

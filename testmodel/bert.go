@@ -20,6 +20,7 @@ const (
 // axes are named batch_size and sequence_length, as in optimum's exports.
 func buildBERT(p Preset, o options) (*graph, error) {
 	b := newBuilder("main_graph", p.Seed)
+	b.std = o.initStdOf()
 	if o.weights != nil {
 		b.trained, b.used = o.weights, map[string]bool{}
 	}
@@ -42,6 +43,9 @@ func buildBERT(p Preset, o options) (*graph, error) {
 	// still yields logits spread over a few units, not all nearly equal; span
 	// decoding over such logits picks distinct, stable answers.
 	headStd := float32(2 / math.Sqrt(float64(p.Hidden)))
+	if o.std != 0 {
+		headStd = o.std
+	}
 	logits := b.linear("/qa_outputs", "qa_outputs", x, p.Hidden, 2, headStd)
 	parts := b.opN("Split", "/Split", []string{logits, b.constI64(true, 1, 1)}, 2, intAttr("axis", -1))
 	outType := onnxpb.Float
@@ -78,9 +82,12 @@ func buildBERT(p Preset, o options) (*graph, error) {
 func embeddings(b *builder, p Preset, o options) string {
 	const s, m = "/bert/embeddings", "bert.embeddings"
 	h := int64(p.Hidden)
-	words := b.weight(m+".word_embeddings.weight", initStd, 1, int64(p.VocabSize), h)
-	positions := b.weight(m+".position_embeddings.weight", initStd, 0, int64(p.MaxPositions), h)
-	types := b.weight(m+".token_type_embeddings.weight", initStd, 0, int64(p.TypeVocab), h)
+	words := b.weight(m+".word_embeddings.weight", b.std, 1, int64(p.VocabSize), h)
+	if t := b.g.inits[len(b.g.inits)-1]; t.name == words && t.fill != nil {
+		t.fill = infiniteRows(t.fill, o.infinite, p.Hidden)
+	}
+	positions := b.weight(m+".position_embeddings.weight", b.std, 0, int64(p.MaxPositions), h)
+	types := b.weight(m+".token_type_embeddings.weight", b.std, 0, int64(p.TypeVocab), h)
 
 	w := b.op("Gather", s+"/word_embeddings/Gather", []string{words, "input_ids"})
 	shape := b.op("Shape", s+"/Shape", []string{"input_ids"})
@@ -118,7 +125,7 @@ func encoderLayer(b *builder, p Preset, i int, x, mask string) string {
 	split := b.constI64(true, 0, 0, heads, hd) // 0 keeps batch and sequence
 
 	proj := func(name string, perm ...int64) string {
-		y := b.linear(s+"/attention/self/"+name, m+".attention.self."+name, x, h, h, initStd)
+		y := b.linear(s+"/attention/self/"+name, m+".attention.self."+name, x, h, h, b.std)
 		r := b.op("Reshape", s+"/attention/self/"+name+"/Reshape", []string{y, split})
 		return b.op("Transpose", s+"/attention/self/"+name+"/Transpose", []string{r}, intsAttr("perm", perm...))
 	}
@@ -136,13 +143,13 @@ func encoderLayer(b *builder, p Preset, i int, x, mask string) string {
 	ctx = b.op("Reshape", sa+"/Reshape", []string{ctx, b.constI64(true, 0, 0, int64(h))})
 
 	so := s + "/attention/output"
-	att := b.linear(so+"/dense", m+".attention.output.dense", ctx, h, h, initStd)
+	att := b.linear(so+"/dense", m+".attention.output.dense", ctx, h, h, b.std)
 	att = b.op("Add", so+"/Add", []string{att, x})
 	att = b.layerNorm(so+"/LayerNorm", m+".attention.output.LayerNorm", att, h, layerNormEps)
 
-	inter := b.linear(s+"/intermediate/dense", m+".intermediate.dense", att, h, p.Intermediate, initStd)
+	inter := b.linear(s+"/intermediate/dense", m+".intermediate.dense", att, h, p.Intermediate, b.std)
 	inter = b.gelu(s+"/intermediate/intermediate_act_fn", inter)
-	out := b.linear(s+"/output/dense", m+".output.dense", inter, p.Intermediate, h, initStd)
+	out := b.linear(s+"/output/dense", m+".output.dense", inter, p.Intermediate, h, b.std)
 	out = b.op("Add", s+"/output/Add", []string{out, att})
 	return b.layerNorm(s+"/output/LayerNorm", m+".output.LayerNorm", out, h, layerNormEps)
 }

@@ -13,6 +13,7 @@ import (
 type builder struct {
 	g      graph
 	seed   uint64
+	std    float32           // of the random weights (options.initStdOf)
 	consts map[string]string // constant initializers, shared by value
 
 	trained *Weights        // when set, parameters come from it

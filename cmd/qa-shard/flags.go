@@ -42,9 +42,14 @@ Flags may come before or after arguments; --name=value and --name value both wor
 
 Exit codes:
 ` + codes.String() + `
-Signals: SIGINT, SIGTERM or SIGUSR1 (Slurm's warning) stop reading documents,
-finish the ones already read within --drain-timeout, save, and exit 75. A
-second SIGINT or SIGTERM stops at once; the journal stays consistent.`
+Signals: SIGINT, SIGTERM, SIGHUP (unless started ignoring it, as under nohup)
+and SIGQUIT stop at once: the batches in flight are cancelled (redone on
+resume), the documents done are saved, exit 75. SIGUSR1 (Slurm's warning)
+stops reading, finishes the documents already read within --drain-timeout,
+saves, and exits 75. The same signal delivered twice within a second (to the
+process and to its group, as timeout and scancel do) counts once; a second
+stop signal sent later ends the process at once, the journal at its last
+checkpoint, which --resume continues.`
 }
 
 // fleetOptions are the settings of the replicas.

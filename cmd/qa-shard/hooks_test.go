@@ -1,20 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/record"
 	"qa-shard/scheduler"
+	"qa-shard/signals"
 )
 
 // Test hooks: a child process started by startChild reads these
@@ -33,35 +37,71 @@ const (
 	// envSignalAt=K:SIG[,SIG]: when document K is read, send this process
 	// the signal and wait until the run sees it (the graceful stop); with a
 	// second signal, send it too and wait for the hard stop. Reading ends
-	// there.
+	// there. K:SIG*2 sends the signal again as soon as the run saw it,
+	// as a launcher that signals the process and its group does.
 	envSignalAt = "QA_SHARD_TEST_SIGNAL_AT"
 	// envHold=cancel|stuck, with envSignalAt: from the signal on, every
 	// batch that starts holds its replica until the run is cancelled
 	// (cancel), or for ever, as a device that ignores cancellation would
 	// (stuck). A stop that waited for the work read would never end.
 	envHold = "QA_SHARD_TEST_HOLD"
+	// envInputAt=K:ACTION:PATH: when document K is read, change the input
+	// file PATH under the run: overwrite (the same size, another text, in
+	// place), truncate (to half), replace (another file renamed over it)
+	// or append (more documents at its end).
+	envInputAt = "QA_SHARD_TEST_INPUT_AT"
+	// envOutputAt=K:ACTION:PATH: at the first record of document K,
+	// checkpoint the K documents before it, then change the answers file
+	// PATH under the run: truncate (to 0 bytes), remove, or removedir (its
+	// folder, with all in it). For corpora
+	// with one record per document.
+	envOutputAt = "QA_SHARD_TEST_OUTPUT_AT"
+	// envWriteAt=K: at the first record of document K, before it is
+	// written, wait until standard input closes (the test reads what
+	// reached standard output meanwhile). For corpora with one record
+	// per document.
+	envWriteAt = "QA_SHARD_TEST_WRITE_AT"
 )
 
 // installHooks sets testHook from the environment.
 func installHooks() {
-	killAt, pauseAt := envInt(envKillAt), envInt(envPauseAt)
-	signalAt, signals := int64(-1), []syscall.Signal(nil)
+	killAt, pauseAt, writeAt := envInt(envKillAt), envInt(envPauseAt), envInt(envWriteAt)
+	signalAt, signals, signalTwice := int64(-1), []syscall.Signal(nil), false
 	if v := os.Getenv(envSignalAt); v != "" {
 		k, sigs, _ := strings.Cut(v, ":")
 		signalAt, _ = strconv.ParseInt(k, 10, 64)
 		for _, s := range strings.Split(sigs, ",") {
-			signals = append(signals, map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "USR1": syscall.SIGUSR1}[s])
+			name, twice := strings.CutSuffix(s, "*2")
+			sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT, "USR1": syscall.SIGUSR1}[name]
+			signals = append(signals, sig)
+			if twice {
+				signalTwice = true
+			}
 		}
 	}
-	if killAt < 0 && pauseAt < 0 && signalAt < 0 {
+	inputAt, inputAction, inputPath := int64(-1), "", ""
+	if v := os.Getenv(envInputAt); v != "" {
+		parts := strings.SplitN(v, ":", 3)
+		inputAt, _ = strconv.ParseInt(parts[0], 10, 64)
+		inputAction, inputPath = parts[1], parts[2]
+	}
+	outputAt, outputAction, outputPath := int64(-1), "", ""
+	if v := os.Getenv(envOutputAt); v != "" {
+		parts := strings.SplitN(v, ":", 3)
+		outputAt, _ = strconv.ParseInt(parts[0], 10, 64)
+		outputAction, outputPath = parts[1], parts[2]
+	}
+	if killAt < 0 && pauseAt < 0 && signalAt < 0 && inputAt < 0 && outputAt < 0 && writeAt < 0 {
 		return
 	}
 	hold := os.Getenv(envHold)
 	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
-		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, records: map[int64]int{}}
-		if killAt >= 0 {
-			answers = &killSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt}
+		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
+			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}
+		if killAt >= 0 || outputAt >= 0 || writeAt >= 0 {
+			answers = &recordSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath,
+				pauseAt: writeAt}
 		}
 		if hold != "" {
 			held := make([]scheduler.Replica, len(replicas))
@@ -88,7 +128,11 @@ type hookSource struct {
 	stop              <-chan struct{}
 	pauseAt, signalAt int64
 	signals           []syscall.Signal
+	twice             bool // the first signal is sent twice at once
 	ended             bool
+	inputAt           int64 // envInputAt
+	inputAction       string
+	inputPath         string
 	held              atomic.Bool // envHold: batches hold from now on
 
 	mu      sync.Mutex
@@ -109,6 +153,11 @@ func (h *hookSource) Next() (record.Document, error) {
 		h.records[d.Seq] = 1
 	}
 	h.mu.Unlock()
+	if d.Seq == h.inputAt {
+		if err := changeInput(h.inputAction, h.inputPath); err != nil {
+			fmt.Fprintln(os.Stderr, "input hook:", err)
+		}
+	}
 	if d.Seq == h.pauseAt {
 		_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
 	}
@@ -117,7 +166,16 @@ func (h *hookSource) Next() (record.Document, error) {
 		h.held.Store(true)
 		syscall.Kill(os.Getpid(), h.signals[0])
 		<-h.stop
+		if h.twice {
+			// Once the first is counted, so that the kernel does not
+			// merge the two: the second delivery a launcher makes.
+			syscall.Kill(os.Getpid(), h.signals[0])
+		}
 		if len(h.signals) > 1 {
+			// A second stop is a signal sent later than signals.Repeat
+			// after the first was counted (before stop closed): sooner,
+			// it is the same one delivered twice.
+			time.Sleep(signals.Repeat)
 			syscall.Kill(os.Getpid(), h.signals[1])
 			<-h.ctx.Done()
 		}
@@ -143,39 +201,52 @@ func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	return qa.Logits{}, ctx.Err()
 }
 
-// killSink follows the documents through their records (the writer
-// hands them over in Seq order).
-type killSink struct {
+// recordSink follows the documents through their records (the writer
+// hands them over in Seq order) to kill the process (envKillAt), change
+// the answers file (envOutputAt) or pause (envWriteAt) at a chosen one.
+type recordSink struct {
 	scheduler.AnswerSink
-	in          *hookSource
-	out         *output.Outputs
-	seq, killAt int64
-	written     int // records of document seq so far
+	in                             *hookSource
+	out                            *output.Outputs
+	seq, killAt, changeAt, pauseAt int64
+	change, changePath             string
+	written                        int // records of document seq so far
 }
 
-func (k *killSink) WriteAnswer(r record.AnswerRecord) error {
+func (k *recordSink) WriteAnswer(r record.AnswerRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteAnswer(r))
 }
 
-func (k *killSink) WriteError(r record.ErrorRecord) error {
+func (k *recordSink) WriteError(r record.ErrorRecord) error {
 	k.hook()
 	return k.done(k.AnswerSink.WriteError(r))
 }
 
-// hook runs before a record: at the first record of document killAt it
-// checkpoints the documents before it and arms the kill.
-func (k *killSink) hook() {
-	if k.seq == k.killAt && k.written == 0 {
-		if err := k.out.Checkpoint(k.killAt); err != nil {
-			fmt.Fprintln(os.Stderr, "kill hook:", err)
+// hook runs before a record: at the first record of document pauseAt it
+// waits; at that of killAt or changeAt it checkpoints the documents
+// before it, and arms the kill or changes the answers.
+func (k *recordSink) hook() {
+	if k.seq == k.pauseAt && k.written == 0 {
+		_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
+		return
+	}
+	if (k.seq != k.killAt && k.seq != k.changeAt) || k.written != 0 {
+		return
+	}
+	if err := k.out.Checkpoint(k.seq); err != nil {
+		fmt.Fprintln(os.Stderr, "record hook:", err)
+	}
+	if k.seq == k.changeAt {
+		if err := changeOutput(k.change, k.changePath); err != nil {
+			fmt.Fprintln(os.Stderr, "output hook:", err)
 		}
 	}
 }
 
 // done runs after a record: after the first record of document killAt
 // is handed over it is flushed behind the journal, and the process dies.
-func (k *killSink) done(err error) error {
+func (k *recordSink) done(err error) error {
 	if k.seq == k.killAt {
 		if err := k.out.Flush(); err != nil {
 			return err
@@ -193,3 +264,60 @@ func (k *killSink) done(err error) error {
 	k.in.mu.Unlock()
 	return err
 }
+
+// changeOutput changes the answers file at path under the running job
+// (envOutputAt).
+func changeOutput(action, path string) error {
+	switch action {
+	case "truncate":
+		return os.Truncate(path, 0)
+	case "remove":
+		return os.Remove(path)
+	case "removedir": // the folder of the outputs, all of them
+		return os.RemoveAll(filepath.Dir(path))
+	}
+	return fmt.Errorf("unknown output change %q", action)
+}
+
+// changeInput changes the input file at path under the running job
+// (envInputAt).
+func changeInput(action, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	other := bytes.ReplaceAll(b, []byte("the"), []byte("THE")) // the same size, another text
+	switch action {
+	case "overwrite":
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteAt(other, 0)
+		return err
+	case "truncate":
+		return os.Truncate(path, int64(len(b)/2))
+	case "replace":
+		if err := os.WriteFile(path+".new", other, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(path+".new", path)
+	case "append":
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for i := range appended {
+			if _, err := fmt.Fprintf(f, "{\"id\":\"appended-%d\",\"context\":\"The company was founded by engineers in Lisbon.\"}\n", i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown input change %q", action)
+}
+
+// appended is how many documents envInputAt's append adds.
+const appended = 5

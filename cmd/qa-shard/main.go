@@ -22,6 +22,7 @@ import (
 	"qa-shard/qa"
 	"qa-shard/quantize"
 	"qa-shard/record"
+	"qa-shard/scheduler"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
 )
@@ -43,10 +44,10 @@ var exitCodes = []struct {
 	meaning string
 }{
 	{exitOK, "complete: every document answered (error records, if any, within --max-errors)"},
-	{exitInternal, "internal failure (a bug or an I/O error); what was written is saved, --resume continues"},
-	{exitUsage, "usage or configuration error (flags, config file, model folder, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written)"},
+	{exitInternal, "internal failure (a bug, an I/O error, or an output changed from outside the run); what was written is saved, --resume continues or says why not"},
+	{exitUsage, "usage or configuration error (flags, config file, model folder or a model whose logits are NaN or infinite, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written)"},
 	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0)"},
-	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume"},
+	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume; with --output - also when its reader closed it (rerun to start over)"},
 }
 
 // errUsage marks errors the user fixes by changing the command line.
@@ -57,11 +58,13 @@ var errUsage = cli.ErrUsage
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
 	record.ErrNoQuestion, record.ErrNoQuestions, input.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
-	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts}
+	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts, scheduler.ErrNonFiniteModel}
 
 // resumableErrors are the packages' sentinels for failures that leave a
-// consistent journal and pass once their cause is gone: exit 75.
-var resumableErrors = []error{output.ErrStorage}
+// consistent journal and pass once their cause is gone, and the reader
+// of standard output gone (an interruption like a signal; standard
+// output has no journal): exit 75.
+var resumableErrors = []error{output.ErrStorage, output.ErrReaderGone}
 
 // exitError carries the exit code of an outcome no package sentinel
 // names: a run that completed with record errors (3) or was interrupted

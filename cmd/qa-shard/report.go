@@ -11,6 +11,7 @@ import (
 
 	"qa-shard/cli"
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/logs"
 	"qa-shard/output"
 	"qa-shard/scheduler"
@@ -29,14 +30,24 @@ import (
 // A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
 // total is the number of documents of this process, 0 when unknown.
 func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
+	if runErr != nil && !isStop(runErr) {
+		if cerr := out.Check(); cerr != nil {
+			// An output changed from outside caused the failure (a
+			// logits part cannot be created in a removed folder): say so.
+			runErr = errors.Join(cerr, runErr)
+		}
+	}
 	var saveErr error
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, output.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
 		// Every document handed to the output is whole: keep them. After
-		// a failed write the last one may be partial, and the journal
-		// keeps its last checkpoint.
+		// a failed write the last one may be partial, after an input
+		// file changed the documents since the last checkpoint may be of
+		// either text, and after an output changed from outside they are
+		// not where they were written: the journal keeps its last
+		// checkpoint.
 		saveErr = out.Checkpoint(sum.Next)
 	}
 	saved := sum.Next
@@ -53,6 +64,16 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		report(log, o, sum, fl)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
 	}
+	if errors.Is(saveErr, output.ErrChanged) {
+		// The last save found it: the run's outcome, not a second failure.
+		runErr, saveErr = errors.Join(saveErr, runErr), nil
+	}
+	if errors.Is(runErr, output.ErrReaderGone) {
+		return fmt.Errorf("stopped: %w; %s were written to it, and nothing more is: %s", runErr, documents(sum.Next, total), resume)
+	}
+	if errors.Is(runErr, output.ErrChanged) {
+		return fmt.Errorf("run stopped; %d documents are saved by the journal: %w", saved, runErr)
+	}
 	if saveErr != nil {
 		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
 	}
@@ -64,6 +85,10 @@ func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, s
 		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
 	case runErr == nil && sum.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
+	case errors.Is(runErr, input.ErrChanged):
+		return fmt.Errorf("run stopped after %d saved documents: %w", saved, runErr)
+	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
+		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", o.Model, runErr)
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
 		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
 	case runErr != nil:

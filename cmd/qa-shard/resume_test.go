@@ -25,6 +25,14 @@ type child struct {
 
 func startHooked(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
+	c, _ := startHookedPipe(t, false, env, args...)
+	return c
+}
+
+// startHookedPipe is startHooked with the child's standard output on a
+// pipe the test reads (when stdout is true).
+func startHookedPipe(t *testing.T, stdout bool, env []string, args ...string) (*child, io.ReadCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...)...)
 	cmd.Env = append(append(os.Environ(), envAsMain+"=1"), env...)
 	c := &child{Cmd: cmd, stderr: &bytes.Buffer{}}
@@ -33,11 +41,17 @@ func startHooked(t *testing.T, env []string, args ...string) *child {
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
+	var out io.ReadCloser
+	if stdout {
+		if out, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.stdin.Close(); cmd.Process.Kill() })
-	return c
+	return c, out
 }
 
 // exit waits for the process and returns its exit code (-1 if a signal

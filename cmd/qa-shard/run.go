@@ -156,7 +156,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		SingleWindowBatches: model.QuantizedActivations,
 		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
 		BatchTimeout: o.BatchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
-		Checkpoint: out.Checkpoint, CheckpointInterval: o.CheckpointInterval,
+		Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
 		Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
 		ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Logger: log,
 	}
@@ -186,12 +186,27 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		source, answers, replicas = testHook(ctx, stop, out, source, answers, replicas)
 	}
 	sum, runErr := scheduler.Run(ctx, cfg, source, tok, replicas, answers, lg)
+	if runErr == nil {
+		runErr = src.Check() // the input was the same to its end
+	}
 	fl.SaveTuning(log)
 	total := cfg.Total
 	if n, est := src.Docs(); n > 0 && !est {
 		total = n
 	}
 	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), total)
+}
+
+// checkInputs makes each checkpoint check first that the input files are
+// still those read (input.Source.Check): a checkpoint must never vouch
+// for documents of a changed file.
+func checkInputs(src *input.Source, checkpoint func(int64) error) func(int64) error {
+	return func(next int64) error {
+		if err := src.Check(); err != nil {
+			return err
+		}
+		return checkpoint(next)
+	}
 }
 
 // testHook, set only by the tests (hooks_test.go, from environment

@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// TestSignalsStopAtOnce: SIGINT, SIGTERM and SIGHUP, sent when document
+// TestSignalsStopAtOnce: SIGINT, SIGTERM, SIGHUP and SIGQUIT, sent when document
 // 150 is read while every batch from then on holds its replica until the
 // run is cancelled, stop the run without waiting for the work read (a
 // drain would never end: the test would hang), save the documents done,
 // exit 75 with a message in the operator's words, and --resume completes
 // the job identically.
 func TestSignalsStopAtOnce(t *testing.T) {
-	for _, sig := range []string{"INT", "TERM", "HUP"} {
+	for _, sig := range []string{"INT", "TERM", "HUP", "QUIT"} {
 		t.Run(sig, func(t *testing.T) {
 			r := newResumeRun(t, 400)
 			want := r.baseline()
@@ -93,6 +93,16 @@ func TestSecondSignal(t *testing.T) {
 		}
 		resumeIdentical(t, r)
 	})
+	t.Run("INT twice at once", func(t *testing.T) {
+		// coreutils timeout, scancel and srun signal the process and
+		// its group: one SIGINT, delivered twice, is one stop.
+		r := newResumeRun(t, 400)
+		c := startHooked(t, []string{envSignalAt + "=150:INT*2", envHold + "=cancel"}, r.with("--drain-timeout", "1h")...)
+		if code := c.exitOrHang(t); code != exitInterrupted || !strings.Contains(c.stderr.String(), "stopped by SIGINT; ") {
+			t.Fatalf("exit %d, want %d, stopped by SIGINT:\n%s", code, exitInterrupted, c.stderr)
+		}
+		resumeIdentical(t, r)
+	})
 	t.Run("INT twice", func(t *testing.T) {
 		r := newResumeRun(t, 400)
 		c := startHooked(t, []string{envSignalAt + "=150:INT,INT", envHold + "=stuck"}, r.with("--drain-timeout", "1h")...)
@@ -147,5 +157,24 @@ func TestThousands(t *testing.T) {
 	}
 	if got := documents(458, 2000); got != "458 of 2,000 documents" {
 		t.Errorf("documents(458, 2000) = %q", got)
+	}
+}
+
+// TestHelpSignals: --help's Signals section and the README's name every
+// signal the run handles, and say that one delivered twice counts once.
+func TestHelpSignals(t *testing.T) {
+	help := runHelp()
+	_, section, ok := strings.Cut(help, "Signals:")
+	if !ok {
+		t.Fatal("--help has no Signals section")
+	}
+	readme := mustRead(t, "../../README.md")
+	for _, s := range []string{"SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "--drain-timeout", "counts once", "--resume"} {
+		if !strings.Contains(section, s) {
+			t.Errorf("--help's Signals section does not mention %s:\n%s", s, section)
+		}
+		if !strings.Contains(readme, s) {
+			t.Errorf("the README does not mention %s", s)
+		}
 	}
 }

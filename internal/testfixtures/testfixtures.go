@@ -27,16 +27,7 @@ var Variants = map[string][]testmodel.Option{
 
 // Generate writes every variant, and the demo model, under dir.
 func Generate(dir string) error {
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	vocab, err := testmodel.ConvertVocab(f)
+	vocab, err := bertVocab()
 	if err != nil {
 		return err
 	}
@@ -46,6 +37,30 @@ func Generate(dir string) error {
 		}
 	}
 	return demo(filepath.Join(dir, "demo"), vocab)
+}
+
+// GenerateTiny writes the tiny model with opts into dir: the variants a
+// test needs for itself (a model whose logits are not finite, say).
+func GenerateTiny(dir string, opts ...testmodel.Option) error {
+	vocab, err := bertVocab()
+	if err != nil {
+		return err
+	}
+	return testmodel.Generate(dir, testmodel.Tiny, vocab, opts...)
+}
+
+// bertVocab is the bert-base-uncased vocabulary in id order.
+func bertVocab() ([]string, error) {
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return testmodel.ConvertVocab(f)
 }
 
 // GenerateFamilies writes the tiny model in every family layout
@@ -122,16 +137,7 @@ func demo(dir string, vocab []string) error {
 // TokenizerJSON writes the bert-base-uncased tokenizer.json every
 // generated model carries into dir and returns its path.
 func TokenizerJSON(dir string) (string, error) {
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		return "", err
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	vocab, err := testmodel.ConvertVocab(f)
+	vocab, err := bertVocab()
 	if err != nil {
 		return "", err
 	}

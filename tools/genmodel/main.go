@@ -44,6 +44,8 @@ func run() error {
 	noTypes := flag.Bool("no-token-type-ids", false, "omit the token_type_ids input, like DistilBERT exports")
 	fp16 := flag.Bool("fp16-logits", false, "emit float16 start_logits and end_logits")
 	weights := flag.String("weights", "", "trained weights (safetensors, Hugging Face names) instead of random ones; replaces -preset")
+	std := flag.Float64("std", 0, "standard deviation of the random weights (0: BERT's 0.02); 1e30 gives a model whose logits are all NaN")
+	infinite := flag.Int("infinite-token", -1, "make this token id's word embedding +Inf: windows holding it give NaN logits, the others do not")
 	famName := flag.String("family", "", "write a family's export layout (roberta, xlmr, deberta, albert) around -tokenizer-dir's files")
 	tokDir := flag.String("tokenizer-dir", "", "with -family: the folder of its tokenizer.json, tokenizer_config.json and special_tokens_map.json")
 	flag.Parse()
@@ -75,6 +77,12 @@ func run() error {
 	}
 	if *fp16 {
 		opts = append(opts, testmodel.Float16Logits())
+	}
+	if *std != 0 {
+		opts = append(opts, testmodel.WithInitStd(float32(*std)))
+	}
+	if *infinite >= 0 {
+		opts = append(opts, testmodel.WithInfiniteToken(*infinite))
 	}
 	start := time.Now()
 	if *famName != "" {

@@ -1,0 +1,130 @@
+package input
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"qa-shard/format"
+)
+
+// Input files are pinned while read: a file changed in place, truncated,
+// replaced or removed under a running job would give documents of two
+// texts, or too few, in an output its journal calls complete. Check
+// compares each file opened with what was read of it; a read that ends
+// before the size the file had when the run started is the same change,
+// seen by the reader. Growth at the end (a file still being appended to)
+// is no change: the text read before it hashes the same.
+
+// pin notes the identity of a file as it is opened, for Check.
+func (s *Source) pin(file int, h handle) {
+	f, ok := h.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pins == nil {
+		s.pins = map[int]os.FileInfo{}
+	}
+	s.pins[file] = st
+}
+
+// Check reports ErrChanged, naming the file and what changed, when an
+// input file opened by this run is no longer the file that was read: not
+// the same file at its path (replaced or removed), shorter than when the
+// run started (truncated), the same size with another modification time
+// (changed in place), or grown with the text already read changed (a
+// plain JSONL file is hashed again up to the last document read). It runs
+// from the writer at every checkpoint and at the end, while the reader
+// reads.
+func (s *Source) Check() error {
+	s.mu.Lock()
+	pins := make(map[int]os.FileInfo, len(s.pins))
+	for k, v := range s.pins {
+		pins[k] = v
+	}
+	var last *mark
+	if len(s.marks) > 0 {
+		m := s.marks[len(s.marks)-1]
+		last = &m
+	}
+	s.mu.Unlock()
+	files := make([]int, 0, len(pins))
+	for k := range pins {
+		files = append(files, k)
+	}
+	slices.Sort(files)
+	for _, i := range files {
+		f := &s.plan.Files[i]
+		var read *mark
+		if last != nil && s.plan.Parts[last.part].File == i {
+			read = last
+		}
+		if err := s.checkFile(f, pins[i], read); err != nil {
+			return fmt.Errorf("%w: input file %s %w while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
+				ErrChanged, f.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkFile compares one file with its pin and, when it grew, its text up
+// to the last document read (read, nil when none is in this file).
+func (s *Source) checkFile(f *File, pinned os.FileInfo, read *mark) error {
+	st, err := os.Stat(f.Path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("was removed (%w)", err)
+	case !os.SameFile(pinned, st):
+		return fmt.Errorf("was replaced by another file")
+	case st.Size() < f.Size:
+		return fmt.Errorf("was truncated (%d bytes when the run started, now %d)", f.Size, st.Size())
+	case st.ModTime().Equal(f.ModTime):
+		return nil
+	case st.Size() == f.Size:
+		return fmt.Errorf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
+	case read == nil || f.Format != format.JSONL:
+		return nil // grew; compressed text is not hashed again here
+	}
+	h, err := open(f)
+	if err != nil {
+		return fmt.Errorf("cannot be opened again: %w", err)
+	}
+	defer h.Close()
+	state := read.state
+	if got, err := hashRange(h, read.from, read.to); err != nil {
+		return fmt.Errorf("cannot be read again: %w", err)
+	} else if got != sum(state) {
+		return fmt.Errorf("grew, and its text before byte %d changed", read.to)
+	}
+	return nil
+}
+
+// hashRange is the hex SHA-256 of bytes [from, to) of h.
+func hashRange(h handle, from, to int64) (string, error) {
+	d := sha256.New()
+	if _, err := io.Copy(d, io.NewSectionReader(h, from, to-from)); err != nil {
+		return "", err
+	}
+	return sum(snapshotOf(d)), nil
+}
+
+// endsShort is the end of a file's text: io.EOF, or ErrChanged when a
+// file read to its end ends before the size it had when the run started
+// (truncated while read). Standard input, and rank parts that end inside
+// the file, have no such size.
+func (lr *lineReader) endsShort(eof error) error {
+	f := lr.f
+	if lr.h == nil || f == nil || !lr.toEnd || lr.t.base+lr.t.raw.n >= f.Size {
+		return eof
+	}
+	return fmt.Errorf("%w: input file %s was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
+		ErrChanged, f.Name, lr.t.base+lr.t.raw.n, f.Size)
+}
