@@ -9,7 +9,6 @@ import (
 
 	"qa-shard/internal/testenv"
 	"qa-shard/qa"
-	"qa-shard/testmodel"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"
 )
@@ -110,24 +109,8 @@ func openReplica(t testing.TB, dir string, threads int) (*worker.Model, *worker.
 // padding mask).
 func TestTinyBERTLogits(t *testing.T) {
 	requireORT(t)
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := testmodel.ConvertVocab(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	src, dst := filepath.Join(dir, "tiny"), filepath.Join(dir, "tiny-int8")
-	if err := testmodel.Generate(src, testmodel.Tiny, vocab); err != nil {
-		t.Fatal(err)
-	}
+	src, dst := tinyModelDir(t, dir), filepath.Join(dir, "tiny-int8")
 	if _, err := Dir(src, dst, Options{}); err != nil {
 		t.Fatal(err)
 	}

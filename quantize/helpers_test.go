@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"qa-shard/internal/testenv"
 	"qa-shard/onnxpb"
 	"qa-shard/testmodel"
 )
@@ -135,4 +138,28 @@ func initializers(g *onnxpb.Graph) map[string]*onnxpb.Tensor {
 		out[x.Name] = x
 	}
 	return out
+}
+
+// tinyModelDir generates the tiny model folder (bert-base's vocabulary)
+// in dir/tiny and returns its path.
+func tinyModelDir(t *testing.T, dir string) string {
+	t.Helper()
+	vocabPath, err := testenv.VocabJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := testmodel.ConvertVocab(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "tiny")
+	if err := testmodel.Generate(src, testmodel.Tiny, vocab); err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

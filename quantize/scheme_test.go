@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
 	"qa-shard/onnxpb"
-	"qa-shard/testmodel"
 	"qa-shard/worker"
 )
 
@@ -146,24 +144,8 @@ func maxRelError(got, want []float32) float64 {
 // and u8 copies give the same logits, bit for bit, on every CPU.
 func TestModelsSayTheirScheme(t *testing.T) {
 	requireORT(t)
-	vocabPath, err := testenv.VocabJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(vocabPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := testmodel.ConvertVocab(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "tiny")
-	if err := testmodel.Generate(src, testmodel.Tiny, vocab); err != nil {
-		t.Fatal(err)
-	}
+	src := tinyModelDir(t, dir)
 	logits := map[Scheme][]float32{}
 	for _, sc := range Schemes {
 		dst := filepath.Join(dir, string(sc))
