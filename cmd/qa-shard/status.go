@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,8 +134,9 @@ func findOutputs(arg string) ([]string, error) {
 func readStatus(output string) rankStatus {
 	s := rankStatus{Output: output, World: 1}
 	if m := rankName.FindStringSubmatch(output); m != nil {
-		fmt.Sscan(m[1], &s.Rank)
-		fmt.Sscan(m[2], &s.World)
+		// Five digits each: the pattern matched, so both parse.
+		s.Rank, _ = strconv.Atoi(m[1])
+		s.World, _ = strconv.Atoi(m[2])
 	}
 	st, err := journal.Read(output)
 	switch {
