@@ -94,6 +94,11 @@ type State struct {
 	// parts by reading their footers, a few kilobytes each, rather than
 	// the logits. Its size does not grow with the parts.
 	LogitsDigest string `json:"logits_digest,omitempty"`
+	// Logits is where the logits parts are: the folder relative to the
+	// journal's own folder (absolute when it is on another tree), so merge
+	// finds every rank's folder whatever name it is given for the merged
+	// one. "" without logits, and in journals written before it existed.
+	Logits string `json:"logits_folder,omitempty"`
 	// AnswerParts counts completed answers part files when the answers
 	// are a Parquet folder; 0 otherwise.
 	AnswerParts int `json:"answer_parts,omitempty"`

@@ -185,6 +185,9 @@ func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
 	s := last
 	s.Done, s.Bytes, s.LogitsParts, s.LogitsDigest, s.Complete = done, bytes, logitsParts, p.LogitsDigest, complete
 	s.AnswerParts, s.Input, s.Records, s.Errors = p.AnswerParts, p.Input, p.Records, p.Errors
+	if p.Logits != "" {
+		s.Logits = p.Logits
+	}
 	return j.write(s)
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,6 +27,9 @@ type Result struct {
 	Documents   int64 // documents, all ranks together
 	AnswerParts int   // parts linked into a Parquet answers folder
 	LogitsParts int   // parts linked into the logits folder, when one was asked for
+	// LogitsLeft counts the ranks' logits parts left unmerged because no
+	// logits folder was asked for (the caller says so).
+	LogitsLeft int
 }
 
 type rankFile struct {
@@ -35,11 +39,14 @@ type rankFile struct {
 }
 
 // Files merges the rank files at paths (any order) into output and, when
-// lg is set, the ranks' logits folders (<lg>.rank-RRRRR-of-WWWWW) into lg.
-// JSONL answers are concatenated (compressed ones too: gzip members and
-// zstd frames concatenate into one valid file); a Parquet answers folder
-// gets every rank's parts, in order.
-func Files(output, lg string, overwrite bool, paths []string) (Result, error) {
+// lg is set, the ranks' logits folders into lg: each rank's folder is the
+// one its journal records (older journals, which record none: the
+// <lg>.rank-RRRRR-of-WWWWW beside lg). JSONL answers are concatenated
+// (compressed ones too: gzip members and zstd frames concatenate into one
+// valid file); a Parquet answers folder gets every rank's parts, in order.
+// Every rank's logits parts are found before anything is written, and a
+// merge that fails removes what it wrote, so it can be run again as is.
+func Files(output, lg string, overwrite bool, paths []string) (res Result, err error) {
 	ranks, err := readRanks(paths)
 	if err != nil {
 		return Result{}, err
@@ -50,12 +57,24 @@ func Files(output, lg string, overwrite bool, paths []string) (Result, error) {
 	if _, err := os.Stat(output); err == nil && !overwrite {
 		return Result{}, fmt.Errorf("%w: %s: add --overwrite to replace it", journal.ErrExists, output)
 	}
+	if lg == "" {
+		for _, r := range ranks {
+			res.LogitsLeft += r.state.LogitsParts
+		}
+	} else if err := checkLogits(lg, ranks); err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if err != nil {
+			removeWritten(output, lg)
+		}
+	}()
 	if isFolder(output) {
 		if err := removeParts(output); err != nil {
 			return Result{}, err
 		}
 	}
-	res := Result{Ranks: len(ranks)}
+	res.Ranks = len(ranks)
 	for _, r := range ranks {
 		res.Documents += r.state.Done
 	}
@@ -184,9 +203,56 @@ func concat(output string, ranks []rankFile) error {
 // mergeLogits links (or copies) every rank's logits parts, in order, into
 // dir, and returns how many there were.
 func mergeLogits(dir string, ranks []rankFile) (int, error) {
-	return linkParts(dir, ranks, func(r rankFile) (string, int) {
-		return input.RankPath(dir, input.Rank{Rank: r.shard.Rank, World: r.shard.World}), r.state.LogitsParts
-	})
+	return linkParts(dir, ranks, func(r rankFile) (string, int) { return logitsFolder(dir, r), r.state.LogitsParts })
+}
+
+// logitsFolder is rank r's logits folder: the one its journal records,
+// relative to the journal's folder, or for an older journal the rank
+// folder beside the merged one, dir.
+func logitsFolder(dir string, r rankFile) string {
+	switch rec := r.state.Logits; {
+	case rec == "":
+		return input.RankPath(dir, input.Rank{Rank: r.shard.Rank, World: r.shard.World})
+	case filepath.IsAbs(rec):
+		return rec
+	default:
+		return filepath.Join(filepath.Dir(r.path), rec)
+	}
+}
+
+// checkLogits refuses, before anything is written, ranks whose recorded
+// logits parts are not all there. (Whether the ranks were run with
+// --logits at all is part of the settings checkRanks holds equal.)
+func checkLogits(dir string, ranks []rankFile) error {
+	var problems []string
+	for _, r := range ranks {
+		src := logitsFolder(dir, r)
+		for i := range r.state.LogitsParts {
+			if _, err := os.Stat(partfolder.Path(src, i)); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: logits part %d of %d is missing from %s", r.path, i+1, r.state.LogitsParts, src))
+				break
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: cannot merge the logits (nothing written): %s", ErrRanks, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// removeWritten removes what a failed merge wrote: the merged answers and
+// the merged logits folder, so that the same merge can run again.
+func removeWritten(output, lg string) {
+	if isFolder(output) {
+		_ = removeParts(output)
+		_ = os.Remove(output)
+	} else {
+		_ = os.Remove(output)
+	}
+	if lg != "" {
+		_ = removeParts(lg)
+		_ = os.Remove(lg) // only when empty: a folder with files of its own stays
+	}
 }
 
 // linkParts links (or copies) every rank's parts (from src: its folder

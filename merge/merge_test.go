@@ -20,8 +20,9 @@ type rank struct {
 	first, end  int64 // documents, and input bytes in these tests
 	total       int64 // input bytes of the run (default 10)
 	settings    string
-	incomplete  bool // journaled, but not finished
-	parts       int  // logits parts
+	incomplete  bool   // journaled, but not finished
+	parts       int    // logits parts
+	logitsAt    string // the logits folder's name, recorded in the journal ("": logits.rank-..., not recorded)
 }
 
 // writeRank writes a rank's answers (one line per document), its journal
@@ -50,6 +51,9 @@ func writeRank(t *testing.T, dir string, r rank) string {
 		t.Fatal(err)
 	}
 	lg := input.RankPath(filepath.Join(dir, "logits"), sr)
+	if r.logitsAt != "" {
+		lg = filepath.Join(dir, r.logitsAt)
+	}
 	if err := os.MkdirAll(lg, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +61,12 @@ func writeRank(t *testing.T, dir string, r rank) string {
 		if err := os.WriteFile(partfolder.Path(lg, i), []byte(fmt.Sprintf("rank %d part %d", r.rank, i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if r.logitsAt != "" {
+		if err := j.Complete(f, journal.Progress{Done: r.end - r.first, Bytes: int64(b.Len()), LogitsParts: r.parts, Logits: r.logitsAt}); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
 	finish := j.Finish
 	if r.incomplete {
@@ -197,5 +207,47 @@ func TestFilesErrors(t *testing.T) {
 	_, err := Files(filepath.Join(existing, "m.jsonl"), "", false, files)
 	if err == nil || errors.Is(err, ErrRanks) || errors.Is(err, journal.ErrExists) {
 		t.Errorf("unwritable output: %v, want an I/O error", err)
+	}
+}
+
+// TestLogitsFromJournals: each rank's logits folder is the one its
+// journal records, whatever --logits names for the merged one; a part
+// missing is found before anything is written, and the same merge runs
+// again once it is back; without --logits the parts left are counted.
+func TestLogitsFromJournals(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{
+		writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 4, settings: "s", parts: 2, logitsAt: "lg-a.rank-00000-of-00002"}),
+		writeRank(t, dir, rank{rank: 1, world: 2, first: 4, end: 10, settings: "s", parts: 1, logitsAt: "lg-a.rank-00001-of-00002"}),
+	}
+	out, merged := filepath.Join(dir, "merged.jsonl"), filepath.Join(dir, "all-logits")
+	missing := partfolder.Path(filepath.Join(dir, "lg-a.rank-00001-of-00002"), 0)
+	if err := os.Rename(missing, missing+".away"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Files(out, merged, false, paths)
+	if !errors.Is(err, ErrRanks) || !strings.Contains(err.Error(), "logits part 1 of 1 is missing") {
+		t.Fatalf("a missing part: %v", err)
+	}
+	for _, p := range []string{out, merged} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a refused merge left %s behind: %v", p, err)
+		}
+	}
+	if err := os.Rename(missing+".away", missing); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Files(out, merged, false, paths)
+	if err != nil || res.LogitsParts != 3 {
+		t.Fatalf("merge with the part back: %+v, %v", res, err)
+	}
+	for i, want := range []string{"rank 0 part 0", "rank 0 part 1", "rank 1 part 0"} {
+		if b, err := os.ReadFile(partfolder.Path(merged, i)); err != nil || string(b) != want {
+			t.Errorf("merged part %d: %q, %v; want %q", i, b, err, want)
+		}
+	}
+	res, err = Files(filepath.Join(dir, "no-logits.jsonl"), "", false, paths)
+	if err != nil || res.LogitsLeft != 3 || res.LogitsParts != 0 {
+		t.Errorf("without --logits: %+v, %v; want the 3 parts counted as left", res, err)
 	}
 }

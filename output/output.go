@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"qa-shard/journal"
 	"qa-shard/logits"
@@ -69,6 +71,9 @@ type Outputs struct {
 	count   *counter
 	journal *journal.Journal
 	at      func(next int64) journal.InputState
+	// logitsDir is the logits folder as the journal records it
+	// (journal.State.Logits).
+	logitsDir string
 	// journalPin is the journal as last written (check).
 	journalPin *pinnedFile
 	// failed is the first failure to write or save: after it no
@@ -181,8 +186,25 @@ func (o *Outputs) openLogits(opt Options, st journal.State) error {
 	if err != nil {
 		return Fault(fmt.Errorf("--logits: %w", err))
 	}
-	o.Logits = p
+	o.Logits, o.logitsDir = p, relativeTo(filepath.Dir(o.path), opt.Logits)
 	return nil
+}
+
+// relativeTo is path relative to dir where it can be said so, else
+// absolute (or as given, when neither can be worked out).
+func relativeTo(dir, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(absDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
 }
 
 // SetInput tells checkpoints where the input continues once the documents
@@ -250,7 +272,7 @@ func (o *Outputs) save(next int64, done bool) error {
 		if err != nil {
 			return err
 		}
-		p.LogitsParts, p.LogitsDigest = n, o.Logits.Digest()
+		p.LogitsParts, p.LogitsDigest, p.Logits = n, o.Logits.Digest(), o.logitsDir
 	}
 	// Nothing is vouched for that is not still where it was written.
 	if err := o.check(); err != nil {

@@ -18,7 +18,7 @@ import (
 func mergeCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard merge", pflag.ContinueOnError)
 	output := fs.String("output", "", "merged answers file")
-	lg := fs.String("logits", "", "also merge the ranks' logits folders (<this>.rank-RRRRR-of-WWWWW) into this folder")
+	lg := fs.String("logits", "", "also merge the ranks' logits folders (found from their journals, whatever their names) into this new folder")
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
 	var logFormat, logLevel string
 	cli.AddLogFlags(fs, &logFormat, &logLevel)
@@ -46,5 +46,9 @@ func mergeCmd(args []string) error {
 	log.Info(fmt.Sprintf("merged %d ranks, %d documents, into %s", res.Ranks, res.Documents, *output), zap.Int("ranks", res.Ranks),
 		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.Int("answer_parts", res.AnswerParts),
 		zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
+	if res.LogitsLeft > 0 {
+		log.Warn(fmt.Sprintf("the ranks also wrote logits (%d parts), which this merge left where they are: add --logits DIR to merge them into one folder", res.LogitsLeft),
+			zap.Int("logits_parts_not_merged", res.LogitsLeft))
+	}
 	return nil
 }

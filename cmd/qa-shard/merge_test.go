@@ -26,8 +26,10 @@ func runRanks(t *testing.T, world int, out, lg string, args ...string) []string 
 }
 
 // TestRanksMergeEqualsSingle: ranks answer disjoint blocks; merged, they
-// are byte for byte the single-process output, logits included; also
-// with more ranks than documents.
+// are byte for byte the single-process output, logits included (found
+// through the ranks' journals: the merged folder has another name); also
+// with more ranks than documents. A merge without --logits says the
+// ranks' logits were left unmerged.
 func TestRanksMergeEqualsSingle(t *testing.T) {
 	for _, tc := range []struct{ docs, world int }{{40, 3}, {5, 8}} {
 		t.Run(fmt.Sprintf("%d docs %d ranks", tc.docs, tc.world), func(t *testing.T) {
@@ -41,7 +43,7 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			files := runRanks(t, tc.world, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"), args...)
 			merged := filepath.Join(dir, "merged.jsonl")
 			// Flags after the rank files, as an operator types them.
-			margs := append(append([]string{"merge"}, files...), "--output", merged, "--logits", filepath.Join(dir, "logits"))
+			margs := append(append([]string{"merge"}, files...), "--output", merged, "--logits", filepath.Join(dir, "merged-logits"))
 			code, _, stderr := capture(t, func() int { return run(margs) })
 			if code != exitOK {
 				t.Fatalf("merge exit %d:\n%s", code, stderr)
@@ -59,12 +61,18 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := logits.ReadDir(filepath.Join(dir, "logits"))
+			b, err := logits.ReadDir(filepath.Join(dir, "merged-logits"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(a) != len(b) || a[len(a)-1].Pos != b[len(b)-1].Pos {
 				t.Fatalf("merged logits have %d rows, single %d", len(b), len(a))
+			}
+			code, _, stderr = capture(t, func() int {
+				return run(append(append([]string{"merge"}, files...), "--output", filepath.Join(dir, "answers-only.jsonl")))
+			})
+			if code != exitOK || !strings.Contains(stderr, "add --logits DIR") {
+				t.Errorf("a merge without --logits of ranks with logits: exit %d, no word of them:\n%s", code, stderr)
 			}
 		})
 	}
