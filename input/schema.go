@@ -3,6 +3,7 @@ package input
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,6 +145,34 @@ func peekLine(br *bufio.Reader, max int) []byte {
 	}
 	return nil
 }
+
+// FingerprintText is the files Fingerprint covers as a canonical JSON
+// object, for journal.Fingerprint.InputText: name to size when ranks split
+// them (world > 1; the sizes are in the fingerprint then), else name to
+// true, so a resume names each file added, removed (or resized, for
+// ranks). "" for standard input and for more than maxListed files (the
+// journal is rewritten at every checkpoint).
+func FingerprintText(files []File, world int) string {
+	if len(files) > maxListed || len(files) == 1 && files[0].Path == "-" {
+		return ""
+	}
+	m := make(map[string]any, len(files))
+	for _, f := range files {
+		m[f.Name] = true
+		if world > 1 {
+			m[f.Name] = f.Size
+		}
+	}
+	b, err := json.Marshal(m) // keys sorted: canonical
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// maxListed bounds the files FingerprintText lists by name: 10,000 names
+// are about 500 kB of journal.
+const maxListed = 10000
 
 // Fingerprint identifies the run's input files for the journal
 // (fingerprint.Input): their names in order and, when ranks split them

@@ -59,6 +59,11 @@ type Fingerprint struct {
 	// decide how ranks split them); what each process read of them is in
 	// State.Input.
 	Input string `json:"input"`
+	// InputText lists the same files as a canonical JSON object, name to
+	// size (input.FingerprintText), not compared itself: when Input
+	// differs, a resume names each file added, removed or resized. ""
+	// for very many files and in journals written before it existed.
+	InputText string `json:"input_text,omitempty"`
 	// Model is fingerprint.Model of the model directory.
 	Model string `json:"model"`
 	// Settings is fingerprint.Value of the answer-relevant settings (the

@@ -13,7 +13,8 @@ type Change struct {
 	Component string // "input", "model", "settings" or "questions"
 	Old, New  string // the journal's value and the current one
 	// Details name what changed inside the component, when known: each
-	// setting with its old and new value.
+	// setting with its old and new value, each input file added, removed
+	// or resized.
 	Details []string
 }
 
@@ -53,8 +54,11 @@ func compare(have, want Fingerprint) []Change {
 		{Component: "shard", Old: have.Shard, New: want.Shard},
 	} {
 		if c.Old != c.New {
-			if c.Component == "settings" {
+			switch c.Component {
+			case "settings":
 				c.Details = diffSettings(have.SettingsText, want.SettingsText)
+			case "input":
+				c.Details = diffInputs(have.InputText, want.InputText)
 			}
 			cs = append(cs, c)
 		}
@@ -82,6 +86,36 @@ func short(fp string) string {
 // differ, sorted: "--top-k was 1, now 3" (the keys are flag names). Nil
 // when either is unknown (a journal that did not record them).
 func diffSettings(old, now string) []string {
+	return diffObjects(old, now,
+		func(k, v string) string { return fmt.Sprintf("--%s was %s, and is no longer a setting", k, v) },
+		func(k, v string) string { return fmt.Sprintf("--%s is new (now %s)", k, v) },
+		func(k, was, v string) string { return fmt.Sprintf("--%s was %s, now %s", k, was, v) })
+}
+
+// diffInputs names the input files (keys: names, values: sizes) added,
+// removed or resized since the journal: "docs-9.jsonl was added (2048
+// bytes)". Nil when either list is unknown.
+func diffInputs(old, now string) []string {
+	return diffObjects(old, now,
+		func(k, v string) string {
+			return fmt.Sprintf("%s is gone%s", k, strings.Replace(bytesOf(v), "(", "(it had ", 1))
+		},
+		func(k, v string) string { return fmt.Sprintf("%s was added%s", k, bytesOf(v)) },
+		func(k, was, v string) string { return fmt.Sprintf("%s had %s bytes, now %s", k, was, v) })
+}
+
+// bytesOf is " (N bytes)" for a size, "" for a listed name without one.
+func bytesOf(v string) string {
+	if v == "true" {
+		return ""
+	}
+	return " (" + v + " bytes)"
+}
+
+// diffObjects compares two JSON objects key by key, in sorted order, and
+// words each key only in old, only in now, or with another value. Nil
+// when either is unknown.
+func diffObjects(old, now string, gone, added func(k, v string) string, changed func(k, was, v string) string) []string {
 	var a, b map[string]json.RawMessage
 	if old == "" || now == "" || json.Unmarshal([]byte(old), &a) != nil || json.Unmarshal([]byte(now), &b) != nil {
 		return nil
@@ -90,14 +124,14 @@ func diffSettings(old, now string) []string {
 	for _, k := range slices.Sorted(maps.Keys(a)) {
 		switch v, ok := b[k]; {
 		case !ok:
-			d = append(d, fmt.Sprintf("--%s was %s, and is no longer a setting", k, a[k]))
+			d = append(d, gone(k, string(a[k])))
 		case string(v) != string(a[k]):
-			d = append(d, fmt.Sprintf("--%s was %s, now %s", k, a[k], v))
+			d = append(d, changed(k, string(a[k]), string(v)))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if _, ok := a[k]; !ok {
-			d = append(d, fmt.Sprintf("--%s is new (now %s)", k, b[k]))
+			d = append(d, added(k, string(b[k])))
 		}
 	}
 	return d

@@ -119,6 +119,9 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
+	if fp.Input != "" {
+		fp.InputText = input.FingerprintText(in.plan.Files, in.plan.Rank.World) // names what a resume finds changed
+	}
 	rank := in.plan.Rank
 	if rank.World > 1 {
 		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
