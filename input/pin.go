@@ -40,8 +40,10 @@ func (s *Source) pin(file int, h handle) {
 // input file opened by this run is no longer the file that was read: not
 // the same file at its path (replaced or removed), shorter than when the
 // run started (truncated), the same size with another modification time
-// (changed in place), or grown with the text already read changed (a
-// plain JSONL file is hashed again up to the last document read). It runs
+// (changed in place), grown with the text already read changed (a plain
+// JSONL file is hashed again up to the last document read), or, for a
+// Parquet file, grown at all (its footer ends it). Parquet files are
+// pinned by identity, size and time: their row groups are not hashed again. It runs
 // from the writer at every checkpoint and at the end, while the reader
 // reads.
 func (s *Source) Check() error {
@@ -90,6 +92,9 @@ func (s *Source) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 		return nil
 	case st.Size() == f.Size:
 		return fmt.Errorf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
+	case f.Format == format.Parquet:
+		// A Parquet file ends with its footer: one that grew was rewritten.
+		return fmt.Errorf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case read == nil || f.Format != format.JSONL:
 		return nil // grew; compressed text is not hashed again here
 	}

@@ -68,6 +68,7 @@ func (s *Source) resume(st journal.InputState) error {
 			return err
 		}
 		s.cur = r
+		s.pin(st.Next.File, r.h)
 		for r.r.g < len(r.r.groups) && r.r.groups[r.r.g].row < st.Next.Offset {
 			if err := r.r.load(); err != nil {
 				return err

@@ -234,6 +234,7 @@ func (s *Source) openPart() error {
 			return err
 		}
 		s.cur, s.from = r, part.From
+		s.pin(part.File, r.h)
 		return nil
 	}
 	r, err := s.openLines(f, part, -1)

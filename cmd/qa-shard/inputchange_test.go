@@ -43,6 +43,33 @@ func TestInputChangedUnderRun(t *testing.T) {
 	}
 }
 
+// TestParquetInputChangedUnderRun: a Parquet input replaced by another
+// file, or grown (a Parquet file ends with its footer: one that grew was
+// rewritten), while the job reads it stops the run with exit 2 naming the
+// file; the journal never vouches for documents after the change.
+func TestParquetInputChangedUnderRun(t *testing.T) {
+	for _, action := range []string{"replace", "append"} {
+		t.Run(action, func(t *testing.T) {
+			r := newResumeRun(t, 400)
+			i := slices.Index(r.args, "--input") + 1
+			in := toParquet(t, readRecords(t, r.args[i]), "docs.parquet", 50)
+			r.args[i] = in
+			c := startHooked(t, []string{fmt.Sprintf("%s=150:%s:%s", envInputAt, action, in)}, r.with()...)
+			code := c.exit()
+			msg := c.stderr.String()
+			if code != exitUsage {
+				t.Fatalf("exit %d after the Parquet input was changed (%s) under the run, want %d:\n%s", code, action, exitUsage, msg)
+			}
+			if !strings.Contains(msg, "input file docs.parquet") || !strings.Contains(msg, "--resume") {
+				t.Errorf("the message does not name the file and what --resume does:\n%s", msg)
+			}
+			if done := journalDone(r.output); done > 200 {
+				t.Errorf("the journal vouches for %d documents; the file changed at document 150 (row groups of 50)", done)
+			}
+		})
+	}
+}
+
 // TestOutputChangedUnderRun: the answers file truncated to 0 bytes or
 // removed, or the outputs' folder removed, from outside the run at
 // document 150 (just after a checkpoint
