@@ -36,18 +36,26 @@ func TestFamilyGolden(t *testing.T) {
 	for _, fam := range families {
 		t.Run(fam, func(t *testing.T) {
 			tk := familyTokenizer(t, fam)
-			pairs := loadGoldenFile(t, filepath.Join("testdata", "families", fam+".golden.json"))
-			windows := 0
-			for _, p := range pairs {
-				t.Run(p.Name, func(t *testing.T) {
-					checkPair(t, tk, p)
-					checkWindows(t, tk, p)
-				})
-				windows += len(p.Windows)
-			}
-			if len(pairs) < 80 || windows < 120 {
-				t.Fatalf("%d golden pairs with %d windows: the golden file is not the one the parity claim rests on", len(pairs), windows)
-			}
+			checkGoldenFile(t, tk, filepath.Join("testdata", "families", fam+".golden.json"))
 		})
+	}
+}
+
+// checkGoldenFile checks every pair of a golden file and its windows
+// (checkPair, checkWindows), and that the file is the full one the parity
+// claim rests on (at least 80 pairs and 120 windows).
+func checkGoldenFile(t *testing.T, tk *Tokenizer, path string) {
+	t.Helper()
+	pairs := loadGoldenFile(t, path)
+	windows := 0
+	for _, p := range pairs {
+		t.Run(p.Name, func(t *testing.T) {
+			checkPair(t, tk, p)
+			checkWindows(t, tk, p)
+		})
+		windows += len(p.Windows)
+	}
+	if len(pairs) < 80 || windows < 120 {
+		t.Fatalf("%s: %d golden pairs with %d windows: not the golden file the parity claim rests on", path, len(pairs), windows)
 	}
 }

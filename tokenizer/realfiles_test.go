@@ -35,18 +35,7 @@ func TestRealTokenizerGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pairs := loadGoldenFile(t, filepath.Join("testdata", "real", name+".golden.json"))
-			windows := 0
-			for _, p := range pairs {
-				t.Run(p.Name, func(t *testing.T) {
-					checkPair(t, tk, p)
-					checkWindows(t, tk, p)
-				})
-				windows += len(p.Windows)
-			}
-			if len(pairs) < 80 || windows < 120 {
-				t.Fatalf("%d golden pairs with %d windows: not the golden file the claim rests on", len(pairs), windows)
-			}
+			checkGoldenFile(t, tk, filepath.Join("testdata", "real", name+".golden.json"))
 		})
 	}
 }
