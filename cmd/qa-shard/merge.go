@@ -10,7 +10,7 @@ import (
 
 	"qa-shard/cli"
 	"qa-shard/logs"
-	"qa-shard/merge"
+	"qa-shard/shard/merge"
 )
 
 // mergeCmd combines the outputs of the ranks of a split run into the file
