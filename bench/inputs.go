@@ -15,6 +15,7 @@ import (
 	"qa-shard/qa"
 	"qa-shard/record"
 	"qa-shard/scheduler"
+	"qa-shard/shard"
 	"qa-shard/worker/sim"
 )
 
@@ -86,7 +87,7 @@ func inputRun(ctx context.Context, path string, p inputBench) (scheduler.Summary
 	if err != nil {
 		return scheduler.Summary{}, err
 	}
-	plan, err := input.Split(files, input.Rank{World: 1})
+	plan, err := input.Split(files, shard.Rank{World: 1})
 	if err != nil {
 		return scheduler.Summary{}, err
 	}

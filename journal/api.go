@@ -12,19 +12,28 @@
 // the output to Bytes, dropping records a crash left written but not
 // journaled; the caller then skips documents with Seq < Done and appends.
 //
-// The package imports only the standard library and knows nothing of the
-// record format or the pipeline.
+// The package imports only the standard library and package shard (the
+// block a rank owns); it knows nothing of the record format or the
+// pipeline.
 package journal
 
 import (
 	"errors"
 	"sync"
 	"time"
+
+	"qa-shard/shard"
 )
 
-// Version is the journal format written by this package. Open refuses any
-// other, so a future format change cannot be misread as this one.
-const Version = 3
+// Version is the journal format written by this package. Open refuses
+// formats newer than it or older than oldestVersion, so a future format
+// change cannot be misread as this one.
+const Version = 4
+
+// oldestVersion is the oldest journal format Open still reads: version 3
+// stored the rank's block as a string (Fingerprint.LegacyShard); a resumed
+// version-3 journal is rewritten as version 4.
+const oldestVersion = 3
 
 // Suffix is appended to the output path to name its journal.
 const Suffix = ".journal"
@@ -76,11 +85,16 @@ type Fingerprint struct {
 	SettingsText string `json:"settings_text,omitempty"`
 	// Questions is fingerprint.Value of the global questions list.
 	Questions string `json:"questions"`
-	// Shard is ShardValue of the documents this run owns when the corpus is
-	// split across ranks ("" for a single process): a resume must own the
-	// same block, and merge reads it to check that the ranks cover the
-	// corpus exactly once.
-	Shard string `json:"shard,omitempty"`
+	// LegacyShard is the block as journals before typed blocks stored it
+	// ("rank=R;world=W;from=F;to=T;bytes=N"): read, never written, and
+	// kept so those journals' checksums still verify. Reading a journal
+	// turns it into Block.
+	LegacyShard string `json:"shard,omitempty"`
+	// Block is the block of the input this run owns when the corpus is
+	// split across ranks (nil for a single process): a resume must own
+	// the same block, and merge reads it to check that the ranks cover
+	// the corpus exactly once.
+	Block *shard.Block `json:"block,omitempty"`
 }
 
 // State is the journal's content.

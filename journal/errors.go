@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"qa-shard/shard"
 )
 
 // Change is one fingerprint component that differs.
@@ -51,7 +53,7 @@ func compare(have, want Fingerprint) []Change {
 		{Component: "model", Old: have.Model, New: want.Model},
 		{Component: "settings", Old: have.Settings, New: want.Settings},
 		{Component: "questions", Old: have.Questions, New: want.Questions},
-		{Component: "shard", Old: have.Shard, New: want.Shard},
+		{Component: "shard", Old: blockText(have.Block), New: blockText(want.Block)},
 	} {
 		if c.Old != c.New {
 			switch c.Component {
@@ -135,4 +137,12 @@ func diffObjects(old, now string, gone, added func(k, v string) string, changed 
 		}
 	}
 	return d
+}
+
+// blockText is a block as a message names it ("" for none).
+func blockText(b *shard.Block) string {
+	if b == nil {
+		return ""
+	}
+	return b.String()
 }

@@ -88,6 +88,8 @@ func open(fsys fileSystem, outputPath string, fp Fingerprint, verify func(State)
 	if err := os.Remove(path + ".tmp"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, State{}, fmt.Errorf("journal: removing the unfinished %s.tmp: %w", path, err)
 	}
+	// An older format is rewritten in this one at the next checkpoint.
+	s.Version, s.Fingerprint.LegacyShard = Version, ""
 	return &Journal{path: path, fs: fsys, last: s}, s, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"qa-shard/shard"
 )
 
 // encode returns the journal file's bytes: one JSON object and a newline,
@@ -46,8 +48,8 @@ func decode(path string, b []byte) (State, error) {
 		// Valid JSON without a version is not something this package wrote.
 		return State{}, fmt.Errorf("%w: %s has no version: it is not a qa-shard journal or was edited; start over with --overwrite", ErrCorrupt, path)
 	}
-	if s.Version != Version {
-		return State{}, fmt.Errorf("%w: %s has version %d and this qa-shard reads version %d: resume with the qa-shard that wrote it, or start over with --overwrite", ErrVersion, path, s.Version, Version)
+	if s.Version < oldestVersion || s.Version > Version {
+		return State{}, fmt.Errorf("%w: %s has version %d and this qa-shard reads versions %d to %d: resume with the qa-shard that wrote it, or start over with --overwrite", ErrVersion, path, s.Version, oldestVersion, Version)
 	}
 	sum, err := checksum(s)
 	if err != nil {
@@ -58,6 +60,17 @@ func decode(path string, b []byte) (State, error) {
 	}
 	if s.Done < 0 || s.Bytes < 0 || s.LogitsParts < 0 || s.Records < 0 || s.Errors < 0 || s.Errors > s.Records {
 		return State{}, fmt.Errorf("%w: %s has impossible counts (done %d, bytes %d, records %d, errors %d, logits parts %d): it was damaged or edited; start over with --overwrite", ErrCorrupt, path, s.Done, s.Bytes, s.Records, s.Errors, s.LogitsParts)
+	}
+	if s.Fingerprint.LegacyShard != "" && s.Fingerprint.Block == nil {
+		b, err := shard.ParseLegacy(s.Fingerprint.LegacyShard)
+		if err != nil {
+			return State{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+		}
+		s.Fingerprint.Block = &b
+	} else if b := s.Fingerprint.Block; b != nil {
+		if err := b.Valid(); err != nil {
+			return State{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+		}
 	}
 	return s, nil
 }

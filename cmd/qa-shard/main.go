@@ -22,6 +22,7 @@ import (
 	"qa-shard/quantize"
 	"qa-shard/record"
 	"qa-shard/scheduler"
+	"qa-shard/shard"
 	"qa-shard/shard/merge"
 	"qa-shard/worker"
 	"qa-shard/worker/sim"
@@ -56,7 +57,7 @@ var errUsage = cli.ErrUsage
 // usageErrors are the packages' sentinels for what the user fixes in
 // flags, files or environment: exit 2.
 var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	record.ErrNoQuestion, record.ErrNoQuestions, input.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
+	record.ErrNoQuestion, record.ErrNoQuestions, shard.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
 	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
 	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts, scheduler.ErrNonFiniteModel}
 

@@ -14,11 +14,11 @@ import (
 	"qa-shard/fleet"
 	"qa-shard/input"
 	"qa-shard/internal/isa"
-	"qa-shard/journal"
 	"qa-shard/logs"
 	"qa-shard/metrics"
 	"qa-shard/output"
 	"qa-shard/scheduler"
+	"qa-shard/shard"
 	"qa-shard/signals"
 	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
@@ -124,7 +124,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	}
 	rank := in.plan.Rank
 	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
+		fp.Block = &in.plan.Block
 	}
 	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
 	if ctx.Err() != nil {
@@ -173,7 +173,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		warnPreciseInt8(log, model, isa.Detect())
 	}
 	var stopMetrics func()
-	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: input.RankPath(o.MetricsTextfile, rank),
+	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
 		return err
 	}

@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,9 +15,8 @@ import (
 
 	"qa-shard/cli"
 	"qa-shard/filelock"
-	"qa-shard/format"
-	"qa-shard/input"
 	"qa-shard/journal"
+	"qa-shard/shard"
 )
 
 const statusHelp = `Usage: qa-shard status [--json] OUTPUT...
@@ -93,8 +90,6 @@ func statusCmd(args []string) error {
 	return statusOutcome(all)
 }
 
-var rankName = regexp.MustCompile(`\.rank-(\d{5})-of-(\d{5})`)
-
 // findOutputs turns one argument into the outputs it names: a glob's
 // matches, an output with a journal, or the rank files beside a split
 // run's --output.
@@ -113,11 +108,10 @@ func findOutputs(arg string) ([]string, error) {
 		}
 		return out, nil
 	}
-	if _, err := os.Stat(journal.Path(arg)); err == nil || rankName.MatchString(arg) {
+	if _, err := os.Stat(journal.Path(arg)); err == nil || isRank(arg) {
 		return []string{arg}, nil
 	}
-	ext := format.Ext(arg)
-	ranks, err := filepath.Glob(strings.TrimSuffix(arg, ext) + ".rank-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]" + ext + journal.Suffix)
+	ranks, err := filepath.Glob(shard.Pattern(arg) + journal.Suffix)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errUsage, arg, err)
 	}
@@ -133,10 +127,8 @@ func findOutputs(arg string) ([]string, error) {
 // readStatus reads one output's journal and lock.
 func readStatus(output string) rankStatus {
 	s := rankStatus{Output: output, World: 1}
-	if m := rankName.FindStringSubmatch(output); m != nil {
-		// Five digits each: the pattern matched, so both parse.
-		s.Rank, _ = strconv.Atoi(m[1])
-		s.World, _ = strconv.Atoi(m[2])
+	if _, r, ok := shard.Parse(output); ok {
+		s.Rank, s.World = r.Rank, r.World
 	}
 	st, err := journal.Read(output)
 	switch {
@@ -190,11 +182,7 @@ func percentRead(st journal.State) (float64, bool) {
 	}
 	pos += in.Next.Offset
 	from, to := int64(0), int64(0)
-	if st.Fingerprint.Shard != "" {
-		b, err := journal.ParseShard(st.Fingerprint.Shard)
-		if err != nil {
-			return 0, false
-		}
+	if b := st.Fingerprint.Block; b != nil {
 		from, to = b.From, b.To
 	} else if len(in.Files) == 1 && in.Next.File == in.Files[0].File {
 		to = in.Files[0].Size
@@ -217,9 +205,9 @@ func addMissingRanks(all []rankStatus) []rankStatus {
 		if s.World <= 1 || s.State == "missing" {
 			continue
 		}
-		base := rankName.ReplaceAllString(s.Output, "")
+		base, _, _ := shard.Parse(s.Output)
 		for r := range s.World {
-			p := input.RankPath(base, input.Rank{Rank: r, World: s.World})
+			p := shard.Path(base, shard.Rank{Rank: r, World: s.World})
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, rankStatus{Output: p, Rank: r, World: s.World, State: "missing",
@@ -319,4 +307,10 @@ func (e errStatusQuiet) Error() string {
 		return "a rank is missing or corrupt (see above)"
 	}
 	return "not every rank is complete yet (see above)"
+}
+
+// isRank says whether path names one rank's output.
+func isRank(path string) bool {
+	_, _, ok := shard.Parse(path)
+	return ok
 }

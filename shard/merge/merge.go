@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/partfolder"
+	"qa-shard/shard"
 )
 
 // ErrRanks marks rank files that do not form one complete run: a rank
@@ -35,7 +35,7 @@ type Result struct {
 type rankFile struct {
 	path  string
 	state journal.State
-	shard journal.Shard
+	shard shard.Block
 }
 
 // Files merges the rank files at paths (any order) into output and, when
@@ -99,14 +99,10 @@ func readRanks(paths []string) ([]rankFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w (merge needs the journal each rank writes beside its output)", p, err)
 		}
-		if st.Fingerprint.Shard == "" {
+		if st.Fingerprint.Block == nil {
 			return nil, fmt.Errorf("%w: %s was written by a single process, not a rank: it needs no merge", ErrRanks, p)
 		}
-		sh, err := journal.ParseShard(st.Fingerprint.Shard)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		ranks = append(ranks, rankFile{path: p, state: st, shard: sh})
+		ranks = append(ranks, rankFile{path: p, state: st, shard: *st.Fingerprint.Block})
 	}
 	slices.SortFunc(ranks, func(a, b rankFile) int { return a.shard.Rank - b.shard.Rank })
 	return ranks, nil
@@ -145,7 +141,7 @@ func checkRanks(ranks []rankFile) error {
 		r, ok := have[rank]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, input bytes from %d)", rank, world,
-				input.RankPath(input.UnrankPath(ranks[0].path, input.Rank{Rank: ranks[0].shard.Rank, World: world}), input.Rank{Rank: rank, World: world}), next))
+				shard.Path(shard.Unpath(ranks[0].path, shard.Rank{Rank: ranks[0].shard.Rank, World: world}), shard.Rank{Rank: rank, World: world}), next))
 			continue
 		}
 		if r.shard.From != next || r.shard.Total != ranks[0].shard.Total {
@@ -212,7 +208,7 @@ func mergeLogits(dir string, ranks []rankFile) (int, error) {
 func logitsFolder(dir string, r rankFile) string {
 	switch rec := r.state.Logits; {
 	case rec == "":
-		return input.RankPath(dir, input.Rank{Rank: r.shard.Rank, World: r.shard.World})
+		return shard.Path(dir, shard.Rank{Rank: r.shard.Rank, World: r.shard.World})
 	case filepath.IsAbs(rec):
 		return rec
 	default:

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/input"
 	"qa-shard/journal"
 	"qa-shard/partfolder"
+	"qa-shard/shard"
 )
 
 // rank describes one rank's files for writeRank.
@@ -30,10 +30,10 @@ type rank struct {
 // the answers path.
 func writeRank(t *testing.T, dir string, r rank) string {
 	t.Helper()
-	sr := input.Rank{Rank: r.rank, World: r.world}
-	path := input.RankPath(filepath.Join(dir, "answers.jsonl"), sr)
+	sr := shard.Rank{Rank: r.rank, World: r.world}
+	path := shard.Path(filepath.Join(dir, "answers.jsonl"), sr)
 	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
-		Shard: journal.ShardValue(journal.Shard{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)})}
+		Block: &shard.Block{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)}}
 	j, err := journal.Create(path, fp)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	if _, err := f.WriteString(b.String()); err != nil {
 		t.Fatal(err)
 	}
-	lg := input.RankPath(filepath.Join(dir, "logits"), sr)
+	lg := shard.Path(filepath.Join(dir, "logits"), sr)
 	if r.logitsAt != "" {
 		lg = filepath.Join(dir, r.logitsAt)
 	}

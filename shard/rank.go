@@ -1,12 +1,14 @@
-package input
+// Package shard owns the ranks of a run split across processes: who this
+// process is (flags, Slurm, torchrun, Kubernetes), the block of the input
+// each rank reads, the rank files' names, and (shard/merge) merging the
+// ranks' outputs back into one.
+package shard
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"qa-shard/format"
 )
 
 // ErrRank marks an inconsistent rank or world size.
@@ -19,11 +21,11 @@ type Rank struct {
 	Source      string // "flags", "slurm", "slurm array", "torchrun", "kubernetes", "single process"
 }
 
-// DetectRank takes the rank and world size from, in order: the flags
+// Detect takes the rank and world size from, in order: the flags
 // (rank < 0 means unset); Slurm (SLURM_PROCID/SLURM_NTASKS, combined with
 // SLURM_ARRAY_TASK_ID/COUNT for array jobs); torchrun (RANK/WORLD_SIZE); a
 // Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with world from the flag).
-func DetectRank(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, error) {
+func Detect(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, error) {
 	num := func(key string) (int, bool, error) {
 		v, ok := getenv(key)
 		if !ok || strings.TrimSpace(v) == "" {
@@ -101,32 +103,4 @@ func slurmRank(num func(string) (int, bool, error)) (Rank, error) {
 func hasEnv(getenv func(string) (string, bool), k string) bool {
 	v, ok := getenv(k)
 	return ok && strings.TrimSpace(v) != ""
-}
-
-// RankPath names a rank's own file or folder: answers.jsonl becomes
-// answers.rank-00003-of-00016.jsonl, a folder logits becomes
-// logits.rank-00003-of-00016. A single process keeps the path.
-func RankPath(path string, r Rank) string {
-	if r.World <= 1 || path == "" || path == "-" {
-		return path
-	}
-	ext := format.Ext(path)
-	return fmt.Sprintf("%s.rank-%05d-of-%05d%s", strings.TrimSuffix(path, ext), r.Rank, r.World, ext)
-}
-
-// UnrankPath is the path that RankPath made path from for r: path without
-// r's rank suffix, or path itself when it has none.
-func UnrankPath(path string, r Rank) string {
-	if r.World <= 1 {
-		return path
-	}
-	suffix := fmt.Sprintf(".rank-%05d-of-%05d", r.Rank, r.World)
-	if stem, ok := strings.CutSuffix(path, suffix); ok {
-		return stem // a path without an extension: a folder
-	}
-	ext := format.Ext(path)
-	if stem, ok := strings.CutSuffix(strings.TrimSuffix(path, ext), suffix); ok {
-		return stem + ext
-	}
-	return path
 }

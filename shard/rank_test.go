@@ -1,4 +1,4 @@
-package input
+package shard
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ func env(kv ...string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-func TestDetectRank(t *testing.T) {
+func TestDetect(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		rank, world int
@@ -36,7 +36,7 @@ func TestDetectRank(t *testing.T) {
 		{"sparse array", -1, 0, env("SLURM_ARRAY_TASK_ID", "9", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "5"), Rank{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DetectRank(tc.rank, tc.world, tc.env)
+			got, err := Detect(tc.rank, tc.world, tc.env)
 			if tc.bad {
 				if !errors.Is(err, ErrRank) {
 					t.Fatalf("got %+v, %v; want ErrRank", got, err)
@@ -47,29 +47,5 @@ func TestDetectRank(t *testing.T) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
 		})
-	}
-}
-
-func TestRankPath(t *testing.T) {
-	r := Rank{Rank: 3, World: 16}
-	for in, want := range map[string]string{
-		"answers.jsonl": "answers.rank-00003-of-00016.jsonl",
-		"out/logits":    "out/logits.rank-00003-of-00016",
-		"out.d/answers": "out.d/answers.rank-00003-of-00016",
-		"a.jsonl.gz":    "a.rank-00003-of-00016.jsonl.gz",
-		"a.jsonl.zst":   "a.rank-00003-of-00016.jsonl.zst",
-		"a.parquet":     "a.rank-00003-of-00016.parquet",
-		"dir.gz/a":      "dir.gz/a.rank-00003-of-00016",
-		"-":             "-",
-	} {
-		if got := RankPath(in, r); got != want {
-			t.Errorf("RankPath(%q) = %q, want %q", in, got, want)
-		}
-		if got := UnrankPath(want, r); got != in {
-			t.Errorf("UnrankPath(%q) = %q, want %q", want, got, in)
-		}
-	}
-	if got := RankPath("answers.jsonl", Rank{World: 1}); got != "answers.jsonl" {
-		t.Errorf("single process path changed: %q", got)
 	}
 }
