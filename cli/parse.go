@@ -12,10 +12,12 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrUsage marks errors the user fixes by changing the command line.
-var ErrUsage = errors.New("usage")
+var ErrUsage = errkind.NewUser("usage")
 
 // Parse parses args GNU-style (flags before, between or after the
 // positional arguments) and turns a flag mistake into a usage error;

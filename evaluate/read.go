@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrInput marks a gold or answers file that cannot be read as such.
-var ErrInput = errors.New("bad evaluation input")
+var ErrInput = errkind.NewUser("bad evaluation input")
 
 // ReadGold reads gencorpus's gold file: one JSON object per line with id,
 // question, answer and token.

@@ -21,6 +21,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"qa-shard/internal/errkind"
 )
 
 // Suffix names the lock file of an output: <output>.lock.
@@ -29,10 +31,10 @@ const Suffix = ".lock"
 // Sentinels, found with errors.Is.
 var (
 	// ErrHeld: another process holds the lock; the error is a *HeldError.
-	ErrHeld = errors.New("output in use")
+	ErrHeld = errkind.NewUser("output in use")
 	// ErrUnsupported: the file system refuses locks (ENOLCK, ENOSYS,
 	// EOPNOTSUPP), so exclusive use cannot be guaranteed.
-	ErrUnsupported = errors.New("the file system does not support file locks")
+	ErrUnsupported = errkind.NewUser("the file system does not support file locks")
 )
 
 // Holder is who holds a lock, as written in the lock file.
@@ -67,6 +69,9 @@ func (e *HeldError) Error() string {
 }
 
 func (e *HeldError) Is(target error) bool { return target == ErrHeld }
+
+// FailureKind is ErrHeld's: another run holds the output.
+func (e *HeldError) FailureKind() errkind.Kind { return errkind.User }
 
 // Path is the lock file of target (a file or a folder).
 func Path(target string) string {

@@ -12,16 +12,16 @@
 // the output to Bytes, dropping records a crash left written but not
 // journaled; the caller then skips documents with Seq < Done and appends.
 //
-// The package imports only the standard library and package shard (the
-// block a rank owns); it knows nothing of the record format or the
-// pipeline.
+// The package imports only the standard library, package shard (the
+// block a rank owns) and errkind; it knows nothing of the record format
+// or the pipeline.
 package journal
 
 import (
-	"errors"
 	"sync"
 	"time"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/shard"
 )
 
@@ -42,21 +42,21 @@ const Suffix = ".journal"
 // sentence for the user that says what to do.
 var (
 	// ErrExists: a fresh run would overwrite an output or journal.
-	ErrExists = errors.New("output already exists")
+	ErrExists = errkind.NewUser("output already exists")
 	// ErrNoJournal: --resume was asked but there is no journal to resume.
-	ErrNoJournal = errors.New("no journal to resume")
+	ErrNoJournal = errkind.NewUser("no journal to resume")
 	// ErrMismatch: the journal was written for a different input, model,
 	// settings or questions; the error is a *MismatchError.
-	ErrMismatch = errors.New("the run changed since the journal was written")
+	ErrMismatch = errkind.NewUser("the run changed since the journal was written")
 	// ErrVersion: the journal was written in another format.
-	ErrVersion = errors.New("unsupported journal version")
+	ErrVersion = errkind.NewUser("unsupported journal version")
 	// ErrCorrupt: the journal cannot be read as a journal.
-	ErrCorrupt = errors.New("corrupt journal")
+	ErrCorrupt = errkind.NewUser("corrupt journal")
 	// ErrOutputShort: the output is shorter than the journal says.
-	ErrOutputShort = errors.New("output shorter than the journal says")
+	ErrOutputShort = errkind.NewUser("output shorter than the journal says")
 	// ErrInvalid: the caller broke the contract (a checkpoint going
 	// backwards, a checkpoint after Finish, a non-regular output file).
-	ErrInvalid = errors.New("invalid use of the journal")
+	ErrInvalid = errkind.NewInternal("invalid use of the journal")
 )
 
 // Fingerprint identifies everything that decides the output's bytes, so a

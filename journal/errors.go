@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/shard"
 )
 
@@ -43,6 +44,9 @@ func (e *MismatchError) Error() string {
 }
 
 func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
+// FailureKind is ErrMismatch's: the user reruns with the same inputs.
+func (e *MismatchError) FailureKind() errkind.Kind { return errkind.User }
 
 // compare lists the components of have (the journal's) that differ from
 // want (the current run's), in a fixed order so messages are stable.

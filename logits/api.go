@@ -11,8 +11,8 @@ package logits
 
 import (
 	"encoding/json"
-	"errors"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/partfolder"
 	"qa-shard/record"
 )
@@ -65,9 +65,9 @@ const RowsPerGroup = 4096
 
 var (
 	// ErrLengthMismatch reports a row whose per-token columns differ in length.
-	ErrLengthMismatch = errors.New("per-token columns differ in length")
+	ErrLengthMismatch = errkind.NewInternal("per-token columns differ in length")
 	// ErrClosed reports use of a Writer after Close or Abort.
-	ErrClosed = errors.New("logits writer already closed")
+	ErrClosed = errkind.NewInternal("logits writer already closed")
 )
 
 // Writer streams rows to a Parquet file. The file is written under a

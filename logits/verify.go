@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/partfolder"
 )
 
@@ -21,7 +22,7 @@ const RunKey = "qa_shard.run"
 
 // ErrParts: the logits folder does not hold the parts the journal
 // records (some are missing, belong to another run, or were changed).
-var ErrParts = errors.New("the logits folder does not match the journal")
+var ErrParts = errkind.NewUser("the logits folder does not match the journal")
 
 // sealed is what a checkpoint knows of a part: its size, its footer's
 // SHA-256 and the run its metadata names.

@@ -6,7 +6,6 @@
 package logs
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,10 +15,12 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrSettings marks a log format or level that does not exist.
-var ErrSettings = errors.New("log settings")
+var ErrSettings = errkind.NewUser("log settings")
 
 // Resolve turns auto into console (standard error is a terminal) or json;
 // other values are returned as they are.

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,12 +10,13 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/gpu"
+	"qa-shard/internal/errkind"
 	"qa-shard/scheduler"
 )
 
 // ErrConfig marks metrics settings that cannot work: an address that
 // cannot be bound, a textfile that cannot be written.
-var ErrConfig = errors.New("metrics settings")
+var ErrConfig = errkind.NewUser("metrics settings")
 
 // Options say where a run publishes its metrics.
 type Options struct {

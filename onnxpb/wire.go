@@ -8,15 +8,16 @@ package onnxpb
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrMalformed marks bytes that are not a well-formed ONNX protobuf.
-var ErrMalformed = errors.New("not a well-formed ONNX protobuf")
+var ErrMalformed = errkind.NewInternal("not a well-formed ONNX protobuf")
 
 // Field is one field of a message as it appears on the wire.
 type Field struct {

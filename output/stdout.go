@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"qa-shard/format"
+	"qa-shard/internal/errkind"
 	"qa-shard/record"
 )
 
@@ -18,7 +19,7 @@ import (
 
 // ErrReaderGone marks a write to standard output after its reader closed
 // it (EPIPE): nothing more can be written, so the run stops (exit 75).
-var ErrReaderGone = errors.New("standard output was closed by its reader")
+var ErrReaderGone = errkind.NewResumable("standard output was closed by its reader")
 
 // stdoutStream is the JSONL stream to standard output.
 type stdoutStream struct{ *stream }

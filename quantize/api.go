@@ -17,13 +17,14 @@
 package quantize
 
 import (
-	"errors"
 	"io"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrUnsupported marks a model this package refuses; the error's text
 // says why and what to do instead.
-var ErrUnsupported = errors.New("cannot quantize")
+var ErrUnsupported = errkind.NewUser("cannot quantize")
 
 // MetadataKey names the metadata_props entry of a quantized model; its
 // value describes the scheme.

@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"
 )
 
 // ErrUnusable: ONNX Runtime refused the model just written.
-var ErrUnusable = errors.New("the quantized model does not load")
+var ErrUnusable = errkind.NewInternal("the quantized model does not load")
 
 // Sample is how the int8 copy compares with the original on one window.
 type Sample struct {

@@ -9,10 +9,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"hash"
 	"io"
 	"strconv"
+
+	"qa-shard/internal/errkind"
 )
 
 // DefaultMaxLineBytes is the longest input line accepted when
@@ -99,16 +100,16 @@ type Document struct {
 
 // Sentinels for bad input records, found in Document.Err with errors.Is.
 var (
-	ErrMalformedJSON    = errors.New("malformed JSON")
-	ErrMissingContext   = errors.New("missing context")
-	ErrEmptyContext     = errors.New("empty context")
-	ErrContextNotString = errors.New("bad context")
-	ErrInvalidUTF8      = errors.New("invalid UTF-8")
-	ErrLineTooLong      = errors.New("line too long")
-	ErrNoQuestion       = errors.New("no question")
-	ErrBadID            = errors.New("bad id")
-	ErrBadQuestion      = errors.New("bad question")
-	ErrBadField         = errors.New("bad kept field")
+	ErrMalformedJSON    = errkind.NewInternal("malformed JSON")
+	ErrMissingContext   = errkind.NewInternal("missing context")
+	ErrEmptyContext     = errkind.NewInternal("empty context")
+	ErrContextNotString = errkind.NewInternal("bad context")
+	ErrInvalidUTF8      = errkind.NewInternal("invalid UTF-8")
+	ErrLineTooLong      = errkind.NewInternal("line too long")
+	ErrNoQuestion       = errkind.NewUser("no question")
+	ErrBadID            = errkind.NewInternal("bad id")
+	ErrBadQuestion      = errkind.NewInternal("bad question")
+	ErrBadField         = errkind.NewInternal("bad kept field")
 )
 
 // Source yields the Documents of one JSONL text, in order: the source of
@@ -191,7 +192,7 @@ type ErrorRecord struct {
 }
 
 // ErrNotFinite reports a NaN or infinite score, which JSON cannot carry.
-var ErrNotFinite = errors.New("score is not a finite number")
+var ErrNotFinite = errkind.NewInternal("score is not a finite number")
 
 // Writer writes JSONL answers: one JSON object per line, keys in a fixed
 // order, no HTML escaping, floats as encoding/json prints them. Output is

@@ -3,15 +3,16 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrNoQuestions reports a questions file with nothing to ask.
-var ErrNoQuestions = errors.New("no questions")
+var ErrNoQuestions = errkind.NewUser("no questions")
 
 // ReadQuestionsFile reads one question per line; lines that are blank or
 // start with '#' (after trimming) are comments. Questions are trimmed and

@@ -2,10 +2,10 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/logits"
 	"qa-shard/qa"
 	"qa-shard/record"
@@ -14,7 +14,7 @@ import (
 // ErrWrite marks a failure to hand a document's records to the sinks: its
 // records may be partly written, so what was written since the last
 // checkpoint must not be checkpointed.
-var ErrWrite = errors.New("writing the records")
+var ErrWrite = errkind.NewInternal("writing the records")
 
 // write restores input order: documents finish in any order, and each
 // waits in a reorder buffer, keyed by Seq, until all before it are

@@ -1,15 +1,16 @@
 package shard
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrBlock marks a stored block that is not a valid block of its input.
-var ErrBlock = errors.New("shard block")
+var ErrBlock = errkind.NewInternal("shard block")
 
 // Block is what one rank of a split run owns: bytes [From, To) of the
 // input's Total bytes (every file end to end, in order). The ranks'

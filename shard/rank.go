@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrRank marks an inconsistent rank or world size.
-var ErrRank = errors.New("rank")
+var ErrRank = errkind.NewUser("rank")
 
 // Rank says which part of the corpus this process owns when several
 // processes share it, and where that was learned.

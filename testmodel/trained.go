@@ -3,13 +3,14 @@ package testmodel
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
+
+	"qa-shard/internal/errkind"
 )
 
 // Weights are trained parameters of a BertForQuestionAnswering under
@@ -28,7 +29,7 @@ type floatTensor struct {
 
 // ErrWeights marks a weights file that does not describe a BERT model the
 // graph builder can use.
-var ErrWeights = errors.New("bad weights file")
+var ErrWeights = errkind.NewUser("bad weights file")
 
 // ReadWeights reads a safetensors file (F32 or F16 tensors); integer
 // tensors, if any, are refused.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/journal"
 	"qa-shard/partfolder"
 	"qa-shard/shard"
@@ -19,7 +20,7 @@ import (
 
 // ErrRanks marks rank files that do not form one complete run: a rank
 // missing, given twice, incomplete or changed, or run with other settings.
-var ErrRanks = errors.New("the rank files do not form one complete run")
+var ErrRanks = errkind.NewUser("the rank files do not form one complete run")
 
 // Result says what a merge wrote.
 type Result struct {
