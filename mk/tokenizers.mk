@@ -18,7 +18,7 @@ TOKENIZERS := $(BUILD)/tokenizers
 TOKENIZER_FAMILIES := roberta xlmr deberta albert
 TOKENIZER_FIXTURES := $(foreach f,$(TOKENIZER_FAMILIES),$(TOKENIZERS)/$(f)/tokenizer.json)
 FAMILYJSON := $(GO) run ./tokenizer/internal/familyjson
-FAMILYJSON_SRC := $(wildcard tokenizer/internal/familyjson/*.go)
+FAMILYJSON_SRC := $(wildcard tokenizer/internal/familyjson/*.go tokenizer/internal/spm/*.go)
 FAMILY_DATA := tokenizer/testdata
 
 # GPT-2's byte-level BPE (encoder.json and the merges in vocab.bpe), which
