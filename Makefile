@@ -80,7 +80,7 @@ demo: ort $(BIN) demo-model
 include mk/tokenizers.mk
 
 TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON)) \
-	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS))
+	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) QA_SHARD_SPM_JS=$(abspath $(SPM_JS))
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 
 .PHONY: test

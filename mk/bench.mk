@@ -59,6 +59,29 @@ bench-tokenizers: tokenizer-fixtures $(TOKBENCH_BERT)
 		awk -v f=$$fam -v t=$$((gt / 2)) -v g=$$gm -v h=$$hm 'BEGIN { printf "%-8s %10d %16.0f %16.0f %7.2fx\n", f, t, g, h, g / h }'; \
 	done
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@$(MAKE) --no-print-directory bench-tokenizer-load
+
+# Reading a model folder's tokenizer at start, one core, $(TOKLOAD_REPS)
+# repetitions: a folder holding only ALBERT's spiece.model (converted as
+# transformers' AlbertConverter does) beside the ALBERT fixture's
+# tokenizer.json built from the same model (read as written).
+TOKLOAD_REPS ?= 5
+TOKLOAD_SPM := $(BUILD)/tokenizers/albert-spm
+$(TOKLOAD_SPM)/spiece.model: $(SPM_JS)
+	@mkdir -p $(@D)
+	sed -n 's/.*clean_30k_b64 = "\([^"]*\)".*/\1/p' $(SPM_JS) | base64 -d > $@.tmp && mv $@.tmp $@
+	echo '{"model_type": "albert"}' > $(@D)/config.json
+.PHONY: bench-tokenizer-load
+bench-tokenizer-load: tokenizer-fixtures $(TOKLOAD_SPM)/spiece.model
+	$(GO) build -o $(BUILD)/bin/tokbench ./tools/tokbench
+	@echo "tokenizer load, one core, $(TOKLOAD_REPS) repetitions; $$($(BUILD)/bin/tokbench -isa); load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@printf '%-34s %-20s %10s %10s\n' folder "read as" "median ms" "min ms"
+	@for d in $(TOKLOAD_SPM) $(BUILD)/tokenizers/albert; do \
+		r=$$($(BUILD)/bin/tokbench -load $$d -reps $(TOKLOAD_REPS)) || exit 1; \
+		echo "$$r" | sed 's/.*"median_ms":\([0-9.e+]*\).*"min_ms":\([0-9.e+]*\).*"origin":"\([^"]*\)".*/\1 \2 \3/' | \
+			awk -v d=$$(basename $$d) '{ printf "%-34s %-20s %10.1f %10.1f\n", d, $$3, $$1, $$2 }'; \
+	done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The int8 copy of a generated model (qa-shard quantize refuses to write
 # over a folder). A static pattern rule: as an implicit rule it would lose

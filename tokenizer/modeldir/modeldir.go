@@ -1,7 +1,7 @@
 // Package modeldir reads the tokenizer of a model folder the way
 // transformers' AutoTokenizer does: tokenizer.json as written when the
-// folder has one, else the slow tokenizer's own files (vocab.txt, or
-// vocab.json + merges.txt) converted into the tokenizer.json that transformers' convert_slow_tokenizer would build,
+// folder has one, else the slow tokenizer's own files (vocab.txt,
+// vocab.json + merges.txt, or a SentencePiece .model) converted into the tokenizer.json that transformers' convert_slow_tokenizer would build,
 // with the options of tokenizer_config.json and special_tokens_map.json.
 //
 // Open is the one place that decides where a folder's tokenizer comes from

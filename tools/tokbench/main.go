@@ -6,6 +6,8 @@
 //	go run ./tools/tokbench -tokenizer build/tokenizers/roberta/tokenizer.json -input docs.jsonl
 //
 // It prints one JSON line: tokens encoded, seconds, tokens per second.
+// With -load DIR it times reading a model folder's tokenizer instead (a
+// conversion of slow files, or tokenizer.json), for the load table.
 package main
 
 import (
@@ -31,7 +33,18 @@ func run() error {
 	tokPath := flag.String("tokenizer", "", "tokenizer.json")
 	input := flag.String("input", "", "JSONL corpus with a context field")
 	rounds := flag.Int("rounds", 3, "passes over the corpus (the first is a warm-up, not timed)")
+	load := flag.String("load", "", "time reading this model folder's tokenizer instead (tokenizer.json or a conversion)")
+	reps := flag.Int("reps", 5, "-load: repetitions")
+	showISA := flag.Bool("isa", false, "print the CPU's vector extensions and exit")
 	flag.Parse()
+	if *showISA {
+		fmt.Println(cpuName())
+		return nil
+	}
+	if *load != "" {
+		runtime.GOMAXPROCS(1)
+		return timeLoad(*load, max(*reps, 1))
+	}
 	if *tokPath == "" || *input == "" || *rounds < 2 {
 		flag.Usage()
 		return fmt.Errorf("need -tokenizer, -input and -rounds of 2 or more")
