@@ -24,6 +24,7 @@ var (
 // where else it may be installed.
 type Known struct {
 	Name    string // mecab_dic: "ipadic", "unidic_lite", "unidic"
+	Family  string // "ipadic" or "unidic": builds of one family share a tag set
 	Package string // the pip package (its module holds DICDIR = <module>/dicdir)
 	Module  string
 	What    string // for people
@@ -59,17 +60,20 @@ func (f Fingerprint) String() string {
 // it is a UniDic but not the one the model names; unidic_lite is UniDic
 // 2.1.2, packaged only by pip.
 var Dictionaries = []Known{
-	{Name: "ipadic", Package: "ipadic", Module: "ipadic", What: "IPAdic 2.7.0",
+	{Name: "ipadic", Family: "ipadic", Package: "ipadic", Module: "ipadic", What: "IPAdic 2.7.0",
 		System: []string{"ipadic-utf8", "ipadic"},
 		Prints: []Fingerprint{{392127, 1316, 1316, "UTF-8"}}},
-	{Name: "unidic_lite", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)"},
-	{Name: "unidic", Package: "unidic", Module: "unidic", What: "UniDic 3.1.0 (pip's unidic, after python -m unidic download)"},
+	{Name: "unidic_lite", Family: "unidic", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)"},
+	{Name: "unidic", Family: "unidic", Package: "unidic", Module: "unidic", What: "UniDic 3.1.0 (pip's unidic, after python -m unidic download)"},
 }
+
+// other is a build measured that no mecab_dic name stands for.
+type other struct{ what, family string }
 
 // Other fingerprints measured, to name a dictionary that is not the
 // model's.
-var others = map[Fingerprint]string{
-	{879221, 15626, 15388, "UTF-8"}: "UniDic 3.1.1 (Debian's unidic-mecab)",
+var others = map[Fingerprint]other{
+	{879221, 15626, 15388, "UTF-8"}: {"UniDic 3.1.1 (Debian's unidic-mecab)", "unidic"},
 }
 
 // KnownDictionary is the entry of Dictionaries called name.
@@ -92,15 +96,16 @@ func (t *Tagger) Print() Fingerprint {
 	return Fingerprint{}
 }
 
-// Identify names the dictionary a fingerprint belongs to ("" when it is
-// none qa-shard has measured).
-func Identify(f Fingerprint) string {
+// Identify names the dictionary a fingerprint belongs to, and its family
+// ("" when it is none qa-shard has measured).
+func Identify(f Fingerprint) (what, family string) {
 	for _, k := range Dictionaries {
 		if slices.Contains(k.Prints, f) {
-			return k.What
+			return k.What, k.Family
 		}
 	}
-	return others[f]
+	o := others[f]
+	return o.what, o.family
 }
 
 // Search says where FindDictionary looks, for error messages and docs.
@@ -145,22 +150,41 @@ func FindDictionary(k Known, override string) (Location, error) {
 		ErrMissing, k.What, k.Name, k.Package, Search)
 }
 
-// Check refuses a tagger whose dictionary is not k: a fingerprint k does
-// not list, when k lists any, or one of another known dictionary.
-func Check(k Known, t *Tagger, loc Location) error {
+// Check refuses a tagger whose dictionary is not k. A build k lists is
+// k; a build of another family, or a build of k's family that k does not
+// list when the folder was found rather than named by the user, is
+// refused; so is an unknown build when k lists any. What it returns names
+// the dictionary used when it is not exactly k (a note for people), ""
+// when it is k.
+func Check(k Known, t *Tagger, loc Location) (string, error) {
 	f := t.Print()
 	if slices.Contains(k.Prints, f) {
-		return nil
+		return "", nil
 	}
-	if name := Identify(f); name != "" {
-		return fmt.Errorf("%w: %s holds %s (%s), but the model's tokenizer was trained with %s (mecab_dic %q): its words would differ; install that one (pip install %s) or pass its folder with --mecab-dicdir",
-			ErrMismatch, loc.Dir, name, f, k.What, k.Name, k.Package)
-	}
-	if len(k.Prints) > 0 {
-		return fmt.Errorf("%w: %s holds a dictionary (%s) that is not %s (%s), which the model's tokenizer was trained with (mecab_dic %q); install it (pip install %s) or pass its folder with --mecab-dicdir",
+	what, family := Identify(f)
+	switch {
+	case what != "" && family == k.Family && loc.User:
+		return fmt.Sprintf("%s, given in place of the model's %s (same family; words may differ where the versions do)", what, k.What), nil
+	case what != "":
+		return "", fmt.Errorf("%w: %s holds %s (%s), but the model's tokenizer was trained with %s (mecab_dic %q): its words would differ; install that one (pip install %s) or pass its folder with --mecab-dicdir",
+			ErrMismatch, loc.Dir, what, f, k.What, k.Name, k.Package)
+	case len(k.Prints) > 0:
+		return "", fmt.Errorf("%w: %s holds a dictionary (%s) that is not %s (%s), which the model's tokenizer was trained with (mecab_dic %q); install it (pip install %s) or pass its folder with --mecab-dicdir",
 			ErrMismatch, loc.Dir, f, k.What, k.Prints[0], k.Name, k.Package)
 	}
-	return nil
+	return k.What + " (identified by its folder: qa-shard has no fingerprint of it to check)", nil
+}
+
+// SystemFolders are the folders of MeCab's system dictionaries called
+// name (as Debian names them: ipadic-utf8, unidic, juman-utf8) that exist.
+func SystemFolders(name string) []string {
+	var out []string
+	for _, root := range systemRoots() {
+		if d := filepath.Join(root, name); isDicDir(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func isDicDir(d string) bool {

@@ -246,16 +246,17 @@ func openMecab(cfgFile string, c *slowConfig, o Options) (Mecab, *mecab.Tagger, 
 		return Mecab{}, nil, false, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	m.Args, m.Print = tagger.Args(), tagger.Print()
-	m.Dictionary = mecab.Identify(m.Print)
+	m.Dictionary, _ = mecab.Identify(m.Print)
 	if m.Dir == "" && len(tagger.Dictionaries()) > 0 {
 		m.Dir = filepath.Dir(tagger.Dictionaries()[0].Filename)
 	}
 	if named {
-		if err := mecab.Check(known, tagger, loc); err != nil {
+		note, err := mecab.Check(known, tagger, loc)
+		if err != nil {
 			return Mecab{}, nil, false, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		if m.Dictionary == "" {
-			m.Dictionary = known.What + " (by its folder: qa-shard has no fingerprint of it to check)"
+		if note != "" {
+			m.Dictionary = note
 		}
 	}
 	if !strings.EqualFold(m.Print.Charset, "UTF-8") && !strings.EqualFold(m.Print.Charset, "UTF8") {
