@@ -44,8 +44,10 @@ type Known struct {
 // all four; different dictionaries (IPAdic, UniDic of any version, JUMAN)
 // differ in the matrix at least.
 type Fingerprint struct {
-	Entries, Left, Right uint32
-	Charset              string
+	Entries uint32 `json:"entries"`
+	Left    uint32 `json:"left"`
+	Right   uint32 `json:"right"`
+	Charset string `json:"charset"`
 }
 
 func (f Fingerprint) String() string {

@@ -31,11 +31,13 @@ func EnvOptions() Options {
 
 // Mecab says which MeCab a tokenizer runs on (Origin.Mecab).
 type Mecab struct {
-	Library, Version string
-	Dictionary       string // what it is, when known
-	Dir, Found       string // the folder and how it was found
-	Args             []string
-	Print            mecab.Fingerprint
+	Library    string            `json:"library"`
+	Version    string            `json:"version"`
+	Dictionary string            `json:"dictionary"` // what it is, when known
+	Dir        string            `json:"dicdir"`
+	Found      string            `json:"found"` // how the folder was found
+	Args       []string          `json:"args"`
+	Print      mecab.Fingerprint `json:"fingerprint"`
 }
 
 func (m Mecab) String() string {
