@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // WordSplitter cuts a text into words: the byte ranges [start, end) of
@@ -74,7 +76,7 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 	}
 	if w.Splitter != nil {
 		if w.NFKC {
-			norm = append(norm, unicodeForm{compat: true, compose: true, whole: true})
+			norm = append(norm, nfkcWords{})
 		}
 	} else {
 		norm = append(norm, bertNormalizer{n: bertConfig{cleanText: true}}, unicodeForm{compose: true, whole: true})
@@ -125,13 +127,25 @@ func (s *wordStage) split(n normalized, dst []normalized) []normalized {
 	}
 	for _, w := range words {
 		if s.character {
-			unicodeForm{compat: true, compose: true, whole: true}.normalize(&w)
+			nfkcWords{}.normalize(&w)
 			dst = append(dst, w)
 			continue
 		}
 		dst = splitChars(w, isPySpace, removed, dst)
 	}
 	return dst
+}
+
+// nfkcWords is NFKC with every composed char aligned to all it came
+// from; a text already in NFKC (most Japanese text) is left as it is
+// without the per-char alignment work.
+type nfkcWords struct{}
+
+func (nfkcWords) normalize(n *normalized) {
+	if norm.NFKC.IsNormalString(n.s) {
+		return
+	}
+	unicodeForm{compat: true, compose: true, whole: true}.normalize(n)
 }
 
 // isPySpace is Python's str.isspace, which str.split cuts at: Go's
