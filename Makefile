@@ -80,11 +80,14 @@ demo: ort $(BIN) demo-model
 include mk/tokenizers.mk
 
 TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON)) \
-	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS))
+	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) QA_SHARD_SPM_JS=$(abspath $(SPM_JS))
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 
+# MeCab and its dictionaries for the Japanese BERT tests (make mecab).
+include mk/mecab.mk
+
 .PHONY: test
-test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
+test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) mecab
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) test -count=1 ./...
 

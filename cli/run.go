@@ -26,6 +26,7 @@ type Run struct {
 	IDType                    string
 
 	Devices, ORTLib, Provider, TRTCacheDir string
+	MecabLib, MecabDicdir                  string
 	Threads, ReplicasPerDevice             int
 	Rank, WorldSize                        int
 	FP16                                   bool
@@ -94,6 +95,8 @@ func (o *Run) flagSet() *pflag.FlagSet {
 	fs.StringVar(&o.TRTCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
 	fs.DurationVar(&o.GPUSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
 	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
+	fs.StringVar(&o.MecabLib, "mecab-lib", "", "libmecab for a Japanese BERT model whose tokenizer splits words with MeCab; default $QA_SHARD_MECAB_LIB, else the dynamic loader's libmecab.so.2")
+	fs.StringVar(&o.MecabDicdir, "mecab-dicdir", "", "MeCab dictionary folder for such a model, instead of searching for the one it names (it must be that dictionary); default $QA_SHARD_MECAB_DICDIR")
 	fs.IntVar(&o.Threads, "threads", 0, "intra-op threads per session (0: the machine's cores divided among the sessions; on the CPU, setting it pins the layout to cores/threads sessions)")
 	fs.IntVar(&o.Settings.MaxSeqLen, "max-seq-len", d.MaxSeqLen, "tokens per window, question and special tokens included")
 	fs.IntVar(&o.Settings.DocStride, "doc-stride", d.DocStride, "tokens of context shared by consecutive windows (overlap, as Hugging Face's stride)")

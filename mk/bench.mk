@@ -58,7 +58,59 @@ bench-tokenizers: tokenizer-fixtures $(TOKBENCH_BERT)
 		hm=$$(printf '%s\n' "$${hf_r[@]}" | sort -g | sed -n "$$(( ($(TOKBENCH_REPS)+1)/2 ))p"); \
 		awk -v f=$$fam -v t=$$((gt / 2)) -v g=$$gm -v h=$$hm 'BEGIN { printf "%-8s %10d %16.0f %16.0f %7.2fx\n", f, t, g, h, g / h }'; \
 	done
+	@$(MAKE) --no-print-directory bench-tokenizers-ja
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@$(MAKE) --no-print-directory bench-tokenizer-load
+
+# Reading a model folder's tokenizer at start, one core, $(TOKLOAD_REPS)
+# repetitions: a folder holding only ALBERT's spiece.model (converted as
+# transformers' AlbertConverter does) beside the ALBERT fixture's
+# tokenizer.json built from the same model (read as written).
+TOKLOAD_REPS ?= 5
+TOKLOAD_SPM := $(BUILD)/tokenizers/albert-spm
+$(TOKLOAD_SPM)/spiece.model: $(SPM_JS)
+	@mkdir -p $(@D)
+	sed -n 's/.*clean_30k_b64 = "\([^"]*\)".*/\1/p' $(SPM_JS) | base64 -d > $@.tmp && mv $@.tmp $@
+	echo '{"model_type": "albert"}' > $(@D)/config.json
+.PHONY: bench-tokenizer-load
+bench-tokenizer-load: tokenizer-fixtures $(TOKLOAD_SPM)/spiece.model
+	$(GO) build -o $(BUILD)/bin/tokbench ./tools/tokbench
+	@echo "tokenizer load, one core, $(TOKLOAD_REPS) repetitions; $$($(BUILD)/bin/tokbench -isa); load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@printf '%-34s %-20s %10s %10s\n' folder "read as" "median ms" "min ms"
+	@for d in $(TOKLOAD_SPM) $(BUILD)/tokenizers/albert; do \
+		r=$$($(BUILD)/bin/tokbench -load $$d -reps $(TOKLOAD_REPS)) || exit 1; \
+		echo "$$r" | sed 's/.*"median_ms":\([0-9.e+]*\).*"min_ms":\([0-9.e+]*\).*"origin":"\([^"]*\)".*/\1 \2 \3/' | \
+			awk -v d=$$(basename $$d) '{ printf "%-34s %-20s %10.1f %10.1f\n", d, $$3, $$1, $$2 }'; \
+	done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Japanese BERT: MeCab (IPAdic) + WordPiece with the real
+# bert-base-japanese-v3 vocabulary, qa-shard against the Python reference
+# it matches (tools/jagolden: transformers' logic over python3-mecab, the
+# same libmecab), on documents of 20 golden texts each.
+TOKBENCH_JA := $(BUILD)/bench-tokenizers-ja
+.PHONY: bench-tokenizers-ja
+bench-tokenizers-ja: mecab
+	$(call apt_ensure,python3-mecab)
+	@mkdir -p $(TOKBENCH_JA)/model
+	cp $(JA_VOCAB) $(TOKBENCH_JA)/model/vocab.txt
+	cp $(JA_GOLDENS)/ipadic-wordpiece.config.json $(TOKBENCH_JA)/model/tokenizer_config.json
+	$(JA_PYTHON) tools/jagolden/bench.py corpus $(JA_GOLDENS)/texts.jsonl.gz $(TOKBENCH_JA)/docs.jsonl
+	$(GO) build -o $(BUILD)/bin/tokbench ./tools/tokbench
+	@echo "Japanese BERT (MeCab IPAdic + WordPiece), $$(wc -l < $(TOKBENCH_JA)/docs.jsonl) contexts, one core, median of $(TOKBENCH_REPS); CPU: $$(grep -o -m1 -E 'avx512_vnni|avx512f|avx2' /proc/cpuinfo | head -n 1), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@go_r=(); py_r=(); \
+	for rep in $$(seq $(TOKBENCH_REPS)); do \
+		g=$$($(BUILD)/bin/tokbench -model $(TOKBENCH_JA)/model -input $(TOKBENCH_JA)/docs.jsonl) || exit 1; \
+		p=$$($(JA_PYTHON) tools/jagolden/bench.py time --vocab $(JA_VOCAB) --ipadic $(call dicdir_of,mecab-ipadic-utf8,ipadic-utf8) $(TOKBENCH_JA)/docs.jsonl) || exit 1; \
+		go_r+=($$(echo "$$g" | sed 's/.*"tokens_per_s":\([0-9.e+]*\).*/\1/')); \
+		py_r+=($$(echo "$$p" | sed 's/.*"tokens_per_s": \([0-9.e+]*\).*/\1/')); \
+		gt=$$(echo "$$g" | sed 's/.*"tokens":\([0-9]*\).*/\1/'); pt=$$(echo "$$p" | sed 's/.*"tokens": \([0-9]*\).*/\1/'); \
+		[ "$$gt" = "$$pt" ] || { echo "ja: qa-shard counted $$gt tokens, Python $$pt"; exit 1; }; \
+	done; \
+	gm=$$(printf '%s\n' "$${go_r[@]}" | sort -g | sed -n "$$(( ($(TOKBENCH_REPS)+1)/2 ))p"); \
+	pm=$$(printf '%s\n' "$${py_r[@]}" | sort -g | sed -n "$$(( ($(TOKBENCH_REPS)+1)/2 ))p"); \
+	printf '%-8s %10s %16s %16s %8s\n' family tokens "qa-shard tok/s" "Python tok/s" ratio; \
+	awk -v t=$$((gt / 2)) -v g=$$gm -v h=$$pm 'BEGIN { printf "%-8s %10d %16.0f %16.0f %7.2fx\n", "ja-mecab", t, g, h, g / h }'
 
 # The int8 copy of a generated model (qa-shard quantize refuses to write
 # over a folder). A static pattern rule: as an implicit rule it would lose

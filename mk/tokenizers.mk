@@ -10,6 +10,8 @@
 #                              rewrites tokenizer/testdata/families/*.golden.json
 #   make tokenizer-codepoints  build/tokenizers/<family>/codepoints.tsv
 #   make tokenizer-corpus      build/tokenizers/<family>/corpus.jsonl
+#   make tokenizer-spm-goldens   tokenizer/testdata/spm/*.golden.json from
+#                              SentencePiece (python3-sentencepiece)
 #   make tokenizer-real-goldens  tokenizer/testdata/real/*.golden.json from
 #                              real files written by others (ids and offsets
 #                              only; the files stay in ../shared)
@@ -18,7 +20,7 @@ TOKENIZERS := $(BUILD)/tokenizers
 TOKENIZER_FAMILIES := roberta xlmr deberta albert
 TOKENIZER_FIXTURES := $(foreach f,$(TOKENIZER_FAMILIES),$(TOKENIZERS)/$(f)/tokenizer.json)
 FAMILYJSON := $(GO) run ./tokenizer/internal/familyjson
-FAMILYJSON_SRC := $(wildcard tokenizer/internal/familyjson/*.go)
+FAMILYJSON_SRC := $(wildcard tokenizer/internal/familyjson/*.go tokenizer/internal/spm/*.go)
 FAMILY_DATA := tokenizer/testdata
 
 # GPT-2's byte-level BPE (encoder.json and the merges in vocab.bpe), which
@@ -89,6 +91,14 @@ tokenizer-real-goldens: tokenizer-npm
 		node $(FAMILY_DATA)/family-golden.mjs --no-tokens $(REAL_TOKENIZERS_DIR)/$$f/tokenizer.json $(FAMILY_DATA)/real/$$f.golden.json \
 			$(FAMILY_DATA)/pairs.json $(FAMILY_DATA)/hostile.json || exit 1; \
 	done
+
+# Word-level goldens of the SentencePiece converters, made by SentencePiece
+# itself (Debian's python3-sentencepiece, installed when missing):
+# tokenizer/testdata/spm/*.golden.json, and spm-bpe.model when absent.
+.PHONY: tokenizer-spm-goldens
+tokenizer-spm-goldens: $(SPM_JS)
+	@/usr/bin/python3 -c 'import sentencepiece' 2>/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-sentencepiece)
+	/usr/bin/python3 $(FAMILY_DATA)/spm-golden.py $(SPM_JS)
 
 .PHONY: tokenizer-codepoints
 tokenizer-codepoints: $(TOKENIZER_FIXTURES) tokenizer-npm

@@ -82,7 +82,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	tok, origin, err := modeldir.Open(model.Dir)
+	tok, origin, err := modeldir.OpenWith(model.Dir, mecabOptions(o.MecabLib, o.MecabDicdir))
 	if err != nil {
 		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}

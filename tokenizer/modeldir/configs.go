@@ -22,6 +22,8 @@ type addedToken struct {
 	Rstrip     bool   `json:"rstrip"`
 	Normalized *bool  `json:"normalized"`
 	Special    bool   `json:"special"`
+	// wrapped: the tokenizer class holds it as an AddedToken, not a string.
+	wrapped bool
 }
 
 // roles are the special-token attributes of a slow tokenizer, in the order

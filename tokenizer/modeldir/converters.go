@@ -20,10 +20,15 @@ var converters = map[string]converter{
 	"DistilBertTokenizer": {"BertConverter", convertBert},
 	"ElectraTokenizer":    {"BertConverter", convertBert},
 	"RobertaTokenizer":    {"RobertaConverter", convertRoberta},
+	"AlbertTokenizer":     {"AlbertConverter", spmConverter("AlbertTokenizer")},
+	"XLMRobertaTokenizer": {"XLMRobertaConverter", spmConverter("XLMRobertaTokenizer")},
+	"CamembertTokenizer":  {"CamembertConverter", spmConverter("CamembertTokenizer")},
+	"DebertaV2Tokenizer":  {"DebertaV2Converter", spmConverter("DebertaV2Tokenizer")},
 }
 
 func convertedClasses() string {
-	names := make([]string, 0, len(converters))
+	names := make([]string, 0, len(converters)+1)
+	names = append(names, "BertJapaneseTokenizer")
 	for n := range converters {
 		names = append(names, n)
 	}
@@ -31,7 +36,9 @@ func convertedClasses() string {
 	return strings.Join(names, ", ")
 }
 
+// flags is a class's default special token; one with lstrip is the mask
+// the classes wrap in AddedToken (the others they hold as strings).
 func flags(content string, lstrip bool) addedToken {
 	f := false
-	return addedToken{Content: content, Lstrip: lstrip, Normalized: &f, Special: true}
+	return addedToken{Content: content, Lstrip: lstrip, Normalized: &f, Special: true, wrapped: lstrip}
 }

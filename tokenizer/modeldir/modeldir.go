@@ -1,7 +1,7 @@
 // Package modeldir reads the tokenizer of a model folder the way
 // transformers' AutoTokenizer does: tokenizer.json as written when the
-// folder has one, else the slow tokenizer's own files (vocab.txt, or
-// vocab.json + merges.txt) converted into the tokenizer.json that transformers' convert_slow_tokenizer would build,
+// folder has one, else the slow tokenizer's own files (vocab.txt,
+// vocab.json + merges.txt, or a SentencePiece .model) converted into the tokenizer.json that transformers' convert_slow_tokenizer would build,
 // with the options of tokenizer_config.json and special_tokens_map.json.
 //
 // Open is the one place that decides where a folder's tokenizer comes from
@@ -36,6 +36,9 @@ type Origin struct {
 	Converter string
 	// Class is the slow tokenizer class a conversion followed.
 	Class string
+	// Mecab is the MeCab a Japanese BERT tokenizer splits words with (nil
+	// for every other tokenizer).
+	Mecab *Mecab
 }
 
 // Converted says whether the tokenizer was converted from slow files.
@@ -54,11 +57,20 @@ func (o Origin) String() string {
 	if !o.Converted() {
 		return "read " + strings.Join(o.Files, ", ")
 	}
+	if o.Mecab != nil {
+		return fmt.Sprintf("read %s as transformers' %s does, words split by %s", strings.Join(o.Files, ", "), o.Class, o.Mecab)
+	}
 	return fmt.Sprintf("converted from %s (%s, as transformers' %s does)", strings.Join(o.Files, ", "), o.Class, o.Converter)
 }
 
-// Open reads the tokenizer of the model folder dir.
+// Open reads the tokenizer of the model folder dir, with the Options the
+// environment sets (EnvOptions).
 func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
+	return OpenWith(dir, EnvOptions())
+}
+
+// OpenWith is Open with explicit Options.
+func OpenWith(dir string, o Options) (*tokenizer.Tokenizer, Origin, error) {
 	tj := filepath.Join(dir, "tokenizer.json")
 	if exists(tj) {
 		tk, err := tokenizer.Load(tj)
@@ -67,6 +79,9 @@ func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
 	cfg, err := readConfigs(dir)
 	if err != nil {
 		return nil, Origin{}, err
+	}
+	if cfg.class == "BertJapaneseTokenizer" {
+		return openJapanese(dir, cfg, o)
 	}
 	conv, ok := converters[cfg.class]
 	if !ok {

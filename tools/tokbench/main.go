@@ -5,7 +5,13 @@
 //
 //	go run ./tools/tokbench -tokenizer build/tokenizers/roberta/tokenizer.json -input docs.jsonl
 //
+// With -model DIR it reads a model folder as qa-shard run does (a
+// converted or MeCab Japanese BERT tokenizer; tools/jagolden/bench.py is
+// the Python reference for the latter).
+//
 // It prints one JSON line: tokens encoded, seconds, tokens per second.
+// With -load DIR it times reading a model folder's tokenizer instead (a
+// conversion of slow files, or tokenizer.json), for the load table.
 package main
 
 import (
@@ -18,6 +24,7 @@ import (
 	"time"
 
 	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/modeldir"
 )
 
 func main() {
@@ -29,15 +36,33 @@ func main() {
 
 func run() error {
 	tokPath := flag.String("tokenizer", "", "tokenizer.json")
+	modelDir := flag.String("model", "", "model folder, read as qa-shard run reads it (instead of -tokenizer)")
 	input := flag.String("input", "", "JSONL corpus with a context field")
 	rounds := flag.Int("rounds", 3, "passes over the corpus (the first is a warm-up, not timed)")
+	load := flag.String("load", "", "time reading this model folder's tokenizer instead (tokenizer.json or a conversion)")
+	reps := flag.Int("reps", 5, "-load: repetitions")
+	showISA := flag.Bool("isa", false, "print the CPU's vector extensions and exit")
 	flag.Parse()
-	if *tokPath == "" || *input == "" || *rounds < 2 {
+	if *showISA {
+		fmt.Println(cpuName())
+		return nil
+	}
+	if *load != "" {
+		runtime.GOMAXPROCS(1)
+		return timeLoad(*load, max(*reps, 1))
+	}
+	if (*tokPath == "") == (*modelDir == "") || *input == "" || *rounds < 2 {
 		flag.Usage()
-		return fmt.Errorf("need -tokenizer, -input and -rounds of 2 or more")
+		return fmt.Errorf("need -tokenizer or -model, -input and -rounds of 2 or more")
 	}
 	runtime.GOMAXPROCS(1)
-	tok, err := tokenizer.Load(*tokPath)
+	var tok *tokenizer.Tokenizer
+	var err error
+	if *modelDir != "" {
+		tok, _, err = modeldir.Open(*modelDir)
+	} else {
+		tok, err = tokenizer.Load(*tokPath)
+	}
 	if err != nil {
 		return err
 	}

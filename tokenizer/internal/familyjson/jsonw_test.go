@@ -29,13 +29,3 @@ func TestRyu(t *testing.T) {
 		t.Error("NaN formatted")
 	}
 }
-
-func TestNumberComma(t *testing.T) {
-	for piece, want := range map[string]bool{
-		"▁1,": false, "2010,": false, "²,": false, "a,": true, ",": true, "1": true, "▁,": true, "١,": false,
-	} {
-		if got := numberComma(piece); got != want {
-			t.Errorf("numberComma(%q) = %v, want %v", piece, got, want)
-		}
-	}
-}

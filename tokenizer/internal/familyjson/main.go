@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"qa-shard/tokenizer/internal/spm"
 )
 
 func main() {
@@ -47,7 +49,7 @@ func main() {
 	}
 }
 
-func run(family, out, encoder, bpe string, pairs bool, spm, spmJS, spmConst string) error {
+func run(family, out, encoder, bpe string, pairs bool, spmFile, spmJS, spmConst string) error {
 	if out == "" {
 		return fmt.Errorf("-out is required")
 	}
@@ -60,11 +62,11 @@ func run(family, out, encoder, bpe string, pairs bool, spm, spmJS, spmConst stri
 		}
 		l, err = roberta(encoder, bpe, pairs)
 	case "albert", "xlmr", "deberta":
-		var m *spmModel
+		var m *spm.Model
 		switch {
-		case spm != "" && spmJS == "":
-			m, err = readSPM(spm, "")
-		case spmJS != "" && spm == "":
+		case spmFile != "" && spmJS == "":
+			m, err = readSPM(spmFile, "")
+		case spmJS != "" && spmFile == "":
 			m, err = readSPM(spmJS, spmConst)
 		default:
 			return fmt.Errorf("%s needs one of -spm and -spm-js", family)

