@@ -7,8 +7,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/format"
@@ -25,32 +23,24 @@ func openLines(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch format.Of(path) {
-	case format.Gzip:
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		return readCloser{z, f}, nil
-	case format.Zstd:
-		z, err := zstd.NewReader(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: zstd: %w", path, err)
-		}
-		return readCloser{z.IOReadCloser(), f}, nil
+	text, closeZ, err := format.Decompress(f, format.Of(path))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return f, nil
+	return readCloser{text, closeZ, f}, nil
 }
 
+// readCloser is a file's text: closing it releases the decoder and the
+// file.
 type readCloser struct {
-	io.ReadCloser
-	file *os.File
+	io.Reader
+	closeText func()
+	file      *os.File
 }
 
 func (r readCloser) Close() error {
-	r.ReadCloser.Close()
+	r.closeText()
 	return r.file.Close()
 }
 
