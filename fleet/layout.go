@@ -15,10 +15,6 @@ import (
 // copy of the weights.
 const maxCPUSessions = 8
 
-// layout is sessions per device and intra-op threads per session (0:
-// ONNX Runtime's choice, as on GPUs).
-type layout struct{ sessions, threads int }
-
 // class is a set of identical devices with its candidate layouts and
 // budgets, before replicas exist.
 type class struct {
@@ -27,7 +23,7 @@ type class struct {
 	isa      string // the CPU's instruction set, for the cache key (CPU classes)
 	provider string
 	devices  []gpu.Device
-	layouts  []layout
+	layouts  []tune.Layout
 	pinned   bool // the flags chose the layout
 	budgets  []int
 	start    int
@@ -73,7 +69,7 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 // --replicas-per-device S gives S sessions. Otherwise one session per core
 // (at most maxCPUSessions) first, then halving down to one session of all
 // cores.
-func cpuLayouts(o Options, devices, cores int) []layout {
+func cpuLayouts(o Options, devices, cores int) []tune.Layout {
 	threads := func(sessions int) int {
 		if o.Threads > 0 {
 			return o.Threads
@@ -82,15 +78,15 @@ func cpuLayouts(o Options, devices, cores int) []layout {
 	}
 	switch {
 	case devices > 1 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:"):
-		return []layout{{1, threads(devices)}} // one session per CPU "device"
+		return []tune.Layout{{Sessions: 1, Threads: threads(devices)}} // one session per CPU "device"
 	case o.ReplicasPerDevice > 0:
-		return []layout{{o.ReplicasPerDevice, threads(o.ReplicasPerDevice)}}
+		return []tune.Layout{{Sessions: o.ReplicasPerDevice, Threads: threads(o.ReplicasPerDevice)}}
 	case o.Threads > 0:
-		return []layout{{max(1, cores/o.Threads), o.Threads}}
+		return []tune.Layout{{Sessions: max(1, cores/o.Threads), Threads: o.Threads}}
 	}
-	var out []layout
+	var out []tune.Layout
 	for s := min(cores, maxCPUSessions); s >= 1; s /= 2 {
-		out = append(out, layout{s, max(1, cores/s)})
+		out = append(out, tune.Layout{Sessions: s, Threads: max(1, cores/s)})
 	}
 	return out
 }
@@ -98,14 +94,14 @@ func cpuLayouts(o Options, devices, cores int) []layout {
 // gpuLayouts: two sessions per GPU (one batch is copied while the other
 // computes) or one; pinned by --replicas-per-device, and for TensorRT,
 // whose engines take long to build, two.
-func gpuLayouts(o Options, provider string) []layout {
+func gpuLayouts(o Options, provider string) []tune.Layout {
 	switch {
 	case o.ReplicasPerDevice > 0:
-		return []layout{{o.ReplicasPerDevice, o.Threads}}
+		return []tune.Layout{{Sessions: o.ReplicasPerDevice, Threads: o.Threads}}
 	case provider == worker.ProviderTensorRT:
-		return []layout{{worker.DefaultSessionsPerGPU, o.Threads}}
+		return []tune.Layout{{Sessions: worker.DefaultSessionsPerGPU, Threads: o.Threads}}
 	}
-	return []layout{{worker.DefaultSessionsPerGPU, o.Threads}, {1, o.Threads}}
+	return []tune.Layout{{Sessions: worker.DefaultSessionsPerGPU, Threads: o.Threads}, {Sessions: 1, Threads: o.Threads}}
 }
 
 // budgets: the pinned --max-batch-tokens, or the class's ladder; one
@@ -123,13 +119,13 @@ func budgets(o Options, ladder func(int) ([]int, int)) ([]int, int) {
 // replicaName names session k of layout l on device d: a device's single
 // pinned session keeps the device's name; several layouts get the layout
 // in the name so every candidate's replicas are distinct.
-func replicaName(d gpu.Device, l layout, k int, candidates int) string {
+func replicaName(d gpu.Device, l tune.Layout, k int, candidates int) string {
 	switch {
 	case candidates > 1 && d.Kind == gpu.KindCPU:
-		return fmt.Sprintf("%s.%dx%d.%d", d.Name(), l.sessions, l.threads, k)
+		return fmt.Sprintf("%s.%dx%d.%d", d.Name(), l.Sessions, l.Threads, k)
 	case candidates > 1:
-		return fmt.Sprintf("%s.%ds.%d", d.Name(), l.sessions, k)
-	case l.sessions > 1:
+		return fmt.Sprintf("%s.%ds.%d", d.Name(), l.Sessions, k)
+	case l.Sessions > 1:
 		return fmt.Sprintf("%s.%d", d.Name(), k)
 	}
 	return d.Name()
@@ -139,15 +135,15 @@ func replicaName(d gpu.Device, l layout, k int, candidates int) string {
 // CPU's sessions by number with their threads ("cpu#2 (1 thread)"), a
 // GPU's by its index, model and session ("gpu0 H200 #2"; no number for a
 // GPU's only session).
-func replicaLabel(d gpu.Device, l layout, k int) string {
+func replicaLabel(d gpu.Device, l tune.Layout, k int) string {
 	if d.Kind == gpu.KindCPU {
-		return fmt.Sprintf("cpu#%d (%d thread%s)", d.Index*l.sessions+k+1, l.threads, map[bool]string{true: "s"}[l.threads != 1])
+		return fmt.Sprintf("cpu#%d (%d thread%s)", d.Index*l.Sessions+k+1, l.Threads, map[bool]string{true: "s"}[l.Threads != 1])
 	}
 	s := d.Name()
 	if m := strings.TrimSpace(strings.TrimPrefix(d.Model, "NVIDIA ")); m != "" {
 		s += " " + m
 	}
-	if l.sessions > 1 {
+	if l.Sessions > 1 {
 		s += fmt.Sprintf(" #%d", k+1)
 	}
 	return s

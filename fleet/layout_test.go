@@ -3,11 +3,25 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"qa-shard/gpu"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
+
+// pairs renders layouts as [{sessions threads} ...].
+func pairs(ls []tune.Layout) string {
+	var b strings.Builder
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "{%d %d}", l.Sessions, l.Threads)
+	}
+	return "[" + b.String() + "]"
+}
 
 func TestCPULayouts(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,7 +42,7 @@ func TestCPULayouts(t *testing.T) {
 		{"cpu:1 pins one session", Options{Devices: "cpu:1"}, 1, 2, "[{1 2}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := fmt.Sprint(cpuLayouts(tc.o, tc.devices, tc.cores)); got != tc.want {
+			if got := pairs(cpuLayouts(tc.o, tc.devices, tc.cores)); got != tc.want {
 				t.Errorf("layouts %s, want %s", got, tc.want)
 			}
 		})
@@ -36,13 +50,13 @@ func TestCPULayouts(t *testing.T) {
 }
 
 func TestGPULayoutsAndBudgets(t *testing.T) {
-	if got := fmt.Sprint(gpuLayouts(Options{}, worker.ProviderCUDA)); got != "[{2 0} {1 0}]" {
+	if got := pairs(gpuLayouts(Options{}, worker.ProviderCUDA)); got != "[{2 0} {1 0}]" {
 		t.Errorf("CUDA layouts %s, want two then one session per GPU", got)
 	}
-	if got := fmt.Sprint(gpuLayouts(Options{ReplicasPerDevice: 3}, worker.ProviderCUDA)); got != "[{3 0}]" {
+	if got := pairs(gpuLayouts(Options{ReplicasPerDevice: 3}, worker.ProviderCUDA)); got != "[{3 0}]" {
 		t.Errorf("pinned layouts %s", got)
 	}
-	if got := fmt.Sprint(gpuLayouts(Options{}, worker.ProviderTensorRT)); got != "[{2 0}]" {
+	if got := pairs(gpuLayouts(Options{}, worker.ProviderTensorRT)); got != "[{2 0}]" {
 		t.Errorf("TensorRT layouts %s: engines take long to build, one layout", got)
 	}
 	sel := gpu.Selection{Devices: []gpu.Device{
@@ -72,16 +86,16 @@ func TestReplicaNames(t *testing.T) {
 	g := gpu.Device{Kind: gpu.KindGPU, Index: 3}
 	for _, tc := range []struct {
 		d          gpu.Device
-		l          layout
+		l          tune.Layout
 		k, choices int
 		want       string
 	}{
-		{cpu, layout{2, 1}, 1, 2, "cpu:0.2x1.1"},
-		{cpu, layout{1, 2}, 0, 2, "cpu:0.1x2.0"},
-		{cpu, layout{1, 2}, 0, 1, "cpu:0"},
-		{g, layout{2, 0}, 1, 2, "gpu3.2s.1"},
-		{g, layout{2, 0}, 1, 1, "gpu3.1"},
-		{g, layout{1, 0}, 0, 1, "gpu3"},
+		{cpu, tune.Layout{Sessions: 2, Threads: 1}, 1, 2, "cpu:0.2x1.1"},
+		{cpu, tune.Layout{Sessions: 1, Threads: 2}, 0, 2, "cpu:0.1x2.0"},
+		{cpu, tune.Layout{Sessions: 1, Threads: 2}, 0, 1, "cpu:0"},
+		{g, tune.Layout{Sessions: 2, Threads: 0}, 1, 2, "gpu3.2s.1"},
+		{g, tune.Layout{Sessions: 2, Threads: 0}, 1, 1, "gpu3.1"},
+		{g, tune.Layout{Sessions: 1, Threads: 0}, 0, 1, "gpu3"},
 	} {
 		if got := replicaName(tc.d, tc.l, tc.k, tc.choices); got != tc.want {
 			t.Errorf("replicaName(%v, %v, %d, %d) = %q, want %q", tc.d.Name(), tc.l, tc.k, tc.choices, got, tc.want)
@@ -94,16 +108,16 @@ func TestReplicaLabels(t *testing.T) {
 	mig := gpu.Device{Kind: gpu.KindGPU, Index: 1, Model: "NVIDIA A100-SXM4-80GB", Parent: "GPU-x", MIGIndex: 2}
 	for _, tc := range []struct {
 		d    gpu.Device
-		l    layout
+		l    tune.Layout
 		k    int
 		want string
 	}{
-		{gpu.Device{Kind: gpu.KindCPU}, layout{2, 1}, 1, "cpu#2 (1 thread)"},
-		{gpu.Device{Kind: gpu.KindCPU}, layout{1, 2}, 0, "cpu#1 (2 threads)"},
-		{gpu.Device{Kind: gpu.KindCPU, Index: 3}, layout{1, 1}, 0, "cpu#4 (1 thread)"}, // cpu:N, the fourth
-		{h200, layout{2, 0}, 1, "gpu0 H200 #2"},
-		{h200, layout{1, 0}, 0, "gpu0 H200"},
-		{mig, layout{2, 0}, 0, "gpu1/mig2 A100-SXM4-80GB #1"},
+		{gpu.Device{Kind: gpu.KindCPU}, tune.Layout{Sessions: 2, Threads: 1}, 1, "cpu#2 (1 thread)"},
+		{gpu.Device{Kind: gpu.KindCPU}, tune.Layout{Sessions: 1, Threads: 2}, 0, "cpu#1 (2 threads)"},
+		{gpu.Device{Kind: gpu.KindCPU, Index: 3}, tune.Layout{Sessions: 1, Threads: 1}, 0, "cpu#4 (1 thread)"}, // cpu:N, the fourth
+		{h200, tune.Layout{Sessions: 2, Threads: 0}, 1, "gpu0 H200 #2"},
+		{h200, tune.Layout{Sessions: 1, Threads: 0}, 0, "gpu0 H200"},
+		{mig, tune.Layout{Sessions: 2, Threads: 0}, 0, "gpu1/mig2 A100-SXM4-80GB #1"},
 	} {
 		if got := replicaLabel(tc.d, tc.l, tc.k); got != tc.want {
 			t.Errorf("replicaLabel(%v, %v, %d) = %q, want %q", tc.d.Name(), tc.l, tc.k, got, tc.want)

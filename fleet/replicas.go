@@ -21,12 +21,12 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 			PinnedBudget: o.MaxBatchTokens > 0 && !o.SingleWindow, Budgets: c.budgets, Start: c.start,
 			Alternate: c.provider == worker.ProviderCPU}
 		for _, l := range c.layouts {
-			tl := tune.Layout{Sessions: l.sessions, Threads: l.threads}
+			tl := tune.Layout{Sessions: l.Sessions, Threads: l.Threads} // its own Replicas
 			for _, d := range c.devices {
-				for k := range l.sessions {
+				for k := range l.Sessions {
 					name := replicaName(d, l, k, len(c.layouts))
-					opt := worker.ReplicaOptions{Name: name, Provider: c.provider, Threads: l.threads,
-						GPU: gpuOptions(o, d, l.sessions, c.budgets[len(c.budgets)-1]), Log: log}
+					opt := worker.ReplicaOptions{Name: name, Provider: c.provider, Threads: l.Threads,
+						GPU: gpuOptions(o, d, l.Sessions, c.budgets[len(c.budgets)-1]), Log: log}
 					label := replicaLabel(d, l, k)
 					r := &lazy{name: name, label: label, model: m, opt: opt, keep: d.Kind == gpu.KindCPU, log: log,
 						fields: replicaFields(name, label, c.provider, l, d)}
@@ -41,10 +41,10 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 	}
 }
 
-func replicaFields(name, label, provider string, l layout, d gpu.Device) []zap.Field {
+func replicaFields(name, label, provider string, l tune.Layout, d gpu.Device) []zap.Field {
 	fields := []zap.Field{zap.String("replica", name), zap.String("name", label), zap.String("provider", provider)}
 	if d.Kind == gpu.KindCPU {
-		return append(fields, zap.Int("threads", l.threads))
+		return append(fields, zap.Int("threads", l.Threads))
 	}
 	return append(fields, zap.Int("nvml_index", d.Index), zap.String("uuid", d.UUID), zap.String("bus_id", d.BusID),
 		zap.Int("cuda_device_id", d.DeviceID), zap.String("model", d.Model))
