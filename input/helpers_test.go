@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/journal"
+	"qa-shard/internal/readstate"
 	"qa-shard/record"
 	"qa-shard/shard"
 )
@@ -96,7 +96,7 @@ func readAll(t *testing.T, s *Source) []record.Document {
 }
 
 // openRank plans and opens rank r of w over files.
-func openRank(t *testing.T, files []File, r, w int, resume *journal.InputState, seq int64) *Source {
+func openRank(t *testing.T, files []File, r, w int, resume *readstate.State, seq int64) *Source {
 	t.Helper()
 	plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: w})
 	if err != nil {

@@ -12,9 +12,9 @@
 // the output to Bytes, dropping records a crash left written but not
 // journaled; the caller then skips documents with Seq < Done and appends.
 //
-// The package imports only the standard library, package shard (the
-// block a rank owns) and errkind; it knows nothing of the record format
-// or the pipeline.
+// The package imports only the standard library and three leaf packages
+// (shard: the block a rank owns; readstate: where reading stands;
+// errkind); it knows nothing of the record format or the pipeline.
 package journal
 
 import (
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/readstate"
 	"qa-shard/shard"
 )
 
@@ -127,7 +128,7 @@ type State struct {
 	Records int64 `json:"records,omitempty"`
 	Errors  int64 `json:"errors,omitempty"`
 	// Input says where the input continues and what was read of it.
-	Input InputState `json:"input"`
+	Input readstate.State `json:"input"`
 	// Complete is set by Finish: the run ended and nothing is left to do.
 	Complete bool `json:"complete"`
 	// Run identifies the run that started this output (random, made by
