@@ -16,11 +16,16 @@ func TestDecompress(t *testing.T) {
 	var gz, zs bytes.Buffer
 	for _, l := range lines {
 		g := gzip.NewWriter(&gz)
-		g.Write([]byte(l))
-		g.Close()
-		z, _ := zstd.NewWriter(&zs)
-		z.Write([]byte(l))
-		z.Close()
+		if _, err := g.Write([]byte(l)); err != nil || g.Close() != nil {
+			t.Fatal("gzip", err)
+		}
+		z, err := zstd.NewWriter(&zs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := z.Write([]byte(l)); err != nil || z.Close() != nil {
+			t.Fatal("zstd", err)
+		}
 	}
 	for _, tc := range []struct {
 		f    Format
