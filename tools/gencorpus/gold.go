@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/modeldir"
 )
 
 // goldRecord is one line of the gold file; qa-shard eval reads it.
@@ -33,7 +34,7 @@ type goldWriter struct {
 }
 
 func newGoldWriter(path, tokPath string, qs []question) (*goldWriter, error) {
-	tok, err := tokenizer.Load(tokPath)
+	tok, err := loadTokenizer(tokPath)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +85,24 @@ func (g *goldWriter) add(id, text string, facts []fact) error {
 		}
 	}
 	return nil
+}
+
+// loadTokenizer reads a tokenizer.json, or the tokenizer of a model folder
+// as qa-shard reads it (modeldir.Open: a folder without tokenizer.json
+// too).
+func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("-tokenizer: %w", err)
+	}
+	if !st.IsDir() {
+		return tokenizer.Load(path)
+	}
+	tok, _, err := modeldir.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("-tokenizer %s: %w", path, err)
+	}
+	return tok, nil
 }
 
 // close flushes and closes the file; calling it twice is harmless.

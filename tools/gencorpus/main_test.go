@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"qa-shard/internal/testfixtures"
 	"qa-shard/tokenizer"
@@ -18,7 +21,7 @@ import (
 // corpora are those of the first version of this generator.
 func TestCorpusUnchanged(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "docs.jsonl")
-	if err := write(options{n: 40, minWords: 20, maxWords: 3000, seed: 3, lengths: "skewed", out: out}); err != nil {
+	if err := write(options{n: 40, minWords: 20, maxWords: 3000, seed: 3, lengths: "skewed", lang: "en", out: out}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -40,7 +43,7 @@ func TestGoldAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := options{n: 30, minWords: 20, maxWords: 2500, seed: 9, lengths: "uniform", out: filepath.Join(dir, "docs.jsonl"),
-		gold: filepath.Join(dir, "gold.jsonl"), tokenizer: tokPath, qout: filepath.Join(dir, "q.txt"), questions: allQuestions}
+		gold: filepath.Join(dir, "gold.jsonl"), tokenizer: tokPath, qout: filepath.Join(dir, "q.txt"), lang: "en", questions: allQuestions}
 	if err := write(o); err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +94,18 @@ func TestGoldAnswers(t *testing.T) {
 }
 
 func TestSelectQuestions(t *testing.T) {
-	qs, err := selectQuestions("hq,founder")
+	qs, err := selectQuestions("hq,founder", "en")
 	if err != nil || len(qs) != 2 || qs[0].kind != "hq" || qs[1].kind != "founder" {
 		t.Fatalf("got %v, %v", qs, err)
 	}
-	if _, err := selectQuestions("founder,ceo"); err == nil {
+	if _, err := selectQuestions("founder,ceo", "en"); err == nil {
 		t.Fatal("unknown kind accepted")
+	}
+	if qs, err := selectQuestions("employees", "ja"); err != nil || len(qs) != 1 || qs[0].text != "従業員は何人ですか？" {
+		t.Fatalf("ja: got %v, %v", qs, err)
+	}
+	if _, err := selectQuestions("all", "fr"); err == nil {
+		t.Fatal("unknown language accepted")
 	}
 }
 
@@ -114,4 +123,56 @@ func lines(t *testing.T, path string) [][]byte {
 		out = append(out, append([]byte(nil), sc.Bytes()...))
 	}
 	return out
+}
+
+// TestJapaneseDocuments checks the Japanese profiles without a tokenizer:
+// every fact is at its code-point offsets, each kind once per document
+// long enough for all three fact sentences, no spaces, and the same seed
+// gives the same corpus.
+func TestJapaneseDocuments(t *testing.T) {
+	dir := t.TempDir()
+	o := options{n: 40, minWords: 20, maxWords: 3000, seed: 4, lengths: "uniform", lang: "ja", out: filepath.Join(dir, "a.jsonl")}
+	if err := write(o); err != nil {
+		t.Fatal(err)
+	}
+	o.out = filepath.Join(dir, "b.jsonl")
+	if err := write(o); err != nil {
+		t.Fatal(err)
+	}
+	a, errA := os.ReadFile(filepath.Join(dir, "a.jsonl"))
+	b, errB := os.ReadFile(o.out)
+	if errA != nil || errB != nil || string(a) != string(b) {
+		t.Fatalf("two runs of one seed differ (%v, %v)", errA, errB)
+	}
+	r := rand.New(rand.NewPCG(4, 5))
+	long := 0
+	for i := range 40 {
+		text, facts := documentJa(r, 20+i*80)
+		if strings.ContainsAny(text, " \n") {
+			t.Fatalf("document %d has a space or a newline", i)
+		}
+		runes := []rune(text)
+		kinds := map[string]int{}
+		for _, f := range facts {
+			end := f.start + utf8.RuneCountInString(f.answer)
+			if end > len(runes) || string(runes[f.start:end]) != f.answer {
+				t.Fatalf("document %d: %s answer %q not at [%d,%d)", i, f.kind, f.answer, f.start, end)
+			}
+			kinds[f.kind]++
+		}
+		if len(runes) > 400 {
+			long++
+			if len(kinds) != len(jaQuestions) {
+				t.Errorf("document %d (%d characters): facts %v, want each of the %d kinds once", i, len(runes), kinds, len(jaQuestions))
+			}
+		}
+		for k, n := range kinds {
+			if n != 1 {
+				t.Errorf("document %d: %d %s facts", i, n, k)
+			}
+		}
+	}
+	if long < 30 {
+		t.Fatalf("only %d of 40 documents over 400 characters", long)
+	}
 }
