@@ -48,8 +48,8 @@ const (
 // family returns the layout family by name: "bert" (with token types) or
 // one of testmodel.Families.
 func family(name string) (testmodel.Family, error) {
-	if name == "bert" {
-		return testmodel.Family{Name: "bert", ModelType: "bert", Architecture: "BertForQuestionAnswering", TokenTypes: true}, nil
+	if name == testmodel.BERT.Name {
+		return testmodel.BERT, nil
 	}
 	var names []string
 	for _, f := range testmodel.Families {
