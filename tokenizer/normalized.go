@@ -69,6 +69,13 @@ type change struct {
 // first skip chars (which are removed), exactly as tokenizers'
 // NormalizedString::transform_range over the whole string.
 func (n *normalized) transform(changes []change, skip int) {
+	n.transformSpans(changes, skip, false)
+}
+
+// transformSpans is transform; with whole set, a char that replaces
+// several (a composition, -k) aligns to all of them rather than to the
+// first alone, so that no original char falls outside every token.
+func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 	var out []byte
 	align := make([]qa.Span, 0, len(n.s))
 	old := n.s
@@ -100,6 +107,9 @@ func (n *normalized) transform(changes []change, skip int) {
 		}
 		for range -c.delta {
 			offset += next()
+		}
+		if whole && c.delta < 0 && offset > 0 && offset <= len(n.align) {
+			a.End = max(a.End, n.align[offset-1].End)
 		}
 		size := len(out)
 		out = utf8.AppendRune(out, c.r)

@@ -18,7 +18,11 @@ import (
 // subtracts one. unicodeForm computes the same pairs; the Unicode tables are
 // golang.org/x/text/unicode/norm's, corrected where the crate's older
 // tables disagree (normalizers_tables.go).
-type unicodeForm struct{ compat, compose bool }
+//
+// With whole, a composed char aligns to every char it was composed from
+// (HF aligns it to the first alone): the word-split tokenizers use it so
+// that an answer ending in ｶﾞ keeps its ﾞ.
+type unicodeForm struct{ compat, compose, whole bool }
 
 func (f unicodeForm) normalize(n *normalized) {
 	ascii := true
@@ -37,7 +41,7 @@ func (f unicodeForm) normalize(n *normalized) {
 	if f.compose {
 		changes = recompose(changes)
 	}
-	n.transform(changes, 0)
+	n.transformSpans(changes, 0, f.whole)
 }
 
 // decompose is the crate's Decompositions iterator: every char's full

@@ -23,7 +23,8 @@ var converters = map[string]converter{
 }
 
 func convertedClasses() string {
-	names := make([]string, 0, len(converters))
+	names := make([]string, 0, len(converters)+1)
+	names = append(names, "BertJapaneseTokenizer")
 	for n := range converters {
 		names = append(names, n)
 	}

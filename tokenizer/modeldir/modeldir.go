@@ -35,6 +35,9 @@ type Origin struct {
 	Converter string
 	// Class is the slow tokenizer class a conversion followed.
 	Class string
+	// Mecab is the MeCab a Japanese BERT tokenizer splits words with (nil
+	// for every other tokenizer).
+	Mecab *Mecab
 }
 
 // Converted says whether the tokenizer was converted from slow files.
@@ -53,11 +56,20 @@ func (o Origin) String() string {
 	if !o.Converted() {
 		return "read " + strings.Join(o.Files, ", ")
 	}
+	if o.Mecab != nil {
+		return fmt.Sprintf("read %s as transformers' %s does, words split by %s", strings.Join(o.Files, ", "), o.Class, o.Mecab)
+	}
 	return fmt.Sprintf("converted from %s (%s, as transformers' %s does)", strings.Join(o.Files, ", "), o.Class, o.Converter)
 }
 
-// Open reads the tokenizer of the model folder dir.
+// Open reads the tokenizer of the model folder dir, with the Options the
+// environment sets (EnvOptions).
 func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
+	return OpenWith(dir, EnvOptions())
+}
+
+// OpenWith is Open with explicit Options.
+func OpenWith(dir string, o Options) (*tokenizer.Tokenizer, Origin, error) {
 	tj := filepath.Join(dir, "tokenizer.json")
 	if exists(tj) {
 		tk, err := tokenizer.Load(tj)
@@ -66,6 +78,9 @@ func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
 	cfg, err := readConfigs(dir)
 	if err != nil {
 		return nil, Origin{}, err
+	}
+	if cfg.class == "BertJapaneseTokenizer" {
+		return openJapanese(dir, cfg, o)
 	}
 	conv, ok := converters[cfg.class]
 	if !ok {

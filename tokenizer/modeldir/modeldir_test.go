@@ -191,7 +191,7 @@ func TestConvertOptions(t *testing.T) {
 		{"a named token vocab.txt lacks", map[string]string{"vocab.txt": vocab + "[SEP]\n", "tokenizer_config.json": `{"tokenizer_class": "BertTokenizer", "cls_token": "<cls>"}`}, []string{"vocab.txt", `cls_token "<cls>"`, "tokenizer_config.json"}, ErrInput},
 		{"no vocab.txt", map[string]string{"tokenizer_config.json": `{"tokenizer_class": "BertTokenizer"}`}, []string{"vocab.txt"}, ErrInput},
 		{"no class", map[string]string{"vocab.txt": vocab + "[SEP]\n"}, []string{"tokenizer_class", "model_type"}, ErrInput},
-		{"a class not converted", map[string]string{"vocab.txt": vocab, "tokenizer_config.json": `{"tokenizer_class": "BertJapaneseTokenizer"}`}, []string{"BertJapaneseTokenizer", "not one qa-shard converts"}, tokenizer.ErrUnsupported},
+		{"a class not converted", map[string]string{"vocab.txt": vocab, "tokenizer_config.json": `{"tokenizer_class": "MarianTokenizer"}`}, []string{"MarianTokenizer", "not one qa-shard converts"}, tokenizer.ErrUnsupported},
 		{"bad merges.txt", map[string]string{"vocab.json": `{"<s>": 0, "</s>": 1, "a": 2}`, "merges.txt": "#version: 0.2\na b c\n", "config.json": `{"model_type": "roberta"}`}, []string{"merges.txt", "line 2"}, ErrInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,281 @@
+package mecab
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrMissing marks a dictionary that is not installed where qa-shard
+// looks; ErrMismatch one that is not the dictionary the model names.
+var (
+	ErrMissing  = errors.New("MeCab dictionary not found")
+	ErrMismatch = errors.New("MeCab dictionary is not the model's")
+)
+
+// Known describes a dictionary transformers' MecabTokenizer loads by name
+// (mecab_kwargs.mecab_dic): the pip package holding it, what it is, and
+// where else it may be installed.
+type Known struct {
+	Name    string // mecab_dic: "ipadic", "unidic_lite", "unidic"
+	Package string // the pip package (its module holds DICDIR = <module>/dicdir)
+	Module  string
+	What    string // for people
+	// System are folder names, under MeCab's system dictionary roots,
+	// that hold the same dictionary (as checked by Prints).
+	System []string
+	// Prints are the fingerprints (see Fingerprint) of the builds known
+	// to be this dictionary; empty where none could be measured, in which
+	// case only the pip package's own folder, or a folder named by the
+	// user, is taken as it.
+	Prints []Fingerprint
+}
+
+// Fingerprint identifies a compiled dictionary by what MeCab reports of
+// its system dictionary: lexicon entries, the connection matrix's left
+// and right sizes, and the charset. Two builds of one dictionary agree on
+// all four; different dictionaries (IPAdic, UniDic of any version, JUMAN)
+// differ in the matrix at least.
+type Fingerprint struct {
+	Entries, Left, Right uint32
+	Charset              string
+}
+
+func (f Fingerprint) String() string {
+	return fmt.Sprintf("%d entries, %dx%d matrix, %s", f.Entries, f.Left, f.Right, f.Charset)
+}
+
+// Dictionaries are the dictionaries transformers names, with the
+// fingerprints measured (mecab_dictionary_info of the system dictionary).
+// IPAdic 2.7.0 is the same data in pip's ipadic and Debian's
+// mecab-ipadic-utf8 (both built from mecab-ipadic-2.7.0-20070801);
+// Debian's unidic-mecab is UniDic 3.1.1, pip's unidic downloads 3.1.0, so
+// it is a UniDic but not the one the model names; unidic_lite is UniDic
+// 2.1.2, packaged only by pip.
+var Dictionaries = []Known{
+	{Name: "ipadic", Package: "ipadic", Module: "ipadic", What: "IPAdic 2.7.0",
+		System: []string{"ipadic-utf8", "ipadic"},
+		Prints: []Fingerprint{{392127, 1316, 1316, "UTF-8"}}},
+	{Name: "unidic_lite", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)"},
+	{Name: "unidic", Package: "unidic", Module: "unidic", What: "UniDic 3.1.0 (pip's unidic, after python -m unidic download)"},
+}
+
+// Other fingerprints measured, to name a dictionary that is not the
+// model's.
+var others = map[Fingerprint]string{
+	{879221, 15626, 15388, "UTF-8"}: "UniDic 3.1.1 (Debian's unidic-mecab)",
+}
+
+// KnownDictionary is the entry of Dictionaries called name.
+func KnownDictionary(name string) (Known, bool) {
+	for _, k := range Dictionaries {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Known{}, false
+}
+
+// Print is the fingerprint of a tagger's system dictionary.
+func (t *Tagger) Print() Fingerprint {
+	for _, d := range t.dicts {
+		if d.Type == 0 {
+			return Fingerprint{d.Size, d.LSize, d.RSize, strings.ToUpper(d.Charset)}
+		}
+	}
+	return Fingerprint{}
+}
+
+// Identify names the dictionary a fingerprint belongs to ("" when it is
+// none qa-shard has measured).
+func Identify(f Fingerprint) string {
+	for _, k := range Dictionaries {
+		if slices.Contains(k.Prints, f) {
+			return k.What
+		}
+	}
+	return others[f]
+}
+
+// Search says where FindDictionary looks, for error messages and docs.
+const Search = "the folder given with --mecab-dicdir or QA_SHARD_MECAB_DICDIR, " +
+	"the pip package's dicdir in the Python environments found ($VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, " +
+	"the system's site-packages and dist-packages, then python3's own import), " +
+	"and for IPAdic MeCab's system dictionary folders (mecab-config --dicdir, the dicdir of mecabrc, " +
+	"/var/lib/mecab/dic, /usr/lib/mecab/dic, /usr/local/lib/mecab/dic, /opt/homebrew/lib/mecab/dic)"
+
+// Location is a dictionary folder found, and how.
+type Location struct {
+	Dir, How string
+	User     bool // named by the user (flag or environment)
+}
+
+// FindDictionary looks for the dictionary k in the places Search lists;
+// override is the user's folder ("" for none), which wins.
+func FindDictionary(k Known, override string) (Location, error) {
+	if override != "" {
+		if !isDicDir(override) {
+			return Location{}, fmt.Errorf("%w: %s (given for the model's %s) is not a MeCab dictionary folder: it has no sys.dic or dicrc", ErrMissing, override, k.What)
+		}
+		return Location{Dir: override, How: "given", User: true}, nil
+	}
+	for _, sp := range sitePackages() {
+		if d := filepath.Join(sp, k.Module, "dicdir"); isDicDir(d) {
+			return Location{Dir: d, How: "pip package " + k.Package}, nil
+		}
+	}
+	if d, ok := pythonDicdir(k.Module); ok {
+		return Location{Dir: d, How: "pip package " + k.Package + " (python3)"}, nil
+	}
+	for _, root := range systemRoots() {
+		for _, name := range k.System {
+			if d := filepath.Join(root, name); isDicDir(d) {
+				return Location{Dir: d, How: "system dictionary"}, nil
+			}
+		}
+	}
+	return Location{}, fmt.Errorf("%w: the model's tokenizer needs the MeCab dictionary %s (mecab_dic %q) and it is not installed: "+
+		"install it with `pip install %s` (as transformers needs it too), or pass its folder with --mecab-dicdir DIR; qa-shard looked in %s",
+		ErrMissing, k.What, k.Name, k.Package, Search)
+}
+
+// Check refuses a tagger whose dictionary is not k: a fingerprint k does
+// not list, when k lists any, or one of another known dictionary.
+func Check(k Known, t *Tagger, loc Location) error {
+	f := t.Print()
+	if slices.Contains(k.Prints, f) {
+		return nil
+	}
+	if name := Identify(f); name != "" {
+		return fmt.Errorf("%w: %s holds %s (%s), but the model's tokenizer was trained with %s (mecab_dic %q): its words would differ; install that one (pip install %s) or pass its folder with --mecab-dicdir",
+			ErrMismatch, loc.Dir, name, f, k.What, k.Name, k.Package)
+	}
+	if len(k.Prints) > 0 {
+		return fmt.Errorf("%w: %s holds a dictionary (%s) that is not %s (%s), which the model's tokenizer was trained with (mecab_dic %q); install it (pip install %s) or pass its folder with --mecab-dicdir",
+			ErrMismatch, loc.Dir, f, k.What, k.Prints[0], k.Name, k.Package)
+	}
+	return nil
+}
+
+func isDicDir(d string) bool {
+	for _, f := range []string{"sys.dic", "dicrc"} {
+		if st, err := os.Stat(filepath.Join(d, f)); err != nil || st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// sitePackages are the site-packages and dist-packages folders of the
+// Python environments a user may have installed a pip dictionary into.
+func sitePackages() []string {
+	var prefixes []string
+	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if p := os.Getenv(env); p != "" {
+			prefixes = append(prefixes, p)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		prefixes = append(prefixes, filepath.Join(home, ".local"))
+	}
+	prefixes = append(prefixes, "/usr/local", "/usr", "/opt/homebrew")
+	var out []string
+	for _, p := range prefixes {
+		for _, pat := range []string{"lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages"} {
+			m, _ := filepath.Glob(filepath.Join(p, pat))
+			out = append(out, m...)
+		}
+	}
+	return out
+}
+
+// pythonDicdir asks python3 for module.DICDIR, as transformers finds it.
+func pythonDicdir(module string) (string, bool) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return "", false
+	}
+	cmd := exec.Command(py, "-c", "import "+module+"; print("+module+".DICDIR)")
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		return "", false
+	}
+	d := strings.TrimSpace(string(out))
+	return d, isDicDir(d)
+}
+
+// systemRoots are the folders that hold MeCab's system dictionaries, one
+// folder each: mecab-config's, the parent of mecabrc's dicdir, and the
+// usual install prefixes.
+func systemRoots() []string {
+	var roots []string
+	if mc, err := exec.LookPath("mecab-config"); err == nil {
+		if out, err := exec.Command(mc, "--dicdir").Output(); err == nil {
+			roots = append(roots, strings.TrimSpace(string(out)))
+		}
+	}
+	for _, rc := range RCFiles() {
+		if d := rcDicdir(rc); d != "" {
+			roots = append(roots, filepath.Dir(d))
+		}
+	}
+	roots = append(roots, "/var/lib/mecab/dic", "/usr/lib/mecab/dic", "/usr/lib64/mecab/dic", "/usr/local/lib/mecab/dic", "/opt/homebrew/lib/mecab/dic")
+	if m, _ := filepath.Glob("/usr/lib/*-linux-gnu/mecab/dic"); len(m) > 0 {
+		roots = append(roots, m...)
+	}
+	return roots
+}
+
+// RCFiles are the mecabrc files MeCab itself would read, in its order
+// ($MECABRC, ~/.mecabrc, then the usual system ones), those that exist.
+func RCFiles() []string {
+	var c []string
+	if p := os.Getenv("MECABRC"); p != "" {
+		c = append(c, p)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		c = append(c, filepath.Join(home, ".mecabrc"))
+	}
+	c = append(c, "/etc/mecabrc", "/usr/local/etc/mecabrc", "/opt/homebrew/etc/mecabrc")
+	var out []string
+	for _, p := range c {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rcDicdir is the dicdir a mecabrc sets.
+func rcDicdir(path string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == "dicdir" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Args are the options transformers passes MeCab for a dictionary
+// folder: -d DIR -r DIR/mecabrc, then the model's mecab_option. A folder
+// without a mecabrc (a system dictionary) gets an empty one: MeCab needs
+// one to read, and only the dictionary's own dicrc matters.
+func Args(dir string, option []string) []string {
+	rc := filepath.Join(dir, "mecabrc")
+	if _, err := os.Stat(rc); errors.Is(err, fs.ErrNotExist) {
+		rc = os.DevNull
+	}
+	return append([]string{"-d", dir, "-r", rc}, option...)
+}

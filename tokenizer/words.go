@@ -1,0 +1,173 @@
+package tokenizer
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
+
+// WordSplitter cuts a text into words: the byte ranges [start, end) of
+// text that are words, in order and not overlapping; the bytes between
+// them (spaces, as MeCab skips them) belong to no word. Package
+// tokenizer/mecab's Tagger is one.
+type WordSplitter interface {
+	Split(text string, dst [][2]int) ([][2]int, error)
+}
+
+// Words configures a tokenizer as transformers' slow BertJapaneseTokenizer
+// runs it, on top of the vocabulary, added tokens and pair template of a
+// tokenizer.json (FromJSONWords): every added token is cut out of the raw
+// text first, then each piece between them is
+//
+//  1. lowercased char by char when Lowercase is set (the do_lower_case pass
+//     of PreTrainedTokenizer.tokenize, which spares the special tokens);
+//  2. with a Splitter (word_tokenizer_type mecab): NFKC-normalized when
+//     NFKC is set, cut into the Splitter's words, and each word not in
+//     NeverSplit lowercased again (MecabTokenizer.tokenize); without one
+//     (basic): BasicTokenizer without Chinese-char isolation — control
+//     chars dropped, NFC, whitespace and punctuation splits, and with
+//     Lowercase, lowercase and accents stripped;
+//  3. cut into subwords: WordPiece over each word's whitespace-separated
+//     parts (WordpieceTokenizer), or with Character every char of the
+//     word's NFKC form looked up alone, [UNK] when the vocabulary lacks it
+//     (CharacterTokenizer).
+//
+// Every token keeps the code-point range of the original text its bytes
+// came from, through NFKC and lowercasing, as the other families do.
+type Words struct {
+	Splitter   WordSplitter
+	NFKC       bool
+	Lowercase  bool
+	NeverSplit []string
+	Character  bool
+	// Components describe the word and subword tokenizers for people
+	// (Tokenizer.Components), in pipeline order.
+	Components []string
+}
+
+// FromJSONWords is FromJSON for a tokenizer whose words Words splits: raw
+// gives the vocabulary (a WordPiece model), the added tokens (all matched
+// in the raw text) and the post-processor; its normalizer and
+// pre-tokenizer must be null.
+func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
+	t, err := FromJSON(raw, dir, name)
+	if err != nil {
+		return nil, err
+	}
+	wp, ok := t.model.(*wordPiece)
+	if !ok || t.pipe.norm != nil || t.pipe.pre != nil || len(t.pipe.added.norm) > 0 {
+		return nil, fmt.Errorf("load tokenizer %s: a word-split tokenizer needs a WordPiece model, no normalizer or pre-tokenizer, and raw added tokens", name)
+	}
+	t.wp = nil // the general pipeline, with the stages below
+	var norm normalizers
+	if w.Lowercase {
+		norm = append(norm, lowercase{})
+	}
+	ws := &wordStage{character: w.Character, lower: w.Lowercase, splitter: w.Splitter, never: map[string]bool{}}
+	for _, s := range w.NeverSplit {
+		ws.never[s] = true
+	}
+	for _, a := range t.pipe.added.raw {
+		if a.special {
+			ws.never[a.text] = true // all_special_tokens join never_split
+		}
+	}
+	if w.Splitter != nil {
+		if w.NFKC {
+			norm = append(norm, unicodeForm{compat: true, compose: true, whole: true})
+		}
+	} else {
+		norm = append(norm, bertNormalizer{n: bertConfig{cleanText: true}}, unicodeForm{compose: true, whole: true})
+		if w.Lowercase {
+			norm = append(norm, lowercase{}, unicodeForm{}, stripMn{})
+		}
+	}
+	if len(norm) > 0 {
+		t.pipe.norm = norm
+	}
+	t.pipe.pre = ws
+	if w.Character {
+		t.pipe.model = charModel{wp}
+	}
+	t.components = append(append([]string(nil), w.Components...), t.components[len(t.components)-1])
+	return t, nil
+}
+
+// wordStage is steps 2 and 3 of Words up to the subword model: the words,
+// each lowercased again, then cut at whitespace for WordPiece or
+// NFKC-normalized for the character model.
+type wordStage struct {
+	splitter  WordSplitter // nil: BasicTokenizer's split
+	lower     bool
+	never     map[string]bool
+	character bool
+}
+
+func (s *wordStage) split(n normalized, dst []normalized) []normalized {
+	var words []normalized
+	if s.splitter == nil {
+		words = bertPreTokenizer{}.split(n, nil)
+	} else {
+		spans, err := s.splitter.Split(n.s, nil)
+		if err != nil {
+			// MeCab fails only when it cannot allocate its lattice: no
+			// answer can be right without its words.
+			panic(fmt.Sprintf("tokenizer: the word splitter failed: %v", err))
+		}
+		words = make([]normalized, 0, len(spans))
+		for _, sp := range spans {
+			w := n.slice(sp[0], sp[1])
+			if s.lower && !s.never[w.s] {
+				lowercase{}.normalize(&w)
+			}
+			words = append(words, w)
+		}
+	}
+	for _, w := range words {
+		if s.character {
+			unicodeForm{compat: true, compose: true, whole: true}.normalize(&w)
+			dst = append(dst, w)
+			continue
+		}
+		dst = splitChars(w, isPySpace, removed, dst)
+	}
+	return dst
+}
+
+// isPySpace is Python's str.isspace, which str.split cuts at: Go's
+// unicode.IsSpace and the four information separators U+001C..U+001F.
+func isPySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// stripMn drops the chars of General_Category Mn, as BasicTokenizer's
+// _run_strip_accents does after NFD.
+type stripMn struct{}
+
+func (stripMn) normalize(n *normalized) {
+	n.mapRunes(func(r rune, dst []rune) []rune {
+		if unicode.Is(unicode.Mn, r) {
+			return dst
+		}
+		return append(dst, r)
+	})
+}
+
+// charModel is CharacterTokenizer over a vocabulary: every char is a
+// token, [UNK] when the vocabulary lacks it.
+type charModel struct{ *wordPiece }
+
+func (c charModel) tokenize(word string, dst []piece) []piece {
+	for i, r := range word {
+		size := utf8.RuneLen(r)
+		if size < 0 {
+			size = 1
+		}
+		id, ok := c.initial[word[i:i+size]]
+		if !ok {
+			id = c.unk
+		}
+		dst = append(dst, piece{id: id, start: int32(i), end: int32(i + size)})
+	}
+	return dst
+}
