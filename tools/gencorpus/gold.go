@@ -9,7 +9,6 @@ import (
 
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
-	"qa-shard/tokenizer/modeldir"
 )
 
 // goldRecord is one line of the gold file; qa-shard eval reads it.
@@ -104,24 +103,6 @@ func endsToken(offs []qa.Span, end int) bool {
 		}
 	}
 	return false
-}
-
-// loadTokenizer reads a tokenizer.json, or the tokenizer of a model folder
-// as qa-shard reads it (modeldir.Open: a folder without tokenizer.json
-// too).
-func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("-tokenizer: %w", err)
-	}
-	if !st.IsDir() {
-		return tokenizer.Load(path)
-	}
-	tok, _, err := modeldir.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("-tokenizer %s: %w", path, err)
-	}
-	return tok, nil
 }
 
 // close flushes and closes the file; calling it twice is harmless.
