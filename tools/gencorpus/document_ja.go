@@ -9,13 +9,10 @@ import (
 
 // The Japanese profiles (-lang ja): the same facts and distractors as the
 // English ones, in Japanese prose with no spaces between words. Every
-// answer is followed by a particle or a counter (が, で, を, へ, 年, 人),
+// answer is followed by a particle or a counter (に, で, を, へ, 年, 人),
 // which MeCab splits off with either of its common dictionaries, so that a
 // tokenizer that splits words with MeCab starts and ends a token at each
-// answer's edges. As in English ("by", "moved to"), each answer has words
-// of its own just before it (創業者の, 本社を): a first version whose
-// founder and headquarters both followed "年に" left the demo model at
-// 88.6 EM, taking distractor cities for the headquarters.
+// answer's edges.
 var (
 	jaLastNames  = []string{"田中", "佐藤", "鈴木", "高橋", "伊藤", "渡辺", "山本", "中村", "小林", "加藤", "吉田", "山田", "佐々木", "山口", "松本", "井上", "木村", "林", "清水", "森"}
 	jaFirstNames = []string{"太郎", "花子", "一郎", "美咲", "健太", "陽子", "翔", "結衣", "大輔", "直美", "誠", "恵子", "拓也", "由美", "浩", "明美", "修", "愛", "学", "真理子"}
@@ -49,11 +46,11 @@ func documentJa(r *rand.Rand, words int) (string, []fact) {
 	hq := pick(r, jaCities)
 	moved := fmt.Sprint(1900 + r.IntN(120))
 	facts := []*sentence{
-		new(sentence).text(company+"は").answer("year", year).text("年に創業者の").answer("founder", founder).
-			text("が").answer("city", city).text("で設立した。"),
+		new(sentence).text(company+"は、").answer("year", year).text("年に").answer("founder", founder).
+			text("によって").answer("city", city).text("で設立された。"),
 		new(sentence).text("同社は").answer("products", product).text("を製造しており、従業員は").
 			answer("employees", staff).text("人である。"),
-		new(sentence).text(moved+"年に本社を").answer("hq", hq).text("へ移転した。"),
+		new(sentence).text("本社は"+moved+"年に").answer("hq", hq).text("へ移転した。"),
 	}
 
 	// As in English: facts at distinct sentence positions over the
