@@ -80,7 +80,10 @@ $(MODELS)/demo-unigram/model.onnx: testmodel/demo-unigram/model.safetensors $(TO
 # gold token positions and the recipe as for the other demo models.
 JA_TOK := $(TOKENIZERS)/bert-ja
 JA_VOCAB := $(REAL_TOKENIZERS_DIR)/bert-base-japanese-v3/vocab.txt
-TRAIN_JA_RECIPE ?= $(TRAIN_ARCH) $(call train_phases,$(BUILD)/train-ja)
+# Its second phase is 1,200 steps instead of 500: with 500 the loss was
+# still falling and the model reached 88.6 EM (see README).
+TRAIN_JA_RECIPE ?= $(TRAIN_ARCH) --phase $(BUILD)/train-ja/w128.bin:1800:2048:0.3 \
+	--phase $(BUILD)/train-ja/w384.bin+$(BUILD)/train-ja/w512.bin:1200:4096:0.4
 
 $(JA_TOK)/vocab.txt: testmodel/demo-ja/tokenizer_config.json
 	@test -f $(JA_VOCAB) || { echo "missing $(JA_VOCAB) (bert-base-japanese-v3's vocab.txt, kept outside the repository)" >&2; exit 1; }
