@@ -125,12 +125,19 @@ $(INT8_MODELS): $(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
 # (BERT WordPiece, RoBERTa BPE, ALBERT Unigram) on the demo corpus,
 # sampled by Linux perf (installed with apt-get when missing): the
 # inclusive share of Tokenizer.Encode (allocation and GC work under it
-# included) and of tokenizer.Load (once per run).
+# included) and of tokenizer.Load (once per run). Then the Japanese demo
+# model (MeCab + WordPiece) on the same corpus in Japanese (gencorpus -lang
+# ja), the same two questions; libmecab has no frame pointers, so its
+# samples reach Encode only through DWARF call graphs (perf --call-graph
+# dwarf), and its Load is modeldir.Open (MeCab and its dictionary opened).
 PROFILE_DOCS ?= 300
+PROFILE_QUESTIONS_JA := --question "この会社を設立したのは誰ですか？" --question "本社はどこにありますか？"
 .PHONY: profile-tokenizer
-profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx
+profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx \
+		$(MODELS)/demo-ja/model.onnx
 	@command -v perf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf)
 	$(GO) run ./tools/gencorpus -n $(PROFILE_DOCS) -min-words 20 -max-words 1500 -out $(BUILD)/profile-docs.jsonl >/dev/null
+	$(GO) run ./tools/gencorpus -lang ja -n $(PROFILE_DOCS) -min-words 20 -max-words 1500 -out $(BUILD)/profile-docs-ja.jsonl >/dev/null
 	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"
 	@for m in demo demo-bpe demo-unigram; do \
 		perf record -q -F 499 -g -o $(BUILD)/perf-$$m.data -- $(BIN) --devices cpu:2 --model $(MODELS)/$$m \
@@ -139,4 +146,11 @@ profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model
 		perf report -i $(BUILD)/perf-$$m.data --children --sort sym -g none 2>/dev/null | \
 			awk -v m=$$m '/tokenizer\.\(\*Tokenizer\)\.Encode$$/ {e=$$1} /tokenizer\.Load$$/ {l=$$1} END {printf "%-13s tokenizer Encode %6s of CPU samples, Load %6s\n", m, e, l}'; \
 	done
+	@perf record -q -F 499 --call-graph dwarf -o $(BUILD)/perf-demo-ja.data -- $(BIN) --devices cpu:2 --model $(MODELS)/demo-ja \
+		--input $(BUILD)/profile-docs-ja.jsonl $(PROFILE_QUESTIONS_JA) --output $(BUILD)/profile-demo-ja.jsonl --overwrite \
+		--log-level warn >/dev/null 2>&1
+	@perf report -i $(BUILD)/perf-demo-ja.data --children --sort sym -g none 2>/dev/null | \
+		awk '/tokenizer\.\(\*Tokenizer\)\.Encode$$/ {e=$$1} /modeldir\.Open$$/ {l=$$1} END {printf "%-13s tokenizer Encode %6s of CPU samples, Load %6s\n", "demo-ja", e, l}'
+	@perf report -i $(BUILD)/perf-demo-ja.data --no-children --sort dso 2>/dev/null | \
+		awk '/libmecab/ {printf "%-13s of which in libmecab %6s (self)\n", "", $$1}'
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,7 +4,8 @@
 # tokens) on a held-out corpus of long documents, split by whether the gold
 # answer starts within the first 512 tokens of its document or beyond; then
 # the same for the demo models trained with RoBERTa's and ALBERT's
-# tokenizers.
+# tokenizers; then the Japanese demo model on a Japanese held-out corpus of
+# its own.
 EVAL := $(BUILD)/eval
 EVAL_DOCS ?= 150
 EVAL_SEED ?= 11
@@ -19,8 +20,13 @@ EVAL_RUN = $(BIN) --devices cpu:2 --input $(EVAL)/docs.jsonl --questions-file $(
 TOKENIZERS ?= $(BUILD)/tokenizers
 EVAL_CORPUS = -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED)
 
+# The Japanese demo model (testmodel/demo-ja) gets its own held-out corpus:
+# gencorpus -lang ja on the same seed and sizes, split at its own token 512.
+EVAL_RUN_JA = $(BIN) --devices cpu:2 --input $(EVAL)/docs-ja.jsonl --questions-file $(EVAL)/questions-ja.txt \
+	--overwrite --log-format console
+
 .PHONY: eval
-eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx
+eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx $(MODELS)/demo-ja/model.onnx
 	@mkdir -p $(EVAL)
 	$(GO) run ./tools/gencorpus -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED) \
 		-out $(EVAL)/docs.jsonl -gold $(EVAL)/gold.jsonl -tokenizer $(MODELS)/demo/tokenizer.json \
@@ -39,6 +45,9 @@ eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODEL
 		-tokenizer $(TOKENIZERS)/albert/tokenizer.json
 	cmp $(EVAL)/docs.jsonl $(EVAL)/docs-unigram.jsonl
 	$(EVAL_RUN) --model $(MODELS)/demo-unigram --output $(EVAL)/qa-shard-unigram.jsonl
+	$(GO) run ./tools/gencorpus -lang ja $(EVAL_CORPUS) -out $(EVAL)/docs-ja.jsonl -gold $(EVAL)/gold-ja.jsonl \
+		-tokenizer $(MODELS)/demo-ja -questions-out $(EVAL)/questions-ja.txt
+	$(EVAL_RUN_JA) --model $(MODELS)/demo-ja --output $(EVAL)/qa-shard-ja.jsonl
 	@echo
 	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model testmodel/demo"
 	@echo "int8: qa-shard quantize's default scheme; this $$($(BIN) version | sed -n 's/^cpu: /CPU: /p') (the instruction set decides the int8 kernels)"
@@ -50,3 +59,6 @@ eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODEL
 	@echo
 	@echo "demo model trained with ALBERT's Unigram (testmodel/demo-unigram), split at its own token 512"
 	@$(BIN) eval --gold $(EVAL)/gold-unigram.jsonl "qa-shard unigram=$(EVAL)/qa-shard-unigram.jsonl"
+	@echo
+	@echo "Japanese demo model (testmodel/demo-ja: bert-base-japanese-v3's vocabulary, MeCab with ipadic) on gencorpus -lang ja seed $(EVAL_SEED) ($$(wc -c < $(EVAL)/docs-ja.jsonl) bytes), split at its own token 512"
+	@$(BIN) eval --gold $(EVAL)/gold-ja.jsonl "qa-shard ja=$(EVAL)/qa-shard-ja.jsonl"

@@ -171,3 +171,46 @@ func BenchmarkGenerateBase(b *testing.B) {
 		b.SetBytes(n)
 	}
 }
+
+// TestGenerateFamilySlowFolder: a tokenizer folder without tokenizer.json
+// (vocab.txt and tokenizer_config.json, as optimum exports a Japanese
+// BERT) is carried over as it is, the vocabulary sized by vocab.txt's
+// lines; without its tokenizer_config.json it is refused.
+func TestGenerateFamilySlowFolder(t *testing.T) {
+	requireORT(t)
+	vocab := loadBERTVocab(t)[:1000]
+	tok := t.TempDir()
+	cfg := []byte(`{"tokenizer_class": "BertTokenizer"}`)
+	if err := os.WriteFile(filepath.Join(tok, "vocab.txt"), []byte(strings.Join(vocab, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	if err := GenerateFamily(dir, Tiny, BERT, tok); err == nil || !strings.Contains(err.Error(), "tokenizer_config.json") {
+		t.Fatalf("no tokenizer_config.json: %v, want a refusal naming it", err)
+	}
+	if err := os.WriteFile(filepath.Join(tok, "tokenizer_config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := GenerateFamily(dir, Tiny, BERT, tok); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"config.json", "model.onnx", "tokenizer_config.json", "vocab.txt"}; !slices.Equal(names, want) {
+		t.Fatalf("directory holds %v, want %v", names, want)
+	}
+	var c map[string]any
+	readJSON(t, filepath.Join(dir, "config.json"), &c)
+	if c["vocab_size"] != 1000.0 || c["model_type"] != "bert" || c["type_vocab_size"] != 2.0 {
+		t.Fatalf("config.json %v: want vocab_size 1000, model_type bert, two token types", c)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json")); err != nil || !bytes.Equal(b, cfg) {
+		t.Fatalf("tokenizer_config.json not carried over: %q, %v", b, err)
+	}
+}

@@ -15,11 +15,12 @@ import (
 // demoDirs hold the trained demo models (tools/trainqa): their weights,
 // and a padded batch with the logits PyTorch computed for it. demo-bpe was
 // trained without token types (RoBERTa's layout): one type row, and its
-// graph takes no token_type_ids.
+// graph takes no token_type_ids. demo-ja is the Japanese demo model (BERT's
+// layout, bert-base-japanese-v3's vocabulary).
 var demoDirs = []struct {
 	dir       string
 	typeVocab int
-}{{"demo", 2}, {"demo-bpe", 1}, {"demo-unigram", 2}}
+}{{"demo", 2}, {"demo-bpe", 1}, {"demo-unigram", 2}, {"demo-ja", 2}}
 
 // TestTrainedParity builds the ONNX graph around the committed trained
 // weights and checks that ONNX Runtime gives the logits PyTorch gave, on

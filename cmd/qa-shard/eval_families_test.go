@@ -29,43 +29,73 @@ func TestDemoFamilyModelsAnswers(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(testfixtures.DemoFamilies)) {
 		t.Run(name, func(t *testing.T) {
 			dir := familyDemoModel(t, name)
-			tmp := t.TempDir()
-			docs, gold, questions := filepath.Join(tmp, "docs.jsonl"), filepath.Join(tmp, "gold.jsonl"), filepath.Join(tmp, "q.txt")
 			// The gold answers' token positions are the model's own tokenizer's.
-			gen := exec.Command(goTool(t), "run", "./tools/gencorpus", "-n", "60", "-min-words", "200", "-max-words", "3000",
-				"-lengths", "uniform", "-seed", "31", "-out", docs, "-gold", gold,
-				"-tokenizer", filepath.Join(dir, "tokenizer.json"), "-questions-out", questions)
-			gen.Dir = root
-			if out, err := gen.CombinedOutput(); err != nil {
-				t.Fatalf("gencorpus: %v\n%s", err, out)
-			}
-			out := filepath.Join(tmp, "answers.jsonl")
-			code, stderr := runCLI(t, "--devices", "cpu:2", "--model", dir, "--input", docs,
-				"--questions-file", questions, "--output", out)
-			if code != exitOK {
-				t.Fatalf("exit %d:\n%s", code, stderr)
-			}
-			g, err := evaluate.ReadGold(gold)
-			if err != nil {
-				t.Fatal(err)
-			}
-			answers, err := evaluate.ReadAnswers(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := evaluate.Evaluate(g, answers, 512)
-			if r.Overall.N < 300 || r.Within.N < 100 || r.Beyond.N < 100 {
-				t.Fatalf("%d questions, %d within 512 tokens, %d beyond: the corpus is not the one this test was sized for",
-					r.Overall.N, r.Within.N, r.Beyond.N)
-			}
-			if r.Overall.EM < 90 || math.Abs(r.Beyond.EM-r.Within.EM) > 5 || r.Overall.Missing > 0 {
-				t.Errorf("%s: EM %.1f overall, %.1f within 512 tokens (%d), %.1f beyond (%d), %d missing; want EM >= 90, beyond within 5 points of within",
-					name, r.Overall.EM, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N, r.Overall.Missing)
-			}
-			t.Logf("%s: EM %.1f F1 %.1f overall, EM %.1f within 512 tokens (%d), %.1f beyond (%d)",
-				name, r.Overall.EM, r.Overall.F1, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N)
+			checkDemoAnswers(t, root, name, dir, "-tokenizer", filepath.Join(dir, "tokenizer.json"))
 		})
 	}
+}
+
+// TestDemoJapaneseModelAnswers is TestDemoFamilyModelsAnswers for the
+// Japanese demo model (testmodel/demo-ja: bert-base-japanese-v3's
+// vocabulary, words split by MeCab with ipadic, a folder without
+// tokenizer.json) on a Japanese corpus of the same seed and sizes
+// (gencorpus -lang ja), its gold token positions from the model folder
+// read as qa-shard reads it: MeCab's words, NFKC's offsets and the
+// windows must all be right for the answers to be.
+func TestDemoJapaneseModelAnswers(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if setupErr != nil {
+		t.Fatalf("test setup: %v", setupErr)
+	}
+	if japaneseErr != nil {
+		t.Fatalf("the Japanese demo model: %v", japaneseErr)
+	}
+	checkDemoAnswers(t, root, testfixtures.DemoJapanese, japaneseDir, "-tokenizer", japaneseDir, "-lang", "ja")
+}
+
+// checkDemoAnswers runs the demo model in dir over a held-out corpus that
+// tools/gencorpus writes with the flags given (seed 31, 60 documents of
+// 200 to 3,000 words, 360 questions) and wants EM >= 90, beyond its token
+// 512 within 5 points of within.
+func checkDemoAnswers(t *testing.T, root, name, dir string, genFlags ...string) {
+	t.Helper()
+	tmp := t.TempDir()
+	docs, gold, questions := filepath.Join(tmp, "docs.jsonl"), filepath.Join(tmp, "gold.jsonl"), filepath.Join(tmp, "q.txt")
+	args := append([]string{"run", "./tools/gencorpus", "-n", "60", "-min-words", "200", "-max-words", "3000",
+		"-lengths", "uniform", "-seed", "31", "-out", docs, "-gold", gold, "-questions-out", questions}, genFlags...)
+	gen := exec.Command(goTool(t), args...)
+	gen.Dir = root
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("gencorpus: %v\n%s", err, out)
+	}
+	out := filepath.Join(tmp, "answers.jsonl")
+	code, stderr := runCLI(t, "--devices", "cpu:2", "--model", dir, "--input", docs,
+		"--questions-file", questions, "--output", out)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	g, err := evaluate.ReadGold(gold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers, err := evaluate.ReadAnswers(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evaluate.Evaluate(g, answers, 512)
+	if r.Overall.N < 300 || r.Within.N < 100 || r.Beyond.N < 100 {
+		t.Fatalf("%d questions, %d within 512 tokens, %d beyond: the corpus is not the one this test was sized for",
+			r.Overall.N, r.Within.N, r.Beyond.N)
+	}
+	if r.Overall.EM < 90 || math.Abs(r.Beyond.EM-r.Within.EM) > 5 || r.Overall.Missing > 0 {
+		t.Errorf("%s: EM %.1f overall, %.1f within 512 tokens (%d), %.1f beyond (%d), %d missing; want EM >= 90, beyond within 5 points of within",
+			name, r.Overall.EM, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N, r.Overall.Missing)
+	}
+	t.Logf("%s: EM %.1f F1 %.1f overall, EM %.1f within 512 tokens (%d), %.1f beyond (%d)",
+		name, r.Overall.EM, r.Overall.F1, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N)
 }
 
 // familyDemoModel is one of testfixtures.DemoFamilies, generated by TestMain.

@@ -24,6 +24,10 @@ var (
 	setupErr  error
 	// familiesErr is why the family models (tiny-roberta, ...) could not be made.
 	familiesErr error
+	// japaneseDir is the Japanese demo model's folder (testfixtures.
+	// GenerateJapanese); japaneseErr why it could not be made.
+	japaneseDir string
+	japaneseErr error
 )
 
 // TestMain generates the tiny models once per test binary; every test
@@ -50,6 +54,7 @@ func TestMain(m *testing.M) {
 		setupErr = testfixtures.Generate(dir)
 	}
 	familiesErr = testfixtures.GenerateFamilies(dir)
+	japaneseDir, japaneseErr = testfixtures.GenerateJapanese(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -164,3 +164,53 @@ func Setup(t testing.TB) (dir, ortLib string) {
 	}
 	return dir, lib
 }
+
+// DemoJapanese is the Japanese demo model's name (testmodel/demo-ja, `make
+// train-ja`): BERT's layout around bert-base-japanese-v3's real vocabulary
+// and the committed tokenizer_config.json (MeCab with ipadic).
+const DemoJapanese = "demo-ja"
+
+// GenerateJapanese writes the Japanese demo model under dir as
+// DemoJapanese and returns its folder: vocab.txt from the real
+// bert-base-japanese-v3 folder (../shared/real-tokenizers, never
+// committed), tokenizer_config.json from testmodel/demo-ja, no
+// tokenizer.json, as optimum exports a BertJapaneseTokenizer.
+func GenerateJapanese(dir string) (string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	realDir, err := testenv.RealTokenizer("bert-base-japanese-v3")
+	if err != nil {
+		return "", err
+	}
+	tok := filepath.Join(dir, DemoJapanese+"-tokenizer")
+	if err := os.MkdirAll(tok, 0o755); err != nil {
+		return "", err
+	}
+	for src, name := range map[string]string{
+		filepath.Join(realDir, "vocab.txt"):                                     "vocab.txt",
+		filepath.Join(root, "testmodel", DemoJapanese, "tokenizer_config.json"): "tokenizer_config.json",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
+		}
+		if err := os.WriteFile(filepath.Join(tok, name), b, 0o644); err != nil {
+			return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
+		}
+	}
+	w, err := testmodel.ReadWeights(filepath.Join(root, "testmodel", DemoJapanese, "model.safetensors"))
+	if err != nil {
+		return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
+	}
+	p, err := w.Preset(DemoJapanese)
+	if err != nil {
+		return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
+	}
+	out := filepath.Join(dir, DemoJapanese)
+	if err := testmodel.GenerateFamily(out, p, testmodel.BERT, tok, testmodel.WithWeights(w)); err != nil {
+		return "", fmt.Errorf("generating the %s model: %w", DemoJapanese, err)
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )
 
@@ -33,7 +34,7 @@ type goldWriter struct {
 }
 
 func newGoldWriter(path, tokPath string, qs []question) (*goldWriter, error) {
-	tok, err := tokenizer.Load(tokPath)
+	tok, err := loadTokenizer(tokPath)
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +79,30 @@ func (g *goldWriter) add(id, text string, facts []fact) error {
 		if token < 0 {
 			return fmt.Errorf("%s: no token starts at the %s answer (code point %d)", id, q.kind, f.start)
 		}
+		if !endsToken(toks.Offsets[token:], end) {
+			return fmt.Errorf("%s: no token ends at the %s answer %q (code point %d): a reader answering with whole tokens could not give it",
+				id, q.kind, f.answer, end)
+		}
 		rec := goldRecord{ID: id, Question: q.text, Kind: q.kind, Answer: f.answer, Start: f.start, End: end, Token: token}
 		if err := g.enc.Encode(rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// endsToken says whether one of offs (from the answer's first token on)
+// ends at end before any starts at or after it.
+func endsToken(offs []qa.Span, end int) bool {
+	for _, o := range offs {
+		if int(o.Start) >= end {
+			return false
+		}
+		if int(o.End) == end {
+			return true
+		}
+	}
+	return false
 }
 
 // close flushes and closes the file; calling it twice is harmless.

@@ -8,6 +8,9 @@
 // question): the answer text, its code-point offsets in the context (as
 // Hugging Face reports them) and the index of its first token in the
 // tokenized context, which tells whether a truncating reader could see it.
+// -tokenizer is a tokenizer.json or a model folder, read as qa-shard reads
+// it (a folder without tokenizer.json, such as a Japanese BERT's vocab.txt
+// and tokenizer_config.json, included).
 //
 //	go run ./tools/gencorpus -n 200 -seed 11 -out docs.jsonl \
 //	    -gold gold.jsonl -tokenizer build/models/demo/tokenizer.json -questions-out questions.txt
@@ -28,6 +31,7 @@ type options struct {
 	seed                       uint64
 	lengths                    string
 	out, gold, tokenizer, qout string
+	lang                       string
 	questions                  []question
 }
 
@@ -41,7 +45,8 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.StringVar(&o.out, "out", "-", "output file (- for standard output)")
 	flag.StringVar(&o.gold, "gold", "", "also write the gold answers to this JSONL file (needs -tokenizer)")
-	flag.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json that gives the gold answers' token positions")
+	flag.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json, or a model folder, that gives the gold answers' token positions")
+	flag.StringVar(&o.lang, "lang", "en", "language of the documents and questions: en or ja")
 	flag.StringVar(&qspec, "questions", "all", "questions of the gold answers: all, or some of "+kinds())
 	flag.StringVar(&o.qout, "questions-out", "", "also write the questions, one per line (for qa-shard --questions-file)")
 	flag.Parse()
@@ -57,7 +62,7 @@ func main() {
 
 func check(o *options, qspec string) error {
 	var err error
-	if o.questions, err = selectQuestions(qspec); err != nil {
+	if o.questions, err = selectQuestions(qspec, o.lang); err != nil {
 		return err
 	}
 	switch {
@@ -68,7 +73,7 @@ func check(o *options, qspec string) error {
 	case o.lengths != "skewed" && o.lengths != "uniform":
 		return fmt.Errorf("-lengths %q: want skewed or uniform", o.lengths)
 	case o.gold != "" && o.tokenizer == "":
-		return errors.New("-gold needs -tokenizer (a model directory's tokenizer.json) for the answers' token positions")
+		return errors.New("-gold needs -tokenizer (a model directory or its tokenizer.json) for the answers' token positions")
 	}
 	return nil
 }
@@ -93,6 +98,10 @@ func write(o options) error {
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	lang, ok := languages[o.lang]
+	if !ok {
+		return fmt.Errorf("-lang %q: want en or ja", o.lang)
+	}
 	r := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	for i := range o.n {
 		x := skewed(r)
@@ -101,7 +110,7 @@ func write(o options) error {
 		}
 		words := o.minWords + int(float64(o.maxWords-o.minWords)*x)
 		id := fmt.Sprintf("doc-%05d", i)
-		text, facts := document(r, words)
+		text, facts := lang.document(r, words)
 		doc := struct {
 			ID      string `json:"id"`
 			Context string `json:"context"`

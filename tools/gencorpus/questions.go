@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 )
 
@@ -18,16 +19,43 @@ var allQuestions = []question{
 	{"employees", "How many people does the company employ?"},
 }
 
-// selectQuestions parses -questions: "all" or a comma-separated list of kinds.
-func selectQuestions(spec string) ([]question, error) {
+// jaQuestions are allQuestions in Japanese (-lang ja), in the same order.
+// Each starts with a different word, so that train.py's accuracy by a
+// question's first token tells them apart.
+var jaQuestions = []question{
+	{"founder", "この会社を設立したのは誰ですか？"},
+	{"hq", "本社はどこにありますか？"},
+	{"year", "設立されたのは何年ですか？"},
+	{"city", "どの都市で設立されましたか？"},
+	{"products", "何を製造していますか？"},
+	{"employees", "従業員は何人ですか？"},
+}
+
+// languages are the values of -lang: each one's questions, and the
+// document writer.
+var languages = map[string]struct {
+	questions []question
+	document  func(r *rand.Rand, words int) (string, []fact)
+}{
+	"en": {allQuestions, document},
+	"ja": {jaQuestions, documentJa},
+}
+
+// selectQuestions parses -questions: "all" or a comma-separated list of
+// kinds, in the language lang.
+func selectQuestions(spec, lang string) ([]question, error) {
+	l, ok := languages[lang]
+	if !ok {
+		return nil, fmt.Errorf("-lang %q: want en or ja", lang)
+	}
 	if spec == "all" {
-		return allQuestions, nil
+		return l.questions, nil
 	}
 	var out []question
 	for _, k := range strings.Split(spec, ",") {
 		k = strings.TrimSpace(k)
 		found := false
-		for _, q := range allQuestions {
+		for _, q := range l.questions {
 			if q.kind == k {
 				out, found = append(out, q), true
 			}

@@ -12,9 +12,11 @@
 // instead of seeded random ones; the architecture is the file's.
 //
 // -family writes the folder in a model family's export layout instead
-// (testmodel.GenerateFamily: roberta, xlmr, deberta or albert), around the
-// tokenizer files of -tokenizer-dir (make tokenizer-fixtures), for example
-// the BPE demo model:
+// (testmodel.GenerateFamily: roberta, xlmr, deberta or albert, or bert
+// around another vocabulary), around the tokenizer files of -tokenizer-dir
+// (make tokenizer-fixtures; a folder without tokenizer.json, such as the
+// Japanese demo model's vocab.txt and tokenizer_config.json, too), for
+// example the BPE demo model:
 //
 //	go run ./tools/genmodel -family roberta -tokenizer-dir build/tokenizers/roberta \
 //	    -weights testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
@@ -46,8 +48,8 @@ func run() error {
 	weights := flag.String("weights", "", "trained weights (safetensors, Hugging Face names) instead of random ones; replaces -preset")
 	std := flag.Float64("std", 0, "standard deviation of the random weights (0: BERT's 0.02); 1e30 gives a model whose logits are all NaN")
 	infinite := flag.Int("infinite-token", -1, "make this token id's word embedding +Inf: windows holding it give NaN logits, the others do not")
-	famName := flag.String("family", "", "write a family's export layout (roberta, xlmr, deberta, albert) around -tokenizer-dir's files")
-	tokDir := flag.String("tokenizer-dir", "", "with -family: the folder of its tokenizer.json, tokenizer_config.json and special_tokens_map.json")
+	famName := flag.String("family", "", "write a family's export layout (bert, roberta, xlmr, deberta, albert) around -tokenizer-dir's files")
+	tokDir := flag.String("tokenizer-dir", "", "with -family: the folder of its tokenizer.json, tokenizer_config.json and special_tokens_map.json, or of vocab.txt and tokenizer_config.json")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()
@@ -106,18 +108,26 @@ func run() error {
 
 // family writes the model in a family's layout (the vocabulary is the
 // tokenizer's; a family without token types gets no token_type_ids input,
-// and trained weights must then have one type row).
+// and trained weights must then have one type row). "bert" is BERT's own
+// layout around another tokenizer folder, such as the Japanese demo
+// model's vocab.txt and tokenizer_config.json (no tokenizer.json).
 func family(out, name, tokDir string, p testmodel.Preset, opts []testmodel.Option, start time.Time) error {
-	for _, f := range testmodel.Families {
+	for _, f := range append([]testmodel.Family{testmodel.BERT}, testmodel.Families...) {
 		if f.Name == name {
 			if err := testmodel.GenerateFamily(out, p, f, tokDir, opts...); err != nil {
 				return err
 			}
-			return report(out, p.Name+"-"+name, []string{"config.json", "model.onnx", "special_tokens_map.json",
-				"tokenizer.json", "tokenizer_config.json"}, start)
+			var files []string
+			for _, file := range []string{"config.json", "model.onnx", "special_tokens_map.json", "tokenizer.json",
+				"tokenizer_config.json", "vocab.txt"} {
+				if _, err := os.Stat(filepath.Join(out, file)); err == nil {
+					files = append(files, file)
+				}
+			}
+			return report(out, p.Name+"-"+name, files, start)
 		}
 	}
-	return fmt.Errorf("-family %q: want roberta, xlmr, deberta or albert", name)
+	return fmt.Errorf("-family %q: want bert, roberta, xlmr, deberta or albert", name)
 }
 
 func report(out, name string, files []string, start time.Time) error {

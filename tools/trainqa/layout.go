@@ -48,8 +48,8 @@ const (
 // family returns the layout family by name: "bert" (with token types) or
 // one of testmodel.Families.
 func family(name string) (testmodel.Family, error) {
-	if name == "bert" {
-		return testmodel.Family{Name: "bert", ModelType: "bert", Architecture: "BertForQuestionAnswering", TokenTypes: true}, nil
+	if name == testmodel.BERT.Name {
+		return testmodel.BERT, nil
 	}
 	var names []string
 	for _, f := range testmodel.Families {
@@ -86,8 +86,20 @@ func newLayout(tok *tokenizer.Tokenizer, tokPath string, f testmodel.Family, s q
 
 // unkID finds the unknown token's id: Unigram's model.unk_id, else the
 // unk_token of special_tokens_map.json beside the file or of the model
-// (WordPiece, BPE), looked up among the added tokens or encoded.
+// (WordPiece, BPE), looked up among the added tokens or encoded. tokPath
+// may be a model folder: its tokenizer.json when it has one, else (a
+// folder qa-shard converts or splits with MeCab) the unk_token of
+// special_tokens_map.json or tokenizer_config.json, BERT's [UNK] when
+// neither names one (transformers' default for the BERT tokenizers),
+// looked up in the vocabulary.
 func unkID(tok *tokenizer.Tokenizer, tokPath string) (int32, error) {
+	if st, err := os.Stat(tokPath); err == nil && st.IsDir() {
+		tj := filepath.Join(tokPath, "tokenizer.json")
+		if _, err := os.Stat(tj); err != nil {
+			return folderUnkID(tok, tokPath)
+		}
+		tokPath = tj
+	}
 	var file struct {
 		Model struct {
 			UnkToken *string `json:"unk_token"`
@@ -126,8 +138,27 @@ func unkID(tok *tokenizer.Tokenizer, tokPath string) (int32, error) {
 	return 0, fmt.Errorf("%s: unknown token %q is not one token", tokPath, name)
 }
 
-// sideUnkToken is special_tokens_map.json's unk_token (a string or an
-// AddedToken object), or "" when the file or the key is missing.
+// folderUnkID is the unknown token of a model folder without
+// tokenizer.json (see unkID).
+func folderUnkID(tok *tokenizer.Tokenizer, dir string) (int32, error) {
+	name := sideUnkToken(filepath.Join(dir, "special_tokens_map.json"))
+	if name == "" {
+		name = sideUnkToken(filepath.Join(dir, "tokenizer_config.json"))
+	}
+	if name == "" {
+		name = "[UNK]"
+	}
+	for id := range int32(tok.VocabSize()) {
+		if tok.Token(id) == name {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: the unknown token %q is not in the vocabulary", dir, name)
+}
+
+// sideUnkToken is the unk_token of special_tokens_map.json or
+// tokenizer_config.json (a string or an AddedToken object), or "" when the
+// file or the key is missing.
 func sideUnkToken(path string) string {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -150,12 +181,17 @@ func sideUnkToken(path string) string {
 	return obj.Content
 }
 
-// nameQuestion records the first token of a question under its first word.
-func (l *layout) nameQuestion(q qa.Tokens, text string) {
+// nameQuestion records the first token of a question under its first word
+// (a question without spaces, as Japanese ones are, under its first
+// token's text).
+func (l *layout) nameQuestion(tok *tokenizer.Tokenizer, q qa.Tokens, text string) {
 	if q.Len() == 0 {
 		return
 	}
-	word, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	word, _, spaced := strings.Cut(strings.TrimSpace(text), " ")
+	if !spaced {
+		word = tok.Token(q.IDs[0])
+	}
 	l.QuestionWords[fmt.Sprint(q.IDs[0])] = strings.ToLower(word)
 }
 

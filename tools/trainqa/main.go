@@ -28,6 +28,7 @@ import (
 
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/modeldir"
 )
 
 type gold struct {
@@ -49,7 +50,7 @@ func run() error {
 	var a args
 	flag.StringVar(&a.corpus, "corpus", "", "JSONL corpus from gencorpus")
 	flag.StringVar(&a.gold, "gold", "", "its gold answers (gencorpus -gold, with the same -tokenizer)")
-	flag.StringVar(&a.tokenizer, "tokenizer", "", "tokenizer.json (tokenizer_config.json and special_tokens_map.json beside it are read too)")
+	flag.StringVar(&a.tokenizer, "tokenizer", "", "tokenizer.json (tokenizer_config.json and special_tokens_map.json beside it are read too), or a model folder, read as qa-shard reads it")
 	flag.StringVar(&a.out, "out", "", "output file of labelled windows (and OUT.json, its layout)")
 	flag.StringVar(&a.family, "family", "bert", "the model's export layout: bert or a testmodel family (roberta: no token types)")
 	a.settings = qa.DefaultSettings()
@@ -81,7 +82,7 @@ func writeWindows(a args) (windows, positive int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	tok, err := tokenizer.Load(a.tokenizer)
+	tok, err := openTokenizer(a.tokenizer)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -115,7 +116,7 @@ func writeWindows(a args) (windows, positive int, err error) {
 			ctx, ctxID = tok.Encode(text), g.ID
 		}
 		q := tok.Encode(g.Question)
-		lay.nameQuestion(q, g.Question)
+		lay.nameQuestion(tok, q, g.Question)
 		ls, err := label(q, ctx, g, tok.Template(), a.settings)
 		if err != nil {
 			return 0, 0, err
@@ -135,6 +136,24 @@ func writeWindows(a args) (windows, positive int, err error) {
 		return 0, 0, fmt.Errorf("%s: %w", a.out, err)
 	}
 	return windows, positive, lay.write(a.out + ".json")
+}
+
+// openTokenizer reads a tokenizer.json, or a model folder's tokenizer as
+// qa-shard does (modeldir.Open: tokenizer.json, a conversion of the slow
+// tokenizer's files, a Japanese BERT's vocab.txt and MeCab).
+func openTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("-tokenizer: %w", err)
+	}
+	if !st.IsDir() {
+		return tokenizer.Load(path)
+	}
+	tok, _, err := modeldir.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("-tokenizer %s: %w", path, err)
+	}
+	return tok, nil
 }
 
 // labelled is a window with the positions of its answer's first and last

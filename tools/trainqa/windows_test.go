@@ -242,3 +242,58 @@ func TestWindowsFamily(t *testing.T) {
 		t.Fatalf("RoBERTa's gold tokens with BERT's tokenizer: %v, want a refusal", err)
 	}
 }
+
+// TestWindowsFolder: -tokenizer may be a model folder without
+// tokenizer.json (here bert-base-uncased's vocab.txt and a
+// tokenizer_config.json, which modeldir converts as transformers does); the
+// windows and the layout are those the same tokenizer's tokenizer.json
+// gives, the unknown token found in the vocabulary.
+func TestWindowsFolder(t *testing.T) {
+	dir := t.TempDir()
+	tokPath, err := testfixtures.TokenizerJSON(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "slow")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var vocab strings.Builder
+	for id := range int32(tok.VocabSize()) {
+		vocab.WriteString(tok.Token(id) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(folder, "vocab.txt"), []byte(vocab.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"tokenizer_class": "BertTokenizer", "do_lower_case": true}`
+	if err := os.WriteFile(filepath.Join(folder, "tokenizer_config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, golds := corpus(t, dir, tok)
+	s := qa.DefaultSettings()
+	s.MaxSeqLen, s.DocStride = 64, 16
+	out := map[string][]byte{}
+	for name, path := range map[string]string{"file": tokPath, "folder": folder} {
+		a := args{corpus: docs, gold: golds, tokenizer: path, out: filepath.Join(dir, name+".bin"), family: "bert", settings: s}
+		if _, _, err := writeWindows(a); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, ext := range []string{"", ".json"} {
+			b, err := os.ReadFile(a.out + ext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name+ext] = b
+		}
+	}
+	if len(readRecords(t, filepath.Join(dir, "folder.bin"))) < 10 {
+		t.Fatal("few windows from the folder")
+	}
+	if !bytes.Equal(out["file"], out["folder"]) || !bytes.Equal(out["file.json"], out["folder.json"]) {
+		t.Fatalf("the folder's windows or layout differ from tokenizer.json's:\n%s\n%s", out["file.json"], out["folder.json"])
+	}
+}
