@@ -9,8 +9,8 @@ package input
 import (
 	"time"
 
-	"qa-shard/format"
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/format"
 )
 
 // File is one input file of a run, in the run's order.

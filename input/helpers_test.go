@@ -12,7 +12,7 @@ import (
 
 	"qa-shard/internal/corpus"
 	"qa-shard/internal/readstate"
-	"qa-shard/record"
+	"qa-shard/internal/record"
 	"qa-shard/shard"
 )
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // handle is an open input file. Every byte the package reads from a file

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/record"
+	"qa-shard/internal/record"
 	"qa-shard/shard"
 )
 

@@ -3,7 +3,7 @@ package input
 import (
 	"fmt"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 	"qa-shard/shard"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
 )
 

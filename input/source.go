@@ -11,9 +11,9 @@ import (
 	"os"
 	"sync"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // Source reads a Plan's parts in order as one stream of documents, and

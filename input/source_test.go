@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/readstate"
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // key identifies a document's content for comparisons.

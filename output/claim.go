@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"qa-shard/filelock"
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/filelock"
 )
 
 // Sentinels, found with errors.Is.

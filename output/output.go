@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
-	"qa-shard/journal"
-	"qa-shard/logits"
-	"qa-shard/record"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 )
 
 // Options name the outputs of a run and how to treat existing ones.

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"qa-shard/internal/errkind"
-	"qa-shard/journal"
+	"qa-shard/internal/journal"
 )
 
 // Outputs are checked at every checkpoint before the journal vouches for

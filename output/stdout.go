@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"qa-shard/format"
 	"qa-shard/internal/errkind"
-	"qa-shard/record"
+	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 )
 
 // Answers to standard output (--output -) are read as they come, by a

@@ -11,9 +11,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/partfolder"
+	"qa-shard/internal/format"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
 )
 
 // verifyAnswers checks, before a resume cuts or appends anything, that the

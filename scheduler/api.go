@@ -13,9 +13,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/logits"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // Replica runs batches on one device; whichever replica is free pulls the

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	"qa-shard/logits"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // Special ids of the fake vocabulary; word ids start above them.

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"qa-shard/internal/errkind"
-	"qa-shard/logits"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // ErrWrite marks a failure to hand a document's records to the sinks: its

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // Path names a rank's own file or folder: answers.jsonl becomes

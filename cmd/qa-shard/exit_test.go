@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/filelock"
+	"qa-shard/internal/filelock"
 	"qa-shard/output"
 )
 

@@ -5,9 +5,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
 	"qa-shard/input"
-	"qa-shard/record"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/record"
 	"qa-shard/shard"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
+	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
-	"qa-shard/logs"
+	"qa-shard/internal/logs"
 )
 
 // Exit codes: the table --help and the README show (a test holds them

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
-	"qa-shard/logs"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/logs"
 	"qa-shard/shard/merge"
 )
 

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"qa-shard/filelock"
 	"qa-shard/internal/errkind"
-	"qa-shard/journal"
+	"qa-shard/internal/filelock"
+	"qa-shard/internal/journal"
 	"qa-shard/shard"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"qa-shard/filelock"
+	"qa-shard/internal/filelock"
 	"qa-shard/output"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"qa-shard/internal/errkind"
-	"qa-shard/journal"
-	"qa-shard/partfolder"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
 	"qa-shard/shard"
 )
 

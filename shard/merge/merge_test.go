@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/journal"
-	"qa-shard/partfolder"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
 	"qa-shard/shard"
 )
 
