@@ -31,7 +31,7 @@ func testSettings() qa.Settings {
 }
 
 func testConfig() Config {
-	return Config{Settings: testSettings(), Template: special, PadID: padID, MaxBatchTokens: 512, TokenizeWorkers: 2}
+	return Config{Settings: testSettings(), Template: special, PadID: padID, Batching: Batching{MaxBatchTokens: 512, TokenizeWorkers: 2}}
 }
 
 // wordTokenizer makes one token per whitespace-separated word: the id is a

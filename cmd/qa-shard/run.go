@@ -231,14 +231,20 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 func schedulerConfig(o *cli.Run, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Source, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	return scheduler.Config{
-		Settings: o.Settings, Template: m.tok.Template(), PadID: m.tok.PadID(),
-		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.TokenizeWorkers,
-		SingleWindowBatches: m.model.QuantizedActivations,
-		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
-		BatchTimeout: o.BatchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
-		Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
-		Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
-		ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Logger: log,
+		Settings: o.Settings, Template: m.tok.Template(), PadID: m.tok.PadID(), Logger: log,
+		Batching: scheduler.Batching{
+			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
+			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.model.QuantizedActivations,
+			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
+		},
+		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
+		Checkpoints: scheduler.Checkpoints{
+			Stop: stop, SkipBelow: out.Skip, Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
+		},
+		Reporting: scheduler.Reporting{
+			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+			ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Status: fl.Status,
+		},
 	}
 }
 

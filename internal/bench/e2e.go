@@ -113,9 +113,12 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		return e2eResult{}, err
 	}
 	pad := mi.tok.PadID()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: mi.tok.Template(), PadID: pad,
-		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn,
-		SingleWindowBatches: mi.m.QuantizedActivations}
+	cfg := scheduler.Config{
+		Settings: qa.DefaultSettings(),
+		Template: mi.tok.Template(),
+		PadID:    pad,
+		Batching: scheduler.Batching{MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn, SingleWindowBatches: mi.m.QuantizedActivations},
+	}
 	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, src, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)
 	wall, cpu := time.Since(start), cpuTime()-cpu0

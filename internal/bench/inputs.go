@@ -104,7 +104,7 @@ func inputRun(ctx context.Context, path string, p inputBench) (scheduler.Summary
 	for i := range reps {
 		reps[i] = sim.New(sim.Options{Name: fmt.Sprintf("sim:%d", i), Index: i, Rate: p.rate, Speed: 1, Seed: 1})
 	}
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), MaxBatchTokens: 4096}
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), Batching: scheduler.Batching{MaxBatchTokens: 4096}}
 	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
 	if err == nil && sum.Documents != int64(p.docs) {
 		err = fmt.Errorf("read %d documents of %d", sum.Documents, p.docs)

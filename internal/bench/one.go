@@ -66,8 +66,12 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
 	cpu0 := cpuTime()
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: sp, PadID: pad, MaxBatchTokens: o.MaxBatchTokens,
-		MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations}
+	cfg := scheduler.Config{
+		Settings: qa.DefaultSettings(),
+		Template: sp,
+		PadID:    pad,
+		Batching: scheduler.Batching{MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations},
+	}
 	sum, err := scheduler.Run(ctx, cfg, record.NewSource(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)

@@ -130,10 +130,10 @@ func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, 
 		reps[i] = probes[i]
 	}
 	cfg := scheduler.Config{
-		Settings:       qa.DefaultSettings(),
-		Template:       qa.BertTemplate(101, 102),
-		PadID:          0,
-		MaxBatchTokens: p.maxBatchTokens,
+		Settings: qa.DefaultSettings(),
+		Template: qa.BertTemplate(101, 102),
+		PadID:    0,
+		Batching: scheduler.Batching{MaxBatchTokens: p.maxBatchTokens},
 	}
 	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
 	start := time.Now()
