@@ -20,15 +20,12 @@ import (
 	"qa-shard/internal/tune"
 	"qa-shard/scheduler"
 	"qa-shard/worker"
-	"qa-shard/worker/sim"
 )
 
 // The scheduler's fault path needs sessions it can rebuild.
 var (
 	_ scheduler.Replica   = (*worker.Replica)(nil)
 	_ scheduler.Rebuilder = (*worker.Replica)(nil)
-	_ scheduler.Replica   = (*sim.Replica)(nil)
-	_ scheduler.Rebuilder = (*sim.Replica)(nil)
 	_ scheduler.Replica   = (*lazy)(nil)
 	_ scheduler.Rebuilder = (*lazy)(nil)
 	_ scheduler.Idler     = (*lazy)(nil)
@@ -132,8 +129,8 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 		o.Log = zap.NewNop()
 	}
 	log := o.Log
-	if sim.IsSpec(o.Devices) {
-		reps, err := sim.FromSpec(o.Devices)
+	if isSimulated(o.Devices) {
+		reps, err := simulated(o.Devices)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
