@@ -42,15 +42,15 @@ build: $(BIN)
 $(BIN): $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 	$(GO) build $(GOFLAGS_BUILD) -o $@ ./cmd/qa-shard
 
-# Generated BERT-for-question-answering model directories (see testmodel/).
-$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard tokenizer/*.go)
+# Generated BERT-for-question-answering model directories (see internal/testmodel/).
+$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard internal/testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -preset $(firstword $(subst -, ,$*)) -vocab $(VOCAB_JSON) -out $(MODELS)/$* \
 		$(if $(findstring notype,$*),-no-token-type-ids) $(if $(findstring fp16,$*),-fp16-logits)
 
 # The demo model: the graph above around weights trained on gencorpus's
-# facts (testmodel/demo, rebuilt by `make train`, see mk/train.mk).
-DEMO_WEIGHTS := testmodel/demo/model.safetensors
-$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard testmodel/*.go) $(wildcard tokenizer/*.go)
+# facts (internal/testmodel/demo, rebuilt by `make train`, see mk/train.mk).
+DEMO_WEIGHTS := internal/testmodel/demo/model.safetensors
+$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard internal/testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -weights $(DEMO_WEIGHTS) -vocab $(VOCAB_JSON) -out $(MODELS)/demo
 
 .PHONY: demo-model
@@ -108,7 +108,7 @@ INT8_DOCS ?= 6
 .PHONY: bench-int8
 bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
 	@$(BIN) version
-	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/base-int8
 	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
@@ -141,7 +141,7 @@ FUZZTIME ?= 60s
 fuzz: $(VOCAB_JSON)
 	$(TEST_ENV) $(GO) test ./tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
-	$(TEST_ENV) $(GO) test ./record -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test ./internal/record -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME)
 
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):

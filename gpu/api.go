@@ -10,20 +10,21 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"time"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrSelection marks a --devices value that cannot be satisfied.
-var ErrSelection = errors.New("device selection")
+var ErrSelection = errkind.NewUser("device selection")
 
 // ErrNoDriver means NVML could not be loaded or initialised because no
 // NVIDIA driver is installed or loaded; the program can still run on the CPU.
-var ErrNoDriver = errors.New("no NVIDIA driver found (NVML could not be loaded)")
+var ErrNoDriver = errkind.NewInternal("no NVIDIA driver found (NVML could not be loaded)")
 
 // ErrClosed is returned by NVML methods called after Close.
-var ErrClosed = errors.New("NVML session closed")
+var ErrClosed = errkind.NewInternal("NVML session closed")
 
 // Device kinds.
 const (

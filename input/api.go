@@ -7,10 +7,10 @@
 package input
 
 import (
-	"errors"
 	"time"
 
-	"qa-shard/format"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/format"
 )
 
 // File is one input file of a run, in the run's order.
@@ -32,11 +32,11 @@ type File struct {
 var (
 	// ErrInput: an --input that cannot be used (missing, unreadable, a
 	// folder without inputs, a Parquet file without the context column).
-	ErrInput = errors.New("input")
+	ErrInput = errkind.NewUser("input")
 	// ErrCorrupt: compressed data that cannot be decompressed; the error
 	// names the file and the compressed byte offset.
-	ErrCorrupt = errors.New("corrupt input")
+	ErrCorrupt = errkind.NewUser("corrupt input")
 	// ErrChanged: --resume found an input that changed since the journal
 	// was written (size, modification time or the content it verified).
-	ErrChanged = errors.New("the input changed since the journal was written")
+	ErrChanged = errkind.NewUser("the input changed since the journal was written")
 )

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/record"
+	"qa-shard/internal/record"
+	"qa-shard/shard"
 )
 
 // BenchmarkRead reads the same 10,000 documents in each format through a
@@ -33,7 +34,7 @@ func BenchmarkRead(b *testing.B) {
 			b.SetBytes(int64(text.Len()))
 			for b.Loop() {
 				files := mustFind(b, []string{path})
-				plan, err := Split(files, Rank{World: 1})
+				plan, err := Split(files, shard.Rank{World: 1})
 				must(b, err)
 				s, err := plan.Open(record.Options{Questions: []string{"q"}}, nil, 0)
 				must(b, err)

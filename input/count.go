@@ -9,7 +9,7 @@ import (
 	"os"
 	"sync/atomic"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // The documents of this process's share, for "documents done of total":

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/format"
 	"qa-shard/internal/corpus"
+	"qa-shard/internal/format"
 )
 
 // TestDocsCountsEveryRanksShare: for one process and for ranks, the

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // Find expands the --input arguments into the run's files, in the run's

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 func names(files []File) string {

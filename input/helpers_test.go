@@ -11,8 +11,9 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/readstate"
+	"qa-shard/internal/record"
+	"qa-shard/shard"
 )
 
 // line is record i of a test corpus, a few hundred bytes, some long.
@@ -95,9 +96,9 @@ func readAll(t *testing.T, s *Source) []record.Document {
 }
 
 // openRank plans and opens rank r of w over files.
-func openRank(t *testing.T, files []File, r, w int, resume *journal.InputState, seq int64) *Source {
+func openRank(t *testing.T, files []File, r, w int, resume *readstate.State, seq int64) *Source {
 	t.Helper()
-	plan, err := Split(append([]File(nil), files...), Rank{Rank: r, World: w})
+	plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: w})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"qa-shard/format"
-	"qa-shard/record"
+	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 )
 
 // lineReader reads the lines of one JSONL part.

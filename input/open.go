@@ -7,10 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // handle is an open input file. Every byte the package reads from a file
@@ -126,21 +123,15 @@ func openText(f *File, r io.Reader, from int64) (*text, error) {
 			f.Format, _ = format.Sniff(b)
 		}
 	}
-	switch f.Format {
-	case format.Gzip:
-		z, err := gzip.NewReader(raw)
-		if err != nil {
-			return nil, corrupt(f, raw, err)
-		}
-		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, func() { z.Close() }
-	case format.Zstd:
-		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return nil, corrupt(f, raw, err)
-		}
-		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, z.Close
-	case format.Parquet:
+	if f.Format == format.Parquet {
 		return nil, fmt.Errorf("%w: %s is Parquet, which cannot be streamed from standard input: give the file", ErrInput, f.Name)
+	}
+	if f.Format != format.JSONL {
+		z, closeZ, err := format.Decompress(raw, f.Format)
+		if err != nil {
+			return nil, corrupt(f, raw, err)
+		}
+		t.Reader, t.close = &decoded{r: z, f: f, raw: raw}, closeZ
 	}
 	return t, nil
 }

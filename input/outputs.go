@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // CheckOutputs refuses an output that is, or would become, an input: one

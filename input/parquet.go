@@ -6,7 +6,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // rowGroup is one row group of a Parquet file, as the footer describes it.

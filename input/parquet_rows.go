@@ -12,7 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // rowReader yields the documents of a run of row groups of one Parquet

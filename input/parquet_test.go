@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/record"
+	"qa-shard/internal/record"
+	"qa-shard/shard"
 )
 
 type nestedDoc struct {
@@ -47,7 +48,7 @@ func TestParquetFields(t *testing.T) {
 	if opt.Schema.ID != record.Int || opt.Schema.Keep[0] != record.String || opt.Schema.Keep[1] != record.Float || opt.Schema.Keep[2] != record.Bool {
 		t.Fatalf("schema %+v", opt.Schema)
 	}
-	plan, err := Split(files, Rank{World: 1})
+	plan, err := Split(files, shard.Rank{World: 1})
 	must(t, err)
 	s, err := plan.Open(opt, nil, 0)
 	must(t, err)

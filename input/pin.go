@@ -7,7 +7,7 @@ import (
 	"os"
 	"slices"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
 )
 
 // Input files are pinned while read: a file changed in place, truncated,

@@ -2,9 +2,9 @@ package input
 
 import (
 	"fmt"
-	"math/bits"
 
-	"qa-shard/format"
+	"qa-shard/internal/format"
+	"qa-shard/shard"
 )
 
 // Part is one piece of one file that a process reads.
@@ -24,11 +24,12 @@ type Part struct {
 // of the global byte space (every file's bytes, end to end, in order) and
 // the parts of files that block owns.
 type Plan struct {
-	Files  []File
-	Rank   Rank
-	Lo, Hi int64 // the block, in global bytes
-	Total  int64 // the size of all files together
-	Parts  []Part
+	Files []File
+	Rank  shard.Rank
+	// Block is the rank's share of the global bytes; Block.Total is the
+	// size of all files together.
+	Block shard.Block
+	Parts []Part
 }
 
 // Split gives rank r the r-th of World equal ranges of the global byte
@@ -41,18 +42,18 @@ type Plan struct {
 // order are the input's order, and every rank computes the same split from
 // the file sizes alone. Only files that overlap the range are opened (to
 // check their magic bytes, or read a Parquet footer).
-func Split(files []File, r Rank) (*Plan, error) {
+func Split(files []File, r shard.Rank) (*Plan, error) {
 	if r.World < 1 {
 		r.World = 1
 	}
-	p := &Plan{Files: files, Rank: r}
+	var total int64
 	for _, f := range files {
-		p.Total += max(f.Size, 0)
+		total += max(f.Size, 0)
 	}
-	p.Lo, p.Hi = cut(p.Total, r.Rank, r.World), cut(p.Total, r.Rank+1, r.World)
+	p := &Plan{Files: files, Rank: r, Block: shard.For(total, r)}
 	if len(files) == 1 && files[0].Path == "-" {
 		if r.World > 1 {
-			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", ErrRank)
+			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", shard.ErrRank)
 		}
 		p.Parts = []Part{{File: 0}}
 		return p, nil
@@ -70,7 +71,7 @@ func Split(files []File, r Rank) (*Plan, error) {
 			}
 			continue
 		}
-		if f.Size == 0 || hi <= p.Lo || lo >= p.Hi {
+		if f.Size == 0 || hi <= p.Block.From || lo >= p.Block.To {
 			continue // no byte of this file is ours, so no line or unit either
 		}
 		if err := Sniff(f); err != nil {
@@ -78,10 +79,10 @@ func Split(files []File, r Rank) (*Plan, error) {
 		}
 		switch f.Format {
 		case format.JSONL:
-			from, to := max(p.Lo, lo)-lo, min(p.Hi, hi)-lo
+			from, to := max(p.Block.From, lo)-lo, min(p.Block.To, hi)-lo
 			p.Parts = append(p.Parts, Part{File: i, From: from, To: to, Bytes: to - from})
 		case format.Gzip, format.Zstd:
-			if p.owner(lo+f.Size/2) == r.Rank {
+			if p.Block.Owner(lo+f.Size/2) == r.Rank {
 				p.Parts = append(p.Parts, Part{File: i, From: 0, To: f.Size, Bytes: f.Size})
 			}
 		case format.Parquet:
@@ -130,7 +131,7 @@ func (p *Plan) parquetPart(i int, lo int64) (*Part, error) {
 	}
 	part := Part{File: i, From: -1}
 	for _, g := range groups {
-		if p.owner(lo+(g.lo+g.hi)/2) != p.Rank.Rank {
+		if p.Block.Owner(lo+(g.lo+g.hi)/2) != p.Rank.Rank {
 			continue
 		}
 		if part.From < 0 {
@@ -166,30 +167,4 @@ func (p *Plan) Rows() int64 {
 		n += part.To - part.From
 	}
 	return n
-}
-
-// cut is the start of the r-th of w equal ranges of total bytes,
-// total*r/w without overflow.
-func cut(total int64, r, w int) int64 {
-	hi, lo := bits.Mul64(uint64(total), uint64(r))
-	q, _ := bits.Div64(hi, lo, uint64(w))
-	return int64(q)
-}
-
-// owner is the rank whose range holds global byte x.
-func (p *Plan) owner(x int64) int {
-	w := p.Rank.World
-	if p.Total == 0 {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(x), uint64(w))
-	q, _ := bits.Div64(hi, lo, uint64(p.Total))
-	r := min(int(q), w-1)
-	for r+1 < w && cut(p.Total, r+1, w) <= x {
-		r++
-	}
-	for r > 0 && cut(p.Total, r, w) > x {
-		r--
-	}
-	return r
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
+	"qa-shard/shard"
 )
 
 // TestRankReadsItsShare: rank r of 16 reads at most a sixteenth of the
@@ -37,7 +38,7 @@ func TestRankReadsItsShare(t *testing.T) {
 		share := size / world
 		for _, r := range []int{0, 7, 14, 15} {
 			n := counting(t)
-			plan, err := Split(append([]File(nil), files...), Rank{Rank: r, World: world})
+			plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: world})
 			must(t, err)
 			opt := options()
 			opt.Fields.Keep, opt.Schema.Keep = nil, nil
@@ -48,7 +49,7 @@ func TestRankReadsItsShare(t *testing.T) {
 			if len(plan.Parts) == 0 {
 				// The last sixteenth of a Parquet file can be its footer,
 				// which holds no rows: that rank has nothing to do.
-				t.Logf("%s rank %d of %d owns no rows (bytes %d-%d)", filepath.Base(path), r, world, plan.Lo, plan.Hi)
+				t.Logf("%s rank %d of %d owns no rows (bytes %d-%d)", filepath.Base(path), r, world, plan.Block.From, plan.Block.To)
 				continue
 			}
 			if _, err := s.Next(); err != nil {
@@ -64,7 +65,7 @@ func TestRankReadsItsShare(t *testing.T) {
 					// resume from here, counted on its own
 					st := s.At(docs)
 					m := counting(t)
-					plan2, err := Split(append([]File(nil), files...), Rank{Rank: r, World: world})
+					plan2, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: world})
 					must(t, err)
 					s2, err := plan2.Open(opt, &st, docs)
 					must(t, err)

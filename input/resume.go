@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"qa-shard/format"
-	"qa-shard/journal"
+	"qa-shard/internal/format"
+	"qa-shard/internal/readstate"
 )
 
 // resume continues where the journal's input state says, verifying what
@@ -30,7 +30,7 @@ import (
 //
 // Anything else (a file changed, removed or added) is ErrChanged, naming
 // the file: the journal's output would not be what this input gives.
-func (s *Source) resume(st journal.InputState) error {
+func (s *Source) resume(st readstate.State) error {
 	files := s.plan.Files
 	for i, fr := range st.Files {
 		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"qa-shard/internal/corpus"
-	"qa-shard/journal"
+	"qa-shard/internal/readstate"
 )
 
 // TestResumeAnywhere: the input state after any number of documents (as
@@ -33,7 +33,7 @@ func TestResumeAnywhere(t *testing.T) {
 				states[i+1] = marshal(t, s.At(i+1))
 			}
 			for k := int64(0); k <= int64(len(docs)); k++ {
-				var st journal.InputState
+				var st readstate.State
 				must(t, json.Unmarshal(states[k], &st))
 				rest := readAll(t, openRank(t, files, r, w, &st, k))
 				var got []string
@@ -51,7 +51,7 @@ func TestResumeAnywhere(t *testing.T) {
 	}
 }
 
-func marshal(t *testing.T, st journal.InputState) []byte {
+func marshal(t *testing.T, st readstate.State) []byte {
 	b, err := json.Marshal(st)
 	must(t, err)
 	return b

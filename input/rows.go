@@ -1,7 +1,7 @@
 package input
 
 import (
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // rowsPart reads one Parquet part.

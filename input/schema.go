@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 
-	"qa-shard/fingerprint"
-	"qa-shard/format"
-	"qa-shard/record"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 )
 
 // Schema decides the run's schema (record.Schema: the kind of ids and of

@@ -11,9 +11,9 @@ import (
 	"os"
 	"sync"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/format"
+	"qa-shard/internal/readstate"
+	"qa-shard/internal/record"
 )
 
 // Source reads a Plan's parts in order as one stream of documents, and
@@ -39,9 +39,9 @@ type Source struct {
 
 	mu    sync.Mutex
 	pins  map[int]os.FileInfo // the files opened, by index: what Check compares (pin.go)
-	done  []journal.FileRead  // parts read to their end, in order
+	done  []readstate.File    // parts read to their end, in order
 	marks []mark              // one per document read and not yet checkpointed
-	start journal.InputState  // where this process started
+	start readstate.State     // where this process started
 }
 
 // mark is the input state just after one document. Marks live from the
@@ -74,7 +74,7 @@ type partReader interface {
 // resume (a journal's input state, nil for a fresh start) says, after
 // verifying that the files it read are unchanged (see resume). Documents
 // are numbered from firstSeq.
-func (p *Plan) Open(opt record.Options, resume *journal.InputState, firstSeq int64) (*Source, error) {
+func (p *Plan) Open(opt record.Options, resume *readstate.State, firstSeq int64) (*Source, error) {
 	s := &Source{plan: p, opt: opt, mapper: record.NewMapper(opt), seq: firstSeq}
 	if resume != nil && len(resume.Files) > 0 {
 		if err := s.resume(*resume); err != nil {
@@ -163,7 +163,7 @@ func (s *Source) read() (record.Document, mark, error) {
 // At is the input state once the documents before Seq next are written:
 // where the next one starts, and what was read up to there. It is called
 // from the writer while Next runs on the reader.
-func (s *Source) At(next int64) journal.InputState {
+func (s *Source) At(next int64) readstate.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := 0
@@ -176,14 +176,14 @@ func (s *Source) At(next int64) journal.InputState {
 	}
 	m := s.marks[0]
 	part := s.plan.Parts[m.part]
-	files := append(append([]journal.FileRead(nil), s.done[:m.ndone]...), s.record(part, m.from, m.to, m.state))
-	return journal.InputState{Next: journal.Position{File: part.File, Offset: m.to}, Files: files}
+	files := append(append([]readstate.File(nil), s.done[:m.ndone]...), s.record(part, m.from, m.to, m.state))
+	return readstate.State{Next: readstate.Position{File: part.File, Offset: m.to}, Files: files}
 }
 
 // record describes what was read of a part's file.
-func (s *Source) record(part Part, from, to int64, state hashState) journal.FileRead {
+func (s *Source) record(part Part, from, to int64, state hashState) readstate.File {
 	f := s.plan.Files[part.File]
-	return journal.FileRead{File: part.File, Name: f.Name, Size: f.Size, ModTime: f.ModTime.UnixNano(), From: from, To: to, SHA256: sum(state)}
+	return readstate.File{File: part.File, Name: f.Name, Size: f.Size, ModTime: f.ModTime.UnixNano(), From: from, To: to, SHA256: sum(state)}
 }
 
 // Bytes is the work of this process (see Plan.Bytes).

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/readstate"
+	"qa-shard/internal/record"
 )
 
 // key identifies a document's content for comparisons.
@@ -100,7 +100,7 @@ func TestWorkAddsUp(t *testing.T) {
 		for r := range w {
 			s := openRank(t, files, r, w, nil, 0)
 			var sum, half int64
-			var st journal.InputState
+			var st readstate.State
 			docs := readAll(t, s)
 			for i, d := range docs {
 				sum += d.Bytes

@@ -9,19 +9,20 @@ import (
 	"strings"
 	"syscall"
 
-	"qa-shard/filelock"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/filelock"
 )
 
 // Sentinels, found with errors.Is.
 var (
 	// ErrUnwritable: an output's folder is missing, read-only or not
 	// writable by this user; found before anything expensive starts.
-	ErrUnwritable = errors.New("the output cannot be written")
+	ErrUnwritable = errkind.NewUser("the output cannot be written")
 	// ErrStorage: the storage failed while the outputs were written (no
 	// space left, quota exceeded, an I/O error, a file system turned
 	// read-only). What the journal vouches for is intact: once the
 	// storage is fixed, --resume continues.
-	ErrStorage = errors.New("the storage failed")
+	ErrStorage = errkind.NewResumable("the storage failed")
 )
 
 // storageErrnos are failures of the storage rather than of the program.

@@ -1,6 +1,6 @@
 package output
 
-import "qa-shard/record"
+import "qa-shard/internal/record"
 
 // counter counts the records written through it, those of a resumed run's
 // earlier processes included (from the journal), so that --max-errors is

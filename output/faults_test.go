@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/filelock"
 	"qa-shard/internal/faultfs"
-	"qa-shard/journal"
+	"qa-shard/internal/filelock"
+	"qa-shard/internal/journal"
 )
 
 // disk opens faultfs files as package output's files.

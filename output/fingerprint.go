@@ -3,8 +3,8 @@ package output
 import (
 	"fmt"
 
-	"qa-shard/fingerprint"
-	"qa-shard/journal"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/journal"
 )
 
 // Fingerprint identifies what the answers depend on (the input files, the

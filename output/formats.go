@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/partfolder"
+	"qa-shard/internal/format"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
 )
 
 // openSink opens the answers for writing: fresh when bytes < 0, else

@@ -14,9 +14,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/format"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/record"
 )
 
 // writeRecord writes answer i (an error record every fifth).

@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"qa-shard/journal"
-	"qa-shard/logits"
-	"qa-shard/record"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/readstate"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 )
 
 // Options name the outputs of a run and how to treat existing ones.
@@ -65,12 +66,12 @@ type Outputs struct {
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
 	// Input is where the input continues (resume); nil for a fresh start.
-	Input   *journal.InputState
+	Input   *readstate.State
 	path    string
 	sink    sink
 	count   *counter
 	journal *journal.Journal
-	at      func(next int64) journal.InputState
+	at      func(next int64) readstate.State
 	// logitsDir is the logits folder as the journal records it
 	// (journal.State.Logits).
 	logitsDir string
@@ -209,7 +210,7 @@ func relativeTo(dir, path string) string {
 
 // SetInput tells checkpoints where the input continues once the documents
 // before next are written (input.Source.At).
-func (o *Outputs) SetInput(at func(next int64) journal.InputState) { o.at = at }
+func (o *Outputs) SetInput(at func(next int64) readstate.State) { o.at = at }
 
 // Checkpoint makes the first next documents durable and records that.
 // It runs on the scheduler's writer goroutine, or after Run returned.

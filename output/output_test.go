@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/record"
 )
 
 func write(t *testing.T, out *Outputs, ids ...string) {

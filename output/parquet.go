@@ -8,9 +8,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/journal"
-	"qa-shard/partfolder"
-	"qa-shard/record"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
 )
 
 // parts writes the answers as a folder of Parquet files, part-00000.parquet,

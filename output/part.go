@@ -6,7 +6,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/partfolder"
+	"qa-shard/internal/partfolder"
 )
 
 // FormatKey and FormatVersion are stored in every answers part's metadata.

@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 
-	"qa-shard/journal"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/journal"
 )
 
 // Outputs are checked at every checkpoint before the journal vouches for
@@ -18,7 +19,7 @@ import (
 
 // ErrChanged marks an output changed from outside the run: the run stops
 // (exit 1), and the journal keeps its last checkpoint.
-var ErrChanged = errors.New("an output was changed from outside the run")
+var ErrChanged = errkind.NewInternal("an output was changed from outside the run")
 
 // stater is what pin needs of an open file; *os.File is one.
 type stater interface {

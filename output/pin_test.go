@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/journal"
-	"qa-shard/logits"
-	"qa-shard/partfolder"
-	"qa-shard/record"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 )
 
 // TestOutputChangedUnderRun: an answers file truncated, removed or

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/journal"
-	"qa-shard/logits"
+	"qa-shard/internal/journal"
+	"qa-shard/output/logits"
 )
 
 // Precheck refuses, before any model is loaded, what Open would refuse

@@ -7,8 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"qa-shard/format"
-	"qa-shard/record"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 )
 
 // Answers to standard output (--output -) are read as they come, by a
@@ -18,7 +19,7 @@ import (
 
 // ErrReaderGone marks a write to standard output after its reader closed
 // it (EPIPE): nothing more can be written, so the run stops (exit 75).
-var ErrReaderGone = errors.New("standard output was closed by its reader")
+var ErrReaderGone = errkind.NewResumable("standard output was closed by its reader")
 
 // stdoutStream is the JSONL stream to standard output.
 type stdoutStream struct{ *stream }

@@ -8,9 +8,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/record"
+	"qa-shard/internal/format"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/record"
 )
 
 // stream writes JSONL answers, plain or compressed. A compressed stream

@@ -9,13 +9,11 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/format"
-	"qa-shard/journal"
-	"qa-shard/partfolder"
+	"qa-shard/internal/format"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
 )
 
 // verifyAnswers checks, before a resume cuts or appends anything, that the
@@ -42,23 +40,12 @@ func verifyAnswers(path string, st journal.State) error {
 		return nil
 	}
 	var text io.Reader = bufio.NewReaderSize(io.LimitReader(f, st.Bytes), 1<<20)
-	switch format.Of(path) {
-	case format.Gzip:
-		if st.Bytes == 0 {
-			break
-		}
-		z, err := gzip.NewReader(text)
+	if f := format.Of(path); f != format.JSONL && st.Bytes > 0 {
+		z, closeZ, err := format.Decompress(text, f)
 		if err != nil {
-			return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole gzip members (%v)", st.Bytes, err))
+			return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
 		}
-		defer z.Close()
-		text = z
-	case format.Zstd:
-		z, err := zstd.NewReader(text, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
-		}
-		defer z.Close()
+		defer closeZ()
 		text = z
 	}
 	lines, last, err := countLines(text)

@@ -11,7 +11,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"qa-shard/journal"
+	"qa-shard/internal/journal"
 )
 
 // TestVerifyAnswers: the journaled length must end a record (whole

@@ -13,9 +13,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/logits"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // Replica runs batches on one device; whichever replica is free pulls the
@@ -55,6 +55,21 @@ type Config struct {
 	Template qa.Template
 	PadID    int32
 
+	Batching
+	Faults
+	Checkpoints
+	Reporting
+
+	// Observer receives events for metrics (nil: none).
+	Observer Observer
+	Logger   *zap.Logger
+
+	hooks hooks // tests only
+}
+
+// Batching is how windows become batches: budgets, caps, the pool, the
+// tokenizing workers and the memory bound of the documents in flight.
+type Batching struct {
 	// MaxBatchTokens caps rows*padded length of one batch; with a Shaper,
 	// it is the largest budget the Shaper may plan (it sizes the pool).
 	MaxBatchTokens int
@@ -84,13 +99,20 @@ type Config struct {
 	// more windows (all its questions together) gets an error record per
 	// question, without its windows being cut or run (0: no limit).
 	MaxWindowsPerDoc int
+}
 
+// Faults is how the run tells a failing replica.
+type Faults struct {
 	// BatchTimeout terminates a batch running longer (0: ten times the
 	// slowest batch seen, at least a minute).
 	BatchTimeout time.Duration
 	// Health names replicas whose device became unhealthy.
 	Health <-chan string
+}
 
+// Checkpoints is where a run starts (resume), how it stops, and how it
+// makes what it wrote durable.
+type Checkpoints struct {
 	// Stop, when closed, makes the run stop reading documents and finish
 	// the ones already read (a graceful drain; cancel ctx to cut it short);
 	// Run then reports Interrupted unless the input had been read to its
@@ -104,7 +126,10 @@ type Config struct {
 	// to the sinks; it makes them durable.
 	Checkpoint         func(next int64) error
 	CheckpointInterval time.Duration
+}
 
+// Reporting is what progress counts and how it is shown.
+type Reporting struct {
 	// Total is the expected number of documents for progress (0: unknown).
 	Total int64
 	// DocsTotal, when set, gives the document total as it becomes known
@@ -128,11 +153,6 @@ type Config struct {
 	ProgressBar io.Writer
 	// Status adds device state (GPU utilization...) to progress reports.
 	Status func() string
-	// Observer receives events for metrics (nil: none).
-	Observer Observer
-	Logger   *zap.Logger
-
-	hooks hooks // tests only
 }
 
 // Summary is what a run did.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/record"
+	"qa-shard/internal/record"
 	"qa-shard/worker/sim"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	"qa-shard/logits"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // Special ids of the fake vocabulary; word ids start above them.
@@ -31,7 +31,7 @@ func testSettings() qa.Settings {
 }
 
 func testConfig() Config {
-	return Config{Settings: testSettings(), Template: special, PadID: padID, MaxBatchTokens: 512, TokenizeWorkers: 2}
+	return Config{Settings: testSettings(), Template: special, PadID: padID, Batching: Batching{MaxBatchTokens: 512, TokenizeWorkers: 2}}
 }
 
 // wordTokenizer makes one token per whitespace-separated word: the id is a

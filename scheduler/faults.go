@@ -1,18 +1,23 @@
 package scheduler
 
-import "errors"
+import (
+	"errors"
+
+	"qa-shard/internal/errkind"
+)
 
 // ErrAllReplicasFailed means every replica was retired: the run cannot go
 // on here, but what was written is complete and the run can be resumed
-// (exit 75 in main).
-var ErrAllReplicasFailed = errors.New("every replica failed and was retired")
+// (a run's report makes it exit 75; a bench, which has nothing to
+// resume, exits 1: hence its kind is Internal).
+var ErrAllReplicasFailed = errkind.NewInternal("every replica failed and was retired")
 
 // ErrBatchTimeout marks a batch that ran longer than the batch timeout and
 // was terminated.
-var ErrBatchTimeout = errors.New("batch timed out")
+var ErrBatchTimeout = errkind.NewInternal("batch timed out")
 
 // ErrUnhealthy marks a replica whose device was reported unhealthy.
-var ErrUnhealthy = errors.New("device reported unhealthy")
+var ErrUnhealthy = errkind.NewInternal("device reported unhealthy")
 
 // OutOfMemory and Fatal are how a replica's error tells the kind of
 // failure (worker.RunError implements both; errors.As finds them through

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/record"
+	"qa-shard/internal/record"
 )
 
 // failAfter yields the documents of a reader, then fails as a corrupt

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"qa-shard/internal/record"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // TestMaxWindowsPerDoc: a document needing more windows than the limit

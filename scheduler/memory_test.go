@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"qa-shard/internal/record"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // genSource makes n small documents on demand, so the input itself holds

@@ -2,12 +2,12 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"go.uber.org/zap"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/qa"
 )
 
@@ -15,7 +15,7 @@ import (
 // window it ran, each tried twice, before any window gave finite ones: the
 // model itself is broken (a float16 export that overflows, say), not one
 // input. main refuses it (exit 2).
-var ErrNonFiniteModel = errors.New("the model gives non-finite logits (NaN or infinite) on every window")
+var ErrNonFiniteModel = errkind.NewUser("the model gives non-finite logits (NaN or infinite) on every window")
 
 // nonFinite marks the rows of a batch that ran whose window's logits
 // (its real positions; padding is never read) hold a NaN or an infinity;

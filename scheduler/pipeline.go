@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
+	"qa-shard/internal/record"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // docState is one document on its way through the pipeline. The windows

@@ -2,16 +2,16 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/qa"
 )
 
 // ErrTooManyWindows is the error record of a document that needs more
 // windows than Config.MaxWindowsPerDoc.
-var ErrTooManyWindows = errors.New("document too long")
+var ErrTooManyWindows = errkind.NewInternal("document too long")
 
 // errEmptyQuestion is the error record of a record's empty question.
 var errEmptyQuestion = fmt.Errorf(`%w: the record's "question" or a "questions" item is empty, so it is not asked (Hugging Face refuses an empty question too)`, qa.ErrEmptyQuestion)

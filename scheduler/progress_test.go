@@ -13,7 +13,7 @@ import (
 // included in the percent, excluded from the rate); rates and the bar
 // and log line show documents, windows and replicas.
 func TestProgressReports(t *testing.T) {
-	p := newProgress(Config{Total: 1000, TotalBytes: 1_000_000, SkipBelow: 100}, []string{"gpu0", "gpu1"})
+	p := newProgress(Config{Checkpoints: Checkpoints{SkipBelow: 100}, Reporting: Reporting{Total: 1000, TotalBytes: 1_000_000}}, []string{"gpu0", "gpu1"})
 	p.skipped(100_000) // the 100 resumed documents
 	a := p.snap()
 	for range 50 {
@@ -34,7 +34,7 @@ func TestProgressReports(t *testing.T) {
 		t.Errorf("eta %s, want 35s", eta)
 	}
 	// Bytes credited without a window run (bad lines) give no ETA.
-	c := newProgress(Config{TotalBytes: 1000}, nil)
+	c := newProgress(Config{Reporting: Reporting{TotalBytes: 1000}}, nil)
 	s0 := c.snap()
 	c.addWork(100)
 	s1 := c.snap()
@@ -63,7 +63,7 @@ func TestProgressReports(t *testing.T) {
 // TestProgressStopping: once the run is stopping the ETA is gone from
 // the bar and the log line, which say so instead.
 func TestProgressStopping(t *testing.T) {
-	p := newProgress(Config{TotalBytes: 1000}, []string{"cpu:0"})
+	p := newProgress(Config{Reporting: Reporting{TotalBytes: 1000}}, []string{"cpu:0"})
 	a := p.snap()
 	p.addWork(100)
 	p.addWindows("cpu:0", 10)
@@ -92,7 +92,7 @@ func TestProgressStopping(t *testing.T) {
 // document count percent and ETA count documents, without one neither is
 // known.
 func TestProgressWithoutByteTotal(t *testing.T) {
-	p := newProgress(Config{Total: 100}, nil)
+	p := newProgress(Config{Reporting: Reporting{Total: 100}}, nil)
 	a := p.snap()
 	for range 20 {
 		p.addDoc()
@@ -140,7 +140,7 @@ func TestWindowSharesAddUp(t *testing.T) {
 // marked "~" while it is an estimate, in the bar and the log line.
 func TestProgressDocsTotalAsCounted(t *testing.T) {
 	n, est := int64(0), false
-	p := newProgress(Config{TotalBytes: 1000, DocsTotal: func() (int64, bool) { return n, est }}, nil)
+	p := newProgress(Config{Reporting: Reporting{TotalBytes: 1000, DocsTotal: func() (int64, bool) { return n, est }}}, nil)
 	a := p.snap()
 	p.addDoc()
 	b := p.snap()

@@ -99,7 +99,7 @@ func TestSummaryShowsTheLayoutInUse(t *testing.T) {
 // use by their labels and leaves the others out; the log line keeps the
 // stable names in its field keys.
 func TestProgressShowsReplicasInUseByLabel(t *testing.T) {
-	p := newProgress(Config{TotalBytes: 1000}, []string{"cpu:0.2x1.0", "cpu:0.1x2.0"})
+	p := newProgress(Config{Reporting: Reporting{TotalBytes: 1000}}, []string{"cpu:0.2x1.0", "cpu:0.1x2.0"})
 	p.labels = map[string]string{"cpu:0.2x1.0": "cpu#1 (1 thread)", "cpu:0.1x2.0": "cpu#1 (2 threads)"}
 	p.inUse = func(name string) bool { return name == "cpu:0.2x1.0" }
 	a := p.snap()

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"qa-shard/internal/record"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // TestRunOrderAndAnswers: four replicas finish batches in a scrambled

@@ -66,7 +66,7 @@ func TestSingleWindowBatches(t *testing.T) {
 
 func TestSingles(t *testing.T) {
 	lengths := []int{30, 9, 17, 9}
-	p := &pipeline{cfg: Config{SingleWindowBatches: true, MaxBatchRows: 8}}
+	p := &pipeline{cfg: Config{Batching: Batching{SingleWindowBatches: true, MaxBatchRows: 8}}}
 	var got []int
 	for run := sortRun(windowsOfLen(t, lengths)); run != nil; {
 		var b *batch

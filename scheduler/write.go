@@ -2,19 +2,19 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"qa-shard/logits"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/record"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
-	"qa-shard/record"
 )
 
 // ErrWrite marks a failure to hand a document's records to the sinks: its
 // records may be partly written, so what was written since the last
 // checkpoint must not be checkpointed.
-var ErrWrite = errors.New("writing the records")
+var ErrWrite = errkind.NewInternal("writing the records")
 
 // write restores input order: documents finish in any order, and each
 // waits in a reorder buffer, keyed by Seq, until all before it are

@@ -3,15 +3,16 @@ package tokenizer
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrUnsupported marks a tokenizer.json that uses a component or an option
 // this package does not reproduce exactly; it is refused, never
 // approximated.
-var ErrUnsupported = errors.New("unsupported tokenizer")
+var ErrUnsupported = errkind.NewInternal("unsupported tokenizer")
 
 // fileConfig is the top level of tokenizer.json; every component stays raw
 // until its own parser reads it.

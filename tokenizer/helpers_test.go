@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 )
 
 // TestMain removes the tokenizer.json a test generated.

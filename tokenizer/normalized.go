@@ -65,16 +65,12 @@ type change struct {
 	delta int
 }
 
-// transform rebuilds n from changes covering all of it, starting after the
-// first skip chars (which are removed), exactly as tokenizers'
-// NormalizedString::transform_range over the whole string.
-func (n *normalized) transform(changes []change, skip int) {
-	n.transformSpans(changes, skip, false)
-}
-
-// transformSpans is transform; with whole set, a char that replaces
-// several (a composition, -k) aligns to all of them rather than to the
-// first alone, so that no original char falls outside every token.
+// transformSpans rebuilds n from changes covering all of it, starting
+// after the first skip chars (which are removed), exactly as tokenizers'
+// NormalizedString::transform_range over the whole string. With whole
+// set, a char that replaces several (a composition, -k) aligns to all of
+// them rather than to the first alone, so that no original char falls
+// outside every token.
 func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 	var out []byte
 	align := make([]qa.Span, 0, len(n.s))

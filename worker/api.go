@@ -6,19 +6,19 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 	"go.uber.org/zap"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/qa"
 )
 
 // ErrConfig marks problems a user fixes by changing flags or files (a
 // missing library, a model that does not fit); main maps it to exit code 2.
-var ErrConfig = errors.New("configuration")
+var ErrConfig = errkind.NewUser("configuration")
 
 // ReplicaOptions configure one session.
 type ReplicaOptions struct {

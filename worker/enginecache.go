@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"qa-shard/fingerprint"
+	"qa-shard/internal/fingerprint"
 )
 
 // EngineCacheDir is the folder for the TensorRT engines of one model on one

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"qa-shard/onnxpb"
+	"qa-shard/internal/onnxpb"
 )
 
 // graphFacts is what qa-shard reads from the graph's structure itself.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/bench"
-	"qa-shard/cli"
 	"qa-shard/input"
-	"qa-shard/logs"
+	"qa-shard/internal/bench"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/logs"
 	"qa-shard/worker"
 )
 

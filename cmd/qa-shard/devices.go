@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
-	"qa-shard/fleet"
 	"qa-shard/gpu"
-	"qa-shard/logs"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/fleet"
+	"qa-shard/internal/logs"
 )
 
 // devicesCmd prints the GPUs NVML sees, numbered as nvidia-smi numbers them,

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/logits"
+	"qa-shard/output/logits"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
-	"qa-shard/evaluate"
-	"qa-shard/logs"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/evaluate"
+	"qa-shard/internal/logs"
 )
 
 const evalHelp = `Usage: qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS...

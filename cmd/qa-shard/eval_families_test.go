@@ -8,14 +8,14 @@ import (
 	"slices"
 	"testing"
 
-	"qa-shard/evaluate"
+	"qa-shard/internal/evaluate"
 	"qa-shard/internal/testenv"
 	"qa-shard/internal/testfixtures"
 )
 
 // TestDemoFamilyModelsAnswers runs the demo models trained with RoBERTa's
-// byte-level BPE and ALBERT's Unigram tokenizers (testmodel/demo-bpe,
-// testmodel/demo-unigram, in their families' export layouts) over a
+// byte-level BPE and ALBERT's Unigram tokenizers (internal/testmodel/demo-bpe,
+// internal/testmodel/demo-unigram, in their families' export layouts) over a
 // held-out corpus that tools/gencorpus writes for each (seed 31, 60
 // documents of 200 to 3,000 words, 360 questions, about half of the answers
 // beyond the model's own token 512): wrong offsets or windows would show as
@@ -36,7 +36,7 @@ func TestDemoFamilyModelsAnswers(t *testing.T) {
 }
 
 // TestDemoJapaneseModelAnswers is TestDemoFamilyModelsAnswers for the
-// Japanese demo model (testmodel/demo-ja: bert-base-japanese-v3's
+// Japanese demo model (internal/testmodel/demo-ja: bert-base-japanese-v3's
 // vocabulary, words split by MeCab with ipadic, a folder without
 // tokenizer.json) on a Japanese corpus of the same seed and sizes
 // (gencorpus -lang ja), its gold token positions from the model folder

@@ -3,6 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/filelock"
+	"qa-shard/internal/filelock"
 	"qa-shard/output"
 )
 
@@ -113,5 +117,68 @@ func TestSubcommandExitCodes(t *testing.T) {
 				t.Errorf("exit %d, want %d with %q in:\n%s%s", code, tc.code, tc.want, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestSentinelsHaveKinds: every exported sentinel error of the product's
+// packages is declared with its kind (package errkind), so none falls to
+// exit 1 because someone forgot to list it here. Package qa is the one
+// exception: it imports no project package (the task as pure functions),
+// and its errors reach main only wrapped in cli.ErrUsage (settings) or as
+// error records.
+func TestSentinelsHaveKinds(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	var bad []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && rel != "." {
+			switch {
+			case rel == "build", rel == "tools", strings.HasPrefix(d.Name(), "."), d.Name() == "testdata",
+				strings.HasPrefix(rel, filepath.Join("internal", "test")), rel == "qa":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !name.IsExported() || !strings.HasPrefix(name.Name, "Err") || i >= len(vs.Values) {
+						continue
+					}
+					call, ok := vs.Values[i].(*ast.CallExpr)
+					if !ok {
+						continue
+					}
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+						if pkg, ok := sel.X.(*ast.Ident); ok && (pkg.Name == "errors" || pkg.Name == "fmt") {
+							bad = append(bad, fmt.Sprintf("%s: %s = %s.%s(...)", rel, name.Name, pkg.Name, sel.Sel.Name))
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("sentinels without a kind (declare them with errkind.NewUser, NewResumable or NewInternal):\n%s", strings.Join(bad, "\n"))
 	}
 }

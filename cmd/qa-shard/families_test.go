@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 )
 
 // familyModel is the tiny model in one family's layout (RoBERTa, XLM-R,

@@ -13,8 +13,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"qa-shard/input"
 	"qa-shard/internal/corpus"
+	"qa-shard/shard"
 )
 
 // mixedInput splits a corpus of n documents into a .jsonl.zst (several
@@ -115,7 +115,7 @@ func answerRecords(t *testing.T, path string) []string {
 func rankFiles(out string, world int) []string {
 	var files []string
 	for r := range world {
-		files = append(files, input.RankPath(out, input.Rank{Rank: r, World: world}))
+		files = append(files, shard.Path(out, shard.Rank{Rank: r, World: world}))
 	}
 	return files
 }

@@ -14,11 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"qa-shard/internal/record"
+	"qa-shard/internal/signals"
 	"qa-shard/output"
 	"qa-shard/qa"
-	"qa-shard/record"
 	"qa-shard/scheduler"
-	"qa-shard/signals"
 )
 
 // Test hooks: a child process started by startChild reads these

@@ -5,9 +5,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
 	"qa-shard/input"
-	"qa-shard/record"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/record"
+	"qa-shard/shard"
 )
 
 // inputs is what a run reads: its share of the input files, and how
@@ -20,7 +21,7 @@ type inputs struct {
 // openInputs finds this process's rank and its share of the input files
 // (giving a rank its own output files) and the run's schema.
 func openInputs(o *cli.Run, questions []string, log *zap.Logger) (*inputs, error) {
-	r, err := input.DetectRank(o.Rank, o.WorldSize, os.LookupEnv)
+	r, err := shard.Detect(o.Rank, o.WorldSize, os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -30,9 +31,9 @@ func openInputs(o *cli.Run, questions []string, log *zap.Logger) (*inputs, error
 		return nil, err
 	}
 	if r.World > 1 {
-		o.Output, o.Logits = input.RankPath(o.Output, r), input.RankPath(o.Logits, r)
+		o.Output, o.Logits = shard.Path(o.Output, r), shard.Path(o.Logits, r)
 		log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
-			zap.Int64("input_from_byte", plan.Lo), zap.Int64("input_to_byte", plan.Hi), zap.Int("parts", len(plan.Parts)), zap.String("output", o.Output))
+			zap.Int64("input_from_byte", plan.Block.From), zap.Int64("input_to_byte", plan.Block.To), zap.Int("parts", len(plan.Parts)), zap.String("output", o.Output))
 	}
 	return &inputs{plan: plan, record: rec}, nil
 }

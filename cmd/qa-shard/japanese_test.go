@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testenv"
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 )
 
 // japaneseModel is a random-weight tiny BERT sized to the real

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/filelock"
+	"qa-shard/internal/filelock"
 )
 
 // pauseAt holds a child at document 40 (and its locks with it) until its

@@ -8,23 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
-	"qa-shard/evaluate"
-	"qa-shard/filelock"
-	"qa-shard/gpu"
-	"qa-shard/input"
-	"qa-shard/journal"
-	"qa-shard/logits"
-	"qa-shard/logs"
-	"qa-shard/merge"
-	"qa-shard/metrics"
-	"qa-shard/output"
-	"qa-shard/qa"
-	"qa-shard/quantize"
-	"qa-shard/record"
-	"qa-shard/scheduler"
-	"qa-shard/worker"
-	"qa-shard/worker/sim"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/logs"
 )
 
 // Exit codes: the table --help and the README show (a test holds them
@@ -53,19 +39,6 @@ var exitCodes = []struct {
 // errUsage marks errors the user fixes by changing the command line.
 var errUsage = cli.ErrUsage
 
-// usageErrors are the packages' sentinels for what the user fixes in
-// flags, files or environment: exit 2.
-var usageErrors = []error{errUsage, logs.ErrSettings, metrics.ErrConfig, worker.ErrConfig, gpu.ErrSelection, sim.ErrSpec, qa.ErrBadSettings,
-	record.ErrNoQuestion, record.ErrNoQuestions, input.ErrRank, input.ErrInput, input.ErrCorrupt, input.ErrChanged, merge.ErrRanks, quantize.ErrUnsupported, evaluate.ErrInput,
-	journal.ErrExists, journal.ErrNoJournal, journal.ErrMismatch, journal.ErrVersion, journal.ErrCorrupt, journal.ErrOutputShort,
-	filelock.ErrHeld, filelock.ErrUnsupported, output.ErrUnwritable, logits.ErrParts, scheduler.ErrNonFiniteModel}
-
-// resumableErrors are the packages' sentinels for failures that leave a
-// consistent journal and pass once their cause is gone, and the reader
-// of standard output gone (an interruption like a signal; standard
-// output has no journal): exit 75.
-var resumableErrors = []error{output.ErrStorage, output.ErrReaderGone}
-
 // exitError carries the exit code of an outcome no package sentinel
 // names: a run that completed with record errors (3) or was interrupted
 // and can be resumed (75).
@@ -77,7 +50,9 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// exitCode is the one place errors become exit codes.
+// exitCode is the one place errors become exit codes: each package
+// declares its sentinels with their kind (package errkind), which travels
+// with them through every %w.
 func exitCode(err error) int {
 	var e *exitError
 	switch {
@@ -86,15 +61,11 @@ func exitCode(err error) int {
 	case errors.As(err, &e):
 		return e.code
 	}
-	for _, s := range resumableErrors {
-		if errors.Is(err, s) {
-			return exitInterrupted
-		}
-	}
-	for _, s := range usageErrors {
-		if errors.Is(err, s) {
-			return exitUsage
-		}
+	switch errkind.Of(err) {
+	case errkind.Resumable:
+		return exitInterrupted
+	case errkind.User:
+		return exitUsage
 	}
 	return exitInternal
 }

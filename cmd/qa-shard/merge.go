@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
-	"qa-shard/logs"
-	"qa-shard/merge"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/logs"
+	"qa-shard/shard/merge"
 )
 
 // mergeCmd combines the outputs of the ranks of a split run into the file

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/logits"
+	"qa-shard/output/logits"
 )
 
 // runRanks runs world ranks one after another with --rank/--world-size.

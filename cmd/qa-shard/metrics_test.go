@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	promodel "github.com/prometheus/common/model"
 
-	"qa-shard/metrics"
+	"qa-shard/internal/metrics"
 )
 
 // TestMetricsTwoRanksOneHost: two ranks on one host, both with

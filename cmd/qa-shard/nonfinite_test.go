@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/testfixtures"
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 	"qa-shard/tokenizer"
 )
 

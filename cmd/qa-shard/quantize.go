@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
+	"qa-shard/internal/cli"
 	"qa-shard/internal/isa"
-	"qa-shard/logs"
-	"qa-shard/quantize"
+	"qa-shard/internal/logs"
+	"qa-shard/internal/quantize"
 	"qa-shard/worker"
 )
 

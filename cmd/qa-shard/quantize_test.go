@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"qa-shard/internal/isa"
-	"qa-shard/logits"
-	"qa-shard/quantize"
+	"qa-shard/internal/quantize"
+	"qa-shard/output/logits"
 	"qa-shard/worker"
 )
 

@@ -9,13 +9,13 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
-	"qa-shard/fleet"
 	"qa-shard/input"
-	"qa-shard/logs"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/fleet"
+	"qa-shard/internal/logs"
+	"qa-shard/internal/signals"
 	"qa-shard/output"
 	"qa-shard/scheduler"
-	"qa-shard/signals"
 )
 
 // The end of a run: what is saved, what the operator reads, and the exit

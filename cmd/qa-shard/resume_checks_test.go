@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/partfolder"
+	"qa-shard/internal/partfolder"
 )
 
 // TestResumeChecksWhatItContinues: --resume refuses (exit 2, naming what

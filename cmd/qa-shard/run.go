@@ -9,17 +9,20 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/cli"
-	"qa-shard/filelock"
-	"qa-shard/fleet"
 	"qa-shard/input"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/filelock"
+	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
-	"qa-shard/journal"
-	"qa-shard/logs"
-	"qa-shard/metrics"
+	"qa-shard/internal/journal"
+	"qa-shard/internal/logs"
+	"qa-shard/internal/metrics"
+	"qa-shard/internal/signals"
+	"qa-shard/internal/tune"
 	"qa-shard/output"
 	"qa-shard/scheduler"
-	"qa-shard/signals"
+	"qa-shard/shard"
+	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
 )
@@ -40,16 +43,13 @@ func runCmd(args []string) error {
 	return runJob(h, o, log)
 }
 
-// runJob wires the pieces: input, model, replicas, outputs, scheduler.
+// runJob runs one job as a list of steps, each a function below: check
+// the options, open the inputs, claim the outputs, open the model, start
+// the fleet, fingerprint the run, open the outputs, open the source, start
+// the metrics, run the scheduler, report.
 func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
-	ctx, stop := h.Context, h.Drain
-	if err := o.Check(); err != nil {
-		return err
-	}
-	for _, w := range o.Warnings() {
-		log.Warn(w)
-	}
-	questions, err := o.AllQuestions()
+	ctx := h.Context
+	questions, err := checkOptions(o, log)
 	if err != nil {
 		return err
 	}
@@ -57,74 +57,23 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	// Before anything expensive: the outputs must be writable and this
-	// run their only writer.
-	locks, err := claim(o)
+	locks, err := claimOutputs(o)
 	if err != nil {
 		return err
 	}
 	defer locks.Release()
-	// Existing, foreign or mismatched outputs are refused now, not after
-	// the model has loaded.
-	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
-		return err
-	}
-
-	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
-		return err
-	}
-	if logs.Resolve(o.LogFormat) == "json" { // ONNX Runtime's own logger writes plain text
-		if err := worker.QuietNativeLog(); err != nil {
-			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
-		}
-	}
-	model, err := worker.OpenModel(o.Model)
+	m, err := openModel(o, log)
 	if err != nil {
 		return err
 	}
-	tok, origin, err := modeldir.OpenWith(model.Dir, mecabOptions(o.MecabLib, o.MecabDicdir))
-	if err != nil {
-		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
-	}
-	model.TokenizerPath = origin.Path()
-	if origin.Converted() {
-		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.String(),
-			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
-	} else {
-		log.Info("tokenizer: "+origin.String(), zap.Strings("files", origin.Files))
-	}
-	if err := model.CheckVocab(tok.VocabSize()); err != nil {
-		return err
-	}
-	if model.MaxPositions > 0 && o.Settings.MaxSeqLen > model.MaxPositions {
-		return fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
-	}
-	pad := tok.PadID()
-	fo := fleetOptions(o, log)
-	if model.QuantizedActivations {
-		// One unpadded window per batch: the layout is measured, not the budget.
-		fo.Precision, fo.SingleWindow = "int8", true
-	}
-	fl, err := fleet.Start(ctx, fo, model)
-	if ctx.Err() != nil {
-		return stoppedEarly(ctx, err)
-	}
+	fl, err := startFleet(ctx, o, m, log)
 	if err != nil {
 		return err
 	}
 	defer fl.Close()
-
-	// What the answers depend on, so --resume refuses another run's outputs.
-	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.Model, o.Output, o.AnswerSettings(in.record.Schema), questions)
+	fp, err := fingerprint(o, in, questions)
 	if err != nil {
 		return err
-	}
-	if fp.Input != "" {
-		fp.InputText = input.FingerprintText(in.plan.Files, in.plan.Rank.World) // names what a resume finds changed
-	}
-	rank := in.plan.Rank
-	if rank.World > 1 {
-		fp.Shard = journal.ShardValue(journal.Shard{Rank: rank.Rank, World: rank.World, From: in.plan.Lo, To: in.plan.Hi, Total: in.plan.Total})
 	}
 	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
 	if ctx.Err() != nil {
@@ -143,41 +92,190 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
 		return judgeRecords(o, log, scheduler.Summary{}.Whole(out.Counts()))
 	}
-	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	countCtx, stopCount := context.WithCancel(ctx)
+	defer stopCount() // before src.Close: defers run last in, first out
+	src, err := openSource(countCtx, in, out)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	out.SetInput(src.At)
-	countCtx, stopCount := context.WithCancel(ctx)
-	defer stopCount()
-	go src.CountDocs(countCtx) // the total appears on the bar when counted; the first batch does not wait
-
-	cfg := scheduler.Config{
-		Settings: o.Settings, Template: tok.Template(), PadID: pad,
-		MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn, TokenizeWorkers: o.TokenizeWorkers,
-		SingleWindowBatches: model.QuantizedActivations,
-		MaxInFlightBytes:    int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
-		BatchTimeout: o.BatchTimeout, Stop: stop, SkipBelow: out.Skip, Health: fl.Health, Status: fl.Status,
-		Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
-		Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
-		ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Logger: log,
-	}
-	running, plans := fl.Starting()
-	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
-		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", len(questions)), zap.Int("input_files", len(in.plan.Files)),
-		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", model.TokenTypeIDs != ""),
-		zap.String("logits", model.LogitsTypeName()))
-	if model.QuantizedActivations {
-		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
-		warnPreciseInt8(log, model, isa.Detect())
-	}
-	var stopMetrics func()
-	if cfg.Observer, stopMetrics, err = metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: input.RankPath(o.MetricsTextfile, rank),
-		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log}); err != nil {
+	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
+	logStart(log, o, m, fl, in, src, out, len(questions))
+	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, &cfg, log)
+	if err != nil {
 		return err
 	}
 	defer stopMetrics()
+	sum, runErr := runScheduler(ctx, h.Drain, cfg, src, m, fl, out)
+	fl.SaveTuning(log)
+	total := cfg.Total
+	if n, est := src.Docs(); n > 0 && !est {
+		total = n
+	}
+	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), total)
+}
+
+// checkOptions refuses settings no run can use, logs the warnings, and
+// returns every question.
+func checkOptions(o *cli.Run, log *zap.Logger) ([]string, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	for _, w := range o.Warnings() {
+		log.Warn(w)
+	}
+	return o.AllQuestions()
+}
+
+// claimOutputs, before anything expensive: the outputs must be writable,
+// this run their only writer, and not existing, foreign or mismatched
+// (refused now, not after the model has loaded).
+func claimOutputs(o *cli.Run) (filelock.Set, error) {
+	locks, err := claim(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
+		locks.Release()
+		return nil, err
+	}
+	return locks, nil
+}
+
+// loaded is the model folder, read: the graph's signature and the
+// tokenizer.
+type loaded struct {
+	model *worker.Model
+	tok   *tokenizer.Tokenizer
+}
+
+// openModel loads ONNX Runtime and reads the model folder and its
+// tokenizer, refusing a folder whose parts do not fit together.
+func openModel(o *cli.Run, log *zap.Logger) (loaded, error) {
+	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
+		return loaded{}, err
+	}
+	if logs.Resolve(o.LogFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
+	}
+	model, err := worker.OpenModel(o.Model)
+	if err != nil {
+		return loaded{}, err
+	}
+	tok, origin, err := modeldir.OpenWith(model.Dir, mecabOptions(o.MecabLib, o.MecabDicdir))
+	if err != nil {
+		return loaded{}, fmt.Errorf("%w: %w", worker.ErrConfig, err)
+	}
+	model.TokenizerPath = origin.Path()
+	if origin.Converted() {
+		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.String(),
+			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
+	} else {
+		log.Info("tokenizer: "+origin.String(), zap.Strings("files", origin.Files))
+	}
+	if err := model.CheckVocab(tok.VocabSize()); err != nil {
+		return loaded{}, err
+	}
+	if model.MaxPositions > 0 && o.Settings.MaxSeqLen > model.MaxPositions {
+		return loaded{}, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
+	}
+	return loaded{model: model, tok: tok}, nil
+}
+
+// startFleet opens a replica per device session.
+func startFleet(ctx context.Context, o *cli.Run, m loaded, log *zap.Logger) (*fleet.Fleet, error) {
+	fo := fleetOptions(o, log)
+	if m.model.QuantizedActivations {
+		// One unpadded window per batch: the layout is measured, not the budget.
+		fo.Precision, fo.SingleWindow = "int8", true
+	}
+	fl, err := fleet.Start(ctx, fo, m.model)
+	if ctx.Err() != nil {
+		return nil, stoppedEarly(ctx, err)
+	}
+	return fl, err
+}
+
+// fingerprint is what the answers depend on, so --resume refuses another
+// run's outputs.
+func fingerprint(o *cli.Run, in *inputs, questions []string) (journal.Fingerprint, error) {
+	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.Model, o.Output, o.AnswerSettings(in.record.Schema), questions)
+	if err != nil {
+		return fp, err
+	}
+	if fp.Input != "" {
+		fp.InputText = input.FingerprintText(in.plan.Files, in.plan.Rank.World) // names what a resume finds changed
+	}
+	if in.plan.Rank.World > 1 {
+		fp.Block = &in.plan.Block
+	}
+	return fp, nil
+}
+
+// openSource opens the input where the outputs end and starts counting
+// its documents until countCtx ends (the total appears on the bar when
+// counted; the first batch does not wait).
+func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*input.Source, error) {
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return nil, err
+	}
+	out.SetInput(src.At)
+	go src.CountDocs(countCtx)
+	return src, nil
+}
+
+// schedulerConfig is the run's options as the scheduler takes them.
+func schedulerConfig(o *cli.Run, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Source, in *inputs,
+	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
+	return scheduler.Config{
+		Settings: o.Settings, Template: m.tok.Template(), PadID: m.tok.PadID(), Logger: log,
+		Batching: scheduler.Batching{
+			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
+			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.model.QuantizedActivations,
+			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
+		},
+		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
+		Checkpoints: scheduler.Checkpoints{
+			Stop: stop, SkipBelow: out.Skip, Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
+		},
+		Reporting: scheduler.Reporting{
+			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+			ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Status: fl.Status,
+		},
+	}
+}
+
+// logStart says what is about to run.
+func logStart(log *zap.Logger, o *cli.Run, m loaded, fl *fleet.Fleet, in *inputs, src *input.Source, out *output.Outputs, questions int) {
+	running, plans := fl.Starting()
+	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
+		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", m.model.TokenTypeIDs != ""),
+		zap.String("logits", m.model.LogitsTypeName()))
+	if m.model.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+		warnPreciseInt8(log, m.model, isa.Detect())
+	}
+}
+
+// startMetrics serves or writes the run's metrics (--metrics-addr,
+// --metrics-textfile, a rank's own file) and observes the scheduler.
+func startMetrics(ctx context.Context, o *cli.Run, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
+		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Observer = obs
+	return stop, nil
+}
+
+// runScheduler answers every document of src on the fleet's replicas into
+// the outputs, then checks that the input was the same to its end.
+func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Source, m loaded, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
@@ -188,16 +286,11 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 	if testHook != nil {
 		source, answers, replicas = testHook(ctx, stop, out, source, answers, replicas)
 	}
-	sum, runErr := scheduler.Run(ctx, cfg, source, tok, replicas, answers, lg)
-	if runErr == nil {
-		runErr = src.Check() // the input was the same to its end
+	sum, err := scheduler.Run(ctx, cfg, source, m.tok, replicas, answers, lg)
+	if err == nil {
+		err = src.Check() // the input was the same to its end
 	}
-	fl.SaveTuning(log)
-	total := cfg.Total
-	if n, est := src.Docs(); n > 0 && !est {
-		total = n
-	}
-	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), total)
+	return sum, err
 }
 
 // checkInputs makes each checkpoint check first that the input files are

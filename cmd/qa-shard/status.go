@@ -2,24 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
-	"qa-shard/filelock"
-	"qa-shard/format"
-	"qa-shard/input"
-	"qa-shard/journal"
+	"qa-shard/internal/cli"
+	"qa-shard/internal/runstatus"
 )
 
 const statusHelp = `Usage: qa-shard status [--json] OUTPUT...
@@ -38,22 +31,6 @@ Exit status: 0 every rank complete; 75 some rank not complete yet (running
 or stopped: wait, or rerun with --resume); 2 a rank missing or corrupt, or
 nothing found.`
 
-// rankStatus is one output's state, as status prints it.
-type rankStatus struct {
-	Output     string    `json:"output"`
-	Rank       int       `json:"rank"`
-	World      int       `json:"world"`
-	State      string    `json:"state"` // complete, running, stopped, missing, corrupt
-	Documents  int64     `json:"documents"`
-	Errors     int64     `json:"error_records"`
-	Percent    *float64  `json:"percent,omitempty"` // of the rank's input bytes; absent when unknown
-	Checkpoint time.Time `json:"last_checkpoint,omitzero"`
-	Host       string    `json:"host,omitempty"`
-	PID        int       `json:"pid,omitempty"`
-	Checked    bool      `json:"checked"` // running: seen from this host
-	Problem    string    `json:"problem,omitempty"`
-}
-
 // statusCmd prints where the runs of its arguments stand.
 func statusCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard status", pflag.ContinueOnError)
@@ -66,7 +43,7 @@ func statusCmd(args []string) error {
 	}
 	var outputs []string
 	for _, a := range fs.Args() {
-		found, err := findOutputs(a)
+		found, err := runstatus.Find(a)
 		if err != nil {
 			return err
 		}
@@ -78,11 +55,11 @@ func statusCmd(args []string) error {
 		return fmt.Errorf("%w: no run found at %s (no journal, no rank files)", errUsage, strings.Join(fs.Args(), " "))
 	}
 	now := time.Now()
-	var all []rankStatus
+	var all []runstatus.Rank
 	for _, o := range outputs {
-		all = append(all, readStatus(o))
+		all = append(all, runstatus.Read(o))
 	}
-	all = addMissingRanks(all)
+	all = runstatus.AddMissing(all)
 	if *asJSON {
 		if err := writeStatusJSON(os.Stdout, all); err != nil {
 			return err
@@ -93,145 +70,7 @@ func statusCmd(args []string) error {
 	return statusOutcome(all)
 }
 
-var rankName = regexp.MustCompile(`\.rank-(\d{5})-of-(\d{5})`)
-
-// findOutputs turns one argument into the outputs it names: a glob's
-// matches, an output with a journal, or the rank files beside a split
-// run's --output.
-func findOutputs(arg string) ([]string, error) {
-	if strings.ContainsAny(arg, "*?[") {
-		matches, err := filepath.Glob(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", errUsage, arg, err)
-		}
-		var out []string
-		for _, m := range matches {
-			for _, suffix := range []string{journal.Suffix, filelock.Suffix, ".metrics.json"} {
-				m = strings.TrimSuffix(m, suffix)
-			}
-			out = append(out, m)
-		}
-		return out, nil
-	}
-	if _, err := os.Stat(journal.Path(arg)); err == nil || rankName.MatchString(arg) {
-		return []string{arg}, nil
-	}
-	ext := format.Ext(arg)
-	ranks, err := filepath.Glob(strings.TrimSuffix(arg, ext) + ".rank-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]" + ext + journal.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", errUsage, arg, err)
-	}
-	if len(ranks) == 0 {
-		return []string{arg}, nil // reported as missing
-	}
-	for i := range ranks {
-		ranks[i] = strings.TrimSuffix(ranks[i], journal.Suffix)
-	}
-	return ranks, nil
-}
-
-// readStatus reads one output's journal and lock.
-func readStatus(output string) rankStatus {
-	s := rankStatus{Output: output, World: 1}
-	if m := rankName.FindStringSubmatch(output); m != nil {
-		// Five digits each: the pattern matched, so both parse.
-		s.Rank, _ = strconv.Atoi(m[1])
-		s.World, _ = strconv.Atoi(m[2])
-	}
-	st, err := journal.Read(output)
-	switch {
-	case errors.Is(err, journal.ErrNoJournal):
-		s.State, s.Problem = "missing", "no journal: never started, or its output was removed"
-		return s
-	case err != nil:
-		s.State, s.Problem = "corrupt", err.Error()
-		return s
-	}
-	s.Documents, s.Errors, s.Checkpoint = st.Done, st.Errors, st.Updated
-	if p, ok := percentRead(st); ok {
-		s.Percent = &p
-	}
-	lock, err := filelock.Inspect(output)
-	if err != nil {
-		s.Problem = err.Error()
-	}
-	s.Host, s.PID, s.Checked = lock.Holder.Host, lock.Holder.PID, lock.Checked
-	switch {
-	case st.Complete:
-		s.State = "complete"
-		s.Percent = nil
-	case lock.Exists && (lock.Held || !lock.Checked):
-		s.State = "running"
-	default:
-		s.State = "stopped"
-	}
-	return s
-}
-
-// percentRead is how much of its input block the run has answered, in
-// bytes, where the journal tells: a split run's block, or a single
-// uncompressed file read by one process. Compressed and Parquet inputs
-// count offsets in other units, so they have none.
-func percentRead(st journal.State) (float64, bool) {
-	in := st.Input
-	for _, f := range in.Files {
-		if strings.HasSuffix(f.Name, ".gz") || strings.HasSuffix(f.Name, ".zst") || strings.HasSuffix(f.Name, ".parquet") {
-			return 0, false
-		}
-	}
-	var pos int64
-	for _, f := range in.Files {
-		if f.File < in.Next.File {
-			pos += f.Size
-		}
-	}
-	if len(in.Files) > 0 && in.Files[0].File > 0 {
-		return 0, false // the files before the block's first are not listed: sizes unknown
-	}
-	pos += in.Next.Offset
-	from, to := int64(0), int64(0)
-	if st.Fingerprint.Shard != "" {
-		b, err := journal.ParseShard(st.Fingerprint.Shard)
-		if err != nil {
-			return 0, false
-		}
-		from, to = b.From, b.To
-	} else if len(in.Files) == 1 && in.Next.File == in.Files[0].File {
-		to = in.Files[0].Size
-	}
-	if to <= from {
-		return 0, false
-	}
-	return 100 * float64(min(max(pos, from), to)-from) / float64(to-from), true
-}
-
-// addMissingRanks adds a "missing" line for every rank of a split run
-// that has no output beside the others.
-func addMissingRanks(all []rankStatus) []rankStatus {
-	seen := map[string]bool{}
-	for _, s := range all {
-		seen[s.Output] = true
-	}
-	out := all
-	for _, s := range all {
-		if s.World <= 1 || s.State == "missing" {
-			continue
-		}
-		base := rankName.ReplaceAllString(s.Output, "")
-		for r := range s.World {
-			p := input.RankPath(base, input.Rank{Rank: r, World: s.World})
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, rankStatus{Output: p, Rank: r, World: s.World, State: "missing",
-					Problem: "no journal: never started, or its output was removed"})
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b rankStatus) int { return strings.Compare(a.Output, b.Output) })
-	return out
-}
-
-func writeStatus(w io.Writer, all []rankStatus, now time.Time) {
+func writeStatus(w io.Writer, all []runstatus.Rank, now time.Time) {
 	count := map[string]int{}
 	var docs, errs int64
 	for _, s := range all {
@@ -270,7 +109,7 @@ func writeStatus(w io.Writer, all []rankStatus, now time.Time) {
 	fmt.Fprintf(w, "total: %d of %d ranks complete (%s); %s documents, %s error records\n", count["complete"], len(all), strings.Join(parts, ", "), thousands(docs), thousands(errs))
 }
 
-func writeStatusJSON(w io.Writer, all []rankStatus) error {
+func writeStatusJSON(w io.Writer, all []runstatus.Rank) error {
 	enc := json.NewEncoder(w)
 	total := struct {
 		Total     bool           `json:"total"`
@@ -292,7 +131,7 @@ func writeStatusJSON(w io.Writer, all []rankStatus) error {
 
 // statusOutcome is the exit status: 2 when a rank is missing or corrupt,
 // 75 when one is not complete yet, 0 when all are.
-func statusOutcome(all []rankStatus) error {
+func statusOutcome(all []runstatus.Rank) error {
 	worst := exitOK
 	for _, s := range all {
 		switch s.State {

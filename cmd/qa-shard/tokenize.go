@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
+	"qa-shard/internal/cli"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"

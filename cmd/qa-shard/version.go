@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/cli"
+	"qa-shard/internal/cli"
 	"qa-shard/internal/isa"
 )
 

@@ -10,13 +10,15 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrMissing marks a dictionary that is not installed where qa-shard
 // looks; ErrMismatch one that is not the dictionary the model names.
 var (
-	ErrMissing  = errors.New("MeCab dictionary not found")
-	ErrMismatch = errors.New("MeCab dictionary is not the model's")
+	ErrMissing  = errkind.NewUser("MeCab dictionary not found")
+	ErrMismatch = errkind.NewUser("MeCab dictionary is not the model's")
 )
 
 // Known describes a dictionary transformers' MecabTokenizer loads by name

@@ -140,19 +140,20 @@ static const char *qa_lattice_strerror(qa_mecab_lib *lib, mecab_lattice_t *l) { 
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrLibrary marks a libmecab that cannot be loaded; ErrDictionary a
 // dictionary MeCab cannot open.
 var (
-	ErrLibrary    = errors.New("MeCab library")
-	ErrDictionary = errors.New("MeCab dictionary")
+	ErrLibrary    = errkind.NewUser("MeCab library")
+	ErrDictionary = errkind.NewUser("MeCab dictionary")
 )
 
 // Library is a loaded libmecab. Libraries are never unloaded.

@@ -289,8 +289,8 @@ func shellSplit(s string) ([]string, error) {
 	inWord := false
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
-		switch {
-		case ch == '\'':
+		switch ch {
+		case '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
 				return nil, errors.New("no closing quotation")
@@ -298,7 +298,7 @@ func shellSplit(s string) ([]string, error) {
 			cur.WriteString(s[i+1 : i+1+j])
 			i += j + 1
 			inWord = true
-		case ch == '"':
+		case '"':
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
 				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
@@ -310,14 +310,14 @@ func shellSplit(s string) ([]string, error) {
 				return nil, errors.New("no closing quotation")
 			}
 			inWord = true
-		case ch == '\\':
+		case '\\':
 			if i+1 >= len(s) {
 				return nil, errors.New("no escaped character")
 			}
 			i++
 			cur.WriteByte(s[i])
 			inWord = true
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+		case ' ', '\t', '\n', '\r':
 			if inWord {
 				out = append(out, cur.String())
 				cur.Reset()

@@ -19,12 +19,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/tokenizer"
 )
 
 // ErrInput marks a folder whose tokenizer files are missing, unreadable or
 // inconsistent (a configuration error the user fixes).
-var ErrInput = errors.New("tokenizer files")
+var ErrInput = errkind.NewInternal("tokenizer files")
 
 // Origin says where a folder's tokenizer came from.
 type Origin struct {

@@ -8,7 +8,7 @@
 // float16-output signatures. The base preset writes about 440 MB.
 //
 // -weights builds the same graph around trained weights (a safetensors
-// file of a BertForQuestionAnswering, such as testmodel/demo/model.safetensors)
+// file of a BertForQuestionAnswering, such as internal/testmodel/demo/model.safetensors)
 // instead of seeded random ones; the architecture is the file's.
 //
 // -family writes the folder in a model family's export layout instead
@@ -19,7 +19,7 @@
 // example the BPE demo model:
 //
 //	go run ./tools/genmodel -family roberta -tokenizer-dir build/tokenizers/roberta \
-//	    -weights testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
+//	    -weights internal/testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
 package main
 
 import (
@@ -29,7 +29,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 )
 
 func main() {

@@ -17,10 +17,10 @@ import (
 	"os"
 	"time"
 
-	"qa-shard/baseline"
+	"qa-shard/internal/record"
 	"qa-shard/qa"
-	"qa-shard/record"
 	"qa-shard/tokenizer"
+	"qa-shard/tools/naiveqa/baseline"
 	"qa-shard/worker"
 )
 

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"qa-shard/internal/testmodel"
 	"qa-shard/qa"
-	"qa-shard/testmodel"
 	"qa-shard/tokenizer"
 )
 

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"qa-shard/internal/errkind"
 )
 
 // ErrSpec marks a --devices sim value that cannot be parsed; the CLI maps
 // it to a usage error.
-var ErrSpec = errors.New("simulated devices")
+var ErrSpec = errkind.NewUser("simulated devices")
 
 // maxReplicas matches the bound gpu.Plan puts on cpu:N.
 const maxReplicas = 256

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/testmodel"
+	"qa-shard/internal/testmodel"
 )
 
 func main() {

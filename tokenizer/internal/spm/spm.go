@@ -13,11 +13,12 @@ package spm
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"qa-shard/internal/errkind"
 )
 
 // Piece types (sentencepiece_model.proto, SentencePiece.Type).
@@ -61,7 +62,7 @@ type Model struct {
 }
 
 // ErrFormat marks bytes that are not a SentencePiece model.
-var ErrFormat = errors.New("not a SentencePiece model")
+var ErrFormat = errkind.NewUser("not a SentencePiece model")
 
 // ModelTypeName names a TrainerSpec.ModelType.
 func ModelTypeName(t int) string {

@@ -1,0 +1,32 @@
+package bench
+
+import (
+	"qa-shard/internal/fleet"
+	"qa-shard/scheduler"
+	"qa-shard/worker/sim"
+)
+
+// The scheduler's fault path needs sessions it can rebuild: simulated
+// ones too.
+var (
+	_ scheduler.Replica   = (*sim.Replica)(nil)
+	_ scheduler.Rebuilder = (*sim.Replica)(nil)
+)
+
+// The harness measures the scheduler on simulated devices (Scheduling,
+// Inputs), so it is the one part of the program that links them; it
+// lends them to the fleet for "--devices sim:..." (the benchmarks and the
+// tests that run commands on simulated devices).
+func init() {
+	fleet.RegisterSimulator(func(spec string) ([]scheduler.Replica, error) {
+		reps, err := sim.FromSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]scheduler.Replica, len(reps))
+		for i, r := range reps {
+			out[i] = r
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,124 @@
+package evaluate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/internal/format"
+	"qa-shard/internal/partfolder"
+)
+
+// The answers formats qa-shard writes (package output): JSON lines, plain
+// or compressed by the file's name (.gz; .zst or .zstd, one frame per
+// checkpoint), or a .parquet folder of part-NNNNN.parquet files.
+
+// openLines opens path as JSON lines, decompressed by its name.
+func openLines(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	text, closeZ, err := format.Decompress(f, format.Of(path))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return readCloser{text, closeZ, f}, nil
+}
+
+// readCloser is a file's text: closing it releases the decoder and the
+// file.
+type readCloser struct {
+	io.Reader
+	closeText func()
+	file      *os.File
+}
+
+func (r readCloser) Close() error {
+	r.closeText()
+	return r.file.Close()
+}
+
+// parquetParts lists the Parquet files of an answers output: the parts of
+// a folder in order, or the file itself. ok is false for other formats.
+func parquetParts(path string) (parts []string, ok bool, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, format.Of(path) == format.Parquet, err
+	case !st.IsDir():
+		return []string{path}, format.Of(path) == format.Parquet, nil
+	}
+	parts, err = partfolder.List(path)
+	if err == nil && len(parts) == 0 {
+		err = fmt.Errorf("%s is a folder without part-*.parquet files: pass an answers file, or the .parquet folder qa-shard wrote", path)
+	}
+	return parts, true, err
+}
+
+// eachParquetRow calls fn with the id, question and answer of every row of
+// one Parquet answers file (answer "" for an error record).
+func eachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return err
+	}
+	for _, col := range []string{"id", "question", "answer"} {
+		if _, ok := pf.Schema().Lookup(col); !ok {
+			return fmt.Errorf("no %q column (qa-shard's answers have id, question and answer)", col)
+		}
+	}
+	r := parquet.NewGenericReader[map[string]any](pf, pf.Schema())
+	defer r.Close()
+	rows := make([]map[string]any, 256)
+	for n := int64(0); ; {
+		for i := range rows {
+			rows[i] = map[string]any{}
+		}
+		k, err := r.Read(rows)
+		for _, m := range rows[:k] {
+			n++
+			if ferr := fn(n, text(m["id"]), text(m["question"]), text(m["answer"])); ferr != nil {
+				return fmt.Errorf("row %d: %w", n, ferr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// text is a Parquet value as the JSON answers would spell it: strings as
+// they are, integer ids in decimal, null as "".
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,137 @@
+package quantize
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"qa-shard/internal/onnxpb"
+)
+
+// Dir writes a quantized copy of the model folder src into dst: its
+// model.onnx quantized, every other file copied unchanged. dst must not
+// exist or be an empty folder. The copy is assembled in a temporary folder
+// beside dst and renamed into place, so dst never holds half a model.
+func Dir(src, dst string, o Options) (Report, error) {
+	model := filepath.Join(src, "model.onnx")
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return Report{}, fmt.Errorf("%w: --model %s is not a folder: pass the folder exported by `optimum-cli export onnx --task question-answering`", ErrUnsupported, src)
+	}
+	if _, err := os.Stat(model); err != nil {
+		return Report{}, fmt.Errorf("%w: %s has no model.onnx: pass the folder exported by optimum", ErrUnsupported, src)
+	}
+	if err := emptyOrAbsent(dst); err != nil {
+		return Report{}, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dst)), "."+filepath.Base(dst)+".tmp-")
+	if err != nil {
+		return Report{}, fmt.Errorf("creating the output folder: %w", err)
+	}
+	rep, err := fill(src, tmp, o)
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err == nil {
+		// os.Rename does not replace a folder, even an empty one;
+		// os.Remove removes one only when it is empty.
+		if err = os.Remove(dst); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return rep, err
+	}
+	return rep, nil
+}
+
+func emptyOrAbsent(dst string) error {
+	entries, err := os.ReadDir(dst)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: --out %s exists and is not a folder: choose a new folder", ErrUnsupported, dst)
+	case len(entries) > 0:
+		return fmt.Errorf("%w: --out %s exists and is not empty: choose a new folder (nothing is overwritten)", ErrUnsupported, dst)
+	}
+	return nil
+}
+
+// fill writes the quantized model and the copies into the folder tmp.
+func fill(src, tmp string, o Options) (Report, error) {
+	f, err := onnxpb.Open(filepath.Join(src, "model.onnx"))
+	if err != nil {
+		return Report{}, fmt.Errorf("%w: model.onnx: %w", ErrUnsupported, err)
+	}
+	defer f.Close()
+	var rep Report
+	err = writeFile(filepath.Join(tmp, "model.onnx"), func(w io.Writer) error {
+		var err error
+		rep, err = Model(f.Bytes(), w, o)
+		return err
+	})
+	if err != nil {
+		return rep, err
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return rep, fmt.Errorf("reading %s: %w", src, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == "model.onnx" {
+			continue
+		}
+		if e.IsDir() {
+			rep.Ignored = append(rep.Ignored, name)
+			continue
+		}
+		if err := copyFile(filepath.Join(src, name), filepath.Join(tmp, name)); err != nil {
+			return rep, err
+		}
+		rep.Copied = append(rep.Copied, name)
+	}
+	return rep, nil
+}
+
+// writeFile creates path, lets write fill it, and syncs it.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil && !errors.Is(err, ErrUnsupported) {
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
+	}
+	return err
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("copying %s: %w", filepath.Base(from), err)
+	}
+	defer in.Close()
+	return writeFile(to, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}

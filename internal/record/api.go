@@ -1,0 +1,212 @@
+// Package record owns the program's records: the streaming JSONL reader
+// that validates input documents, maps their fields and places them, the
+// run's schema (the type of ids and kept fields), and the writer of JSONL
+// answers. It imports only the standard library and knows nothing of
+// files, formats, the model or the pipeline.
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"hash"
+	"io"
+	"strconv"
+
+	"qa-shard/internal/errkind"
+)
+
+// DefaultMaxLineBytes is the longest input line accepted when
+// Options.MaxLineBytes is zero.
+const DefaultMaxLineBytes = 16 << 20
+
+// Options configures a Source.
+type Options struct {
+	// MaxLineBytes bounds one input line, not counting its "\n" or "\r\n".
+	// A longer line becomes a document with ErrLineTooLong and is skipped
+	// without being held in memory. Zero means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// Questions are asked of every document, before the document's own.
+	// They are trimmed; empty ones and duplicates are dropped.
+	Questions []string
+	// Fields says where a record keeps its id, context and questions, and
+	// which fields are copied into the output.
+	Fields Fields
+	// Schema is the type of ids and kept fields in this run.
+	Schema Schema
+	// File names the input in positions and default ids ("stdin" if empty).
+	File string
+	// Base is the offset of the stream's first byte in the file's text: a
+	// rank or a resumed run starts mid-file. A BOM is skipped only at 0.
+	Base int64
+	// End, when positive, ends the stream before the first line that
+	// starts at or after it: the rest belongs to another rank.
+	End int64
+	// Tee, when set, hashes every byte the Source consumes, in order,
+	// blank and dropped lines included (the input's fingerprint). A hash
+	// never fails, so nothing the Source reads can be lost to it.
+	Tee hash.Hash
+}
+
+// Position says where a document is: a byte offset into a JSONL file's
+// text (after decompression), or a row of a Parquet file.
+type Position struct {
+	File string // the input's name (see input.File.Name)
+	At   int64  // byte offset of the line, or row index
+	Row  bool   // At is a Parquet row, not a byte offset
+}
+
+func (p Position) String() string {
+	if p.Row {
+		return p.File + " row " + strconv.FormatInt(p.At, 10)
+	}
+	return p.File + " offset " + strconv.FormatInt(p.At, 10)
+}
+
+// Document is one non-blank input line or row. When Err is set the record
+// is bad: Seq, Pos and, where it could be read, ID are still filled in so
+// that an error record takes the document's place in the output.
+type Document struct {
+	// Seq numbers the documents this process reads, good or bad, from 0 at
+	// the start of its block (continued on resume); it is the document's
+	// identity for ordering within the process.
+	Seq int64
+	// Pos is where the document is in the input: with several files or
+	// ranks it is the only global identity, so error records carry it.
+	Pos Position
+	// Bytes is how much of the input (as stored: compressed bytes for a
+	// compressed file, a row group's share for a Parquet row) this document
+	// stands for: its line with its end and the blank lines (and BOM)
+	// before it, so a process's documents add up to its share of the
+	// input. Progress counts work in these bytes.
+	Bytes int64
+	// ID is the record's id as compact JSON of the run's id type (a string
+	// or an integer, see Schema), the default id when the record has none,
+	// and nil when the record is too broken to tell.
+	ID json.RawMessage
+	// Keep holds the kept fields (Fields.Keep), in order, as compact JSON
+	// of their kinds (Schema.Keep); "null" where a record lacks one.
+	Keep []json.RawMessage
+	// Context is the text questions are asked of.
+	Context string
+	// Questions are the global questions followed by the record's own,
+	// trimmed, duplicates removed, order kept. A record's empty question
+	// stays in the list as "" (the pipeline gives it an error record; the
+	// other questions are answered).
+	Questions []string
+	// Err wraps one of the Err* sentinels with a message for the user.
+	Err error
+}
+
+// Sentinels for bad input records, found in Document.Err with errors.Is.
+var (
+	ErrMalformedJSON    = errkind.NewInternal("malformed JSON")
+	ErrMissingContext   = errkind.NewInternal("missing context")
+	ErrEmptyContext     = errkind.NewInternal("empty context")
+	ErrContextNotString = errkind.NewInternal("bad context")
+	ErrInvalidUTF8      = errkind.NewInternal("invalid UTF-8")
+	ErrLineTooLong      = errkind.NewInternal("line too long")
+	ErrNoQuestion       = errkind.NewUser("no question")
+	ErrBadID            = errkind.NewInternal("bad id")
+	ErrBadQuestion      = errkind.NewInternal("bad question")
+	ErrBadField         = errkind.NewInternal("bad kept field")
+)
+
+// Source yields the Documents of one JSONL text, in order: the source of
+// documents a run reads when its input is one JSONL stream (input.Source
+// joins one per part of many files). Its memory is bounded by
+// the longest accepted line: buffers are reused, and nothing is kept per
+// document. A Source is not safe for concurrent use.
+type Source struct {
+	br  *bufio.Reader
+	max int
+	opt Options
+	m   *Mapper
+
+	buf     []byte // the current line, reused; at most max+2 bytes are kept
+	tooLong bool   // the current line went past max and was dropped
+	hasText bool   // a dropped line had non-whitespace bytes
+	vals    []json.RawMessage
+	offset  int64 // bytes consumed from the stream
+	lastEnd int64 // offset after the last document
+	seq     int64
+	err     error // sticky: I/O error or io.EOF
+}
+
+// NewSource returns the Source of the JSONL text r.
+func NewSource(r io.Reader, opt Options) *Source {
+	max := opt.MaxLineBytes
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	if opt.File == "" {
+		opt.File = "stdin"
+	}
+	m := NewMapper(opt)
+	return &Source{
+		br:   bufio.NewReaderSize(r, readBufferSize),
+		max:  max,
+		opt:  opt,
+		m:    m,
+		vals: make([]json.RawMessage, len(m.plan.paths)),
+	}
+}
+
+// Offset is the position in the file's text after the last byte consumed:
+// after Next returned a document, the end of its line.
+func (r *Source) Offset() int64 { return r.opt.Base + r.offset }
+
+// readBufferSize is the bufio chunk; lines longer than it are assembled in
+// Source.buf, so it bounds nothing but the cost of a read call.
+const readBufferSize = 64 << 10
+
+// Answer is one candidate span of a document's context, offsets in code points.
+type Answer struct {
+	Answer     string
+	Score      float64
+	Start, End int
+}
+
+// AnswerRecord is the best answer to one question about one document.
+// Answers holds the top-k candidates and is written only when non-empty,
+// which the caller arranges for top-k > 1.
+type AnswerRecord struct {
+	ID         json.RawMessage
+	Keep       []json.RawMessage
+	Question   string
+	Answer     string
+	Score      float64
+	Start, End int
+	Windows    int
+	Answers    []Answer
+}
+
+// ErrorRecord takes the place of answers for a document (or one question of
+// it) that could not be answered. Question is written only when non-empty.
+type ErrorRecord struct {
+	ID       json.RawMessage
+	Keep     []json.RawMessage
+	Pos      Position
+	Question string
+	Error    string
+}
+
+// ErrNotFinite reports a NaN or infinite score, which JSON cannot carry.
+var ErrNotFinite = errkind.NewInternal("score is not a finite number")
+
+// Writer writes JSONL answers: one JSON object per line, keys in a fixed
+// order, no HTML escaping, floats as encoding/json prints them. Output is
+// buffered until Flush. A Writer is not safe for concurrent use.
+type Writer struct {
+	bw   *bufio.Writer
+	keep []string     // names of the kept fields, in order
+	line []byte       // the record being built, reused
+	id   bytes.Buffer // the record's compacted id, reused
+	err  error        // sticky: the first write error
+}
+
+// NewWriter returns a Writer to w; keep names the kept fields that
+// records carry (Fields.Keep), written after the id.
+func NewWriter(w io.Writer, keep ...string) *Writer {
+	return &Writer{bw: bufio.NewWriterSize(w, 64<<10), keep: keep}
+}

@@ -1,0 +1,174 @@
+// Package runstatus says where a run stands from its outputs' journals
+// and lock files, without disturbing a job that writes them: no lock is
+// taken (qa-shard status, safe to run from cron every minute).
+package runstatus
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/filelock"
+	"qa-shard/internal/journal"
+	"qa-shard/shard"
+)
+
+// ErrPattern marks an argument that is not a valid glob.
+var ErrPattern = errkind.NewUser("bad pattern")
+
+// Rank is one output's state: a rank of a split run, or the output of
+// a single process (rank 0 of 1).
+type Rank struct {
+	Output     string    `json:"output"`
+	Rank       int       `json:"rank"`
+	World      int       `json:"world"`
+	State      string    `json:"state"` // complete, running, stopped, missing, corrupt
+	Documents  int64     `json:"documents"`
+	Errors     int64     `json:"error_records"`
+	Percent    *float64  `json:"percent,omitempty"` // of the rank's input bytes; absent when unknown
+	Checkpoint time.Time `json:"last_checkpoint,omitzero"`
+	Host       string    `json:"host,omitempty"`
+	PID        int       `json:"pid,omitempty"`
+	Checked    bool      `json:"checked"` // running: seen from this host
+	Problem    string    `json:"problem,omitempty"`
+}
+
+// Find turns one argument into the outputs it names: a glob's
+// matches, an output with a journal, or the rank files beside a split
+// run's --output.
+func Find(arg string) ([]string, error) {
+	if strings.ContainsAny(arg, "*?[") {
+		matches, err := filepath.Glob(arg)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrPattern, arg, err)
+		}
+		var out []string
+		for _, m := range matches {
+			for _, suffix := range []string{journal.Suffix, filelock.Suffix, ".metrics.json"} {
+				m = strings.TrimSuffix(m, suffix)
+			}
+			out = append(out, m)
+		}
+		return out, nil
+	}
+	if _, err := os.Stat(journal.Path(arg)); err == nil || isRank(arg) {
+		return []string{arg}, nil
+	}
+	ranks, err := filepath.Glob(shard.Pattern(arg) + journal.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrPattern, arg, err)
+	}
+	if len(ranks) == 0 {
+		return []string{arg}, nil // reported as missing
+	}
+	for i := range ranks {
+		ranks[i] = strings.TrimSuffix(ranks[i], journal.Suffix)
+	}
+	return ranks, nil
+}
+
+// Read reads one output's journal and lock.
+func Read(output string) Rank {
+	s := Rank{Output: output, World: 1}
+	if _, r, ok := shard.Parse(output); ok {
+		s.Rank, s.World = r.Rank, r.World
+	}
+	st, err := journal.Read(output)
+	switch {
+	case errors.Is(err, journal.ErrNoJournal):
+		s.State, s.Problem = "missing", "no journal: never started, or its output was removed"
+		return s
+	case err != nil:
+		s.State, s.Problem = "corrupt", err.Error()
+		return s
+	}
+	s.Documents, s.Errors, s.Checkpoint = st.Done, st.Errors, st.Updated
+	if p, ok := percentRead(st); ok {
+		s.Percent = &p
+	}
+	lock, err := filelock.Inspect(output)
+	if err != nil {
+		s.Problem = err.Error()
+	}
+	s.Host, s.PID, s.Checked = lock.Holder.Host, lock.Holder.PID, lock.Checked
+	switch {
+	case st.Complete:
+		s.State = "complete"
+		s.Percent = nil
+	case lock.Exists && (lock.Held || !lock.Checked):
+		s.State = "running"
+	default:
+		s.State = "stopped"
+	}
+	return s
+}
+
+// percentRead is how much of its input block the run has answered, in
+// bytes, where the journal tells: a split run's block, or a single
+// uncompressed file read by one process. Compressed and Parquet inputs
+// count offsets in other units, so they have none.
+func percentRead(st journal.State) (float64, bool) {
+	in := st.Input
+	for _, f := range in.Files {
+		if strings.HasSuffix(f.Name, ".gz") || strings.HasSuffix(f.Name, ".zst") || strings.HasSuffix(f.Name, ".parquet") {
+			return 0, false
+		}
+	}
+	var pos int64
+	for _, f := range in.Files {
+		if f.File < in.Next.File {
+			pos += f.Size
+		}
+	}
+	if len(in.Files) > 0 && in.Files[0].File > 0 {
+		return 0, false // the files before the block's first are not listed: sizes unknown
+	}
+	pos += in.Next.Offset
+	from, to := int64(0), int64(0)
+	if b := st.Fingerprint.Block; b != nil {
+		from, to = b.From, b.To
+	} else if len(in.Files) == 1 && in.Next.File == in.Files[0].File {
+		to = in.Files[0].Size
+	}
+	if to <= from {
+		return 0, false
+	}
+	return 100 * float64(min(max(pos, from), to)-from) / float64(to-from), true
+}
+
+// AddMissing adds a "missing" entry for every rank of a split run
+// that has no output beside the others.
+func AddMissing(all []Rank) []Rank {
+	seen := map[string]bool{}
+	for _, s := range all {
+		seen[s.Output] = true
+	}
+	out := all
+	for _, s := range all {
+		if s.World <= 1 || s.State == "missing" {
+			continue
+		}
+		base, _, _ := shard.Parse(s.Output)
+		for r := range s.World {
+			p := shard.Path(base, shard.Rank{Rank: r, World: s.World})
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, Rank{Output: p, Rank: r, World: s.World, State: "missing",
+					Problem: "no journal: never started, or its output was removed"})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Rank) int { return strings.Compare(a.Output, b.Output) })
+	return out
+}
+
+// isRank says whether path names one rank's output.
+func isRank(path string) bool {
+	_, _, ok := shard.Parse(path)
+	return ok
+}

@@ -1,0 +1,43 @@
+package runstatus
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"qa-shard/shard"
+)
+
+// TestAddMissing: a rank seen of a world of 3 brings the other two in as
+// missing, in name order, and a single process brings nothing.
+func TestAddMissing(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "a.jsonl")
+	seen := Read(shard.Path(base, shard.Rank{Rank: 1, World: 3}))
+	if seen.State != "missing" || seen.Rank != 1 || seen.World != 3 {
+		t.Fatalf("Read of an output without a journal: %+v", seen)
+	}
+	seen.State = "stopped" // as if its journal were there
+	all := AddMissing([]Rank{seen})
+	if len(all) != 3 {
+		t.Fatalf("AddMissing: %+v", all)
+	}
+	for r, s := range all {
+		if s.Rank != r || s.Output != shard.Path(base, shard.Rank{Rank: r, World: 3}) || (r != 1 && s.State != "missing") {
+			t.Errorf("rank %d: %+v", r, s)
+		}
+	}
+	if single := AddMissing([]Rank{{Output: base, World: 1, State: "stopped"}}); len(single) != 1 {
+		t.Errorf("a single process gained ranks: %+v", single)
+	}
+}
+
+func TestFind(t *testing.T) {
+	if _, err := Find("a[.jsonl"); !errors.Is(err, ErrPattern) {
+		t.Errorf("Find of a bad glob: %v, want ErrPattern", err)
+	}
+	dir := t.TempDir()
+	got, err := Find(filepath.Join(dir, "none.jsonl"))
+	if err != nil || len(got) != 1 {
+		t.Errorf("Find of an output that is not there: %v, %v (want it, to report as missing)", got, err)
+	}
+}
