@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/corpus"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
 	"qa-shard/shard"
@@ -141,4 +142,14 @@ func (c *countedFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.File.ReadAt(p, off)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// fingerprintOf is the input component of a run's fingerprint over files,
+// as the run computes it (Plan.Identity, fingerprint.Input).
+func fingerprintOf(files []File, world int) string {
+	ids, stdin := (&Plan{Files: files}).Identity()
+	if stdin {
+		return fingerprint.Stdin
+	}
+	return fingerprint.Input(ids, world > 1)
 }

@@ -83,7 +83,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			paths := mixed(t, t.TempDir())
 			files := mustFind(t, paths)
-			before := Fingerprint(files, 1)
+			before := fingerprintOf(files, 1)
 			s := openRank(t, files, 0, 1, nil, 0)
 			for range tc.stop {
 				if _, err := s.Next(); err != nil {
@@ -93,7 +93,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 			st := s.At(int64(tc.stop))
 			tc.change(paths)
 			files = mustFind(t, paths)
-			if changed := Fingerprint(files, 1) != before; changed != tc.runFP {
+			if changed := fingerprintOf(files, 1) != before; changed != tc.runFP {
 				t.Errorf("the run's fingerprint changed: %v, want %v", changed, tc.runFP)
 			}
 			plan, err := Split(files, s.plan.Rank)
@@ -184,13 +184,13 @@ func regzip(path, text string) {
 // change refuses a rank's resume; a single process checks files itself.
 func TestFingerprintSizesOnlyForRanks(t *testing.T) {
 	paths := mixed(t, t.TempDir())
-	one, many := Fingerprint(mustFind(t, paths), 1), Fingerprint(mustFind(t, paths), 4)
+	one, many := fingerprintOf(mustFind(t, paths), 1), fingerprintOf(mustFind(t, paths), 4)
 	appendTo(paths[5], "\n")
-	if Fingerprint(mustFind(t, paths), 1) != one || Fingerprint(mustFind(t, paths), 4) == many {
+	if fingerprintOf(mustFind(t, paths), 1) != one || fingerprintOf(mustFind(t, paths), 4) == many {
 		t.Error("a size change must change the fingerprint of ranks, and only theirs")
 	}
 	must(t, os.Rename(paths[5], paths[5]+".renamed"))
-	if Fingerprint(mustFind(t, append(paths[:5], paths[5]+".renamed")), 1) == one {
+	if fingerprintOf(mustFind(t, append(paths[:5], paths[5]+".renamed")), 1) == one {
 		t.Error("a renamed file must change the fingerprint")
 	}
 }

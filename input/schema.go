@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,47 +145,18 @@ func peekLine(br *bufio.Reader, max int) []byte {
 	return nil
 }
 
-// FingerprintText is the files Fingerprint covers as a canonical JSON
-// object, for journal.Fingerprint.InputText: name to size when ranks split
-// them (world > 1; the sizes are in the fingerprint then), else name to
-// true, so a resume names each file added, removed (or resized, for
-// ranks). "" for standard input and for more than maxListed files (the
-// journal is rewritten at every checkpoint).
-func FingerprintText(files []File, world int) string {
-	if len(files) > maxListed || len(files) == 1 && files[0].Path == "-" {
-		return ""
+// Identity is what the run's fingerprint knows of its input files (their
+// names and sizes, in order; fingerprint.Input), and whether the input is
+// standard input, whose fingerprint is recorded as it is read (see
+// Source.At: the SHA-256 of the stream's text up to the resume point,
+// which a resume of the same stream replayed reproduces).
+func (p *Plan) Identity() (files []fingerprint.File, stdin bool) {
+	if len(p.Files) == 1 && p.Files[0].Path == "-" {
+		return nil, true
 	}
-	m := make(map[string]any, len(files))
-	for _, f := range files {
-		m[f.Name] = true
-		if world > 1 {
-			m[f.Name] = f.Size
-		}
+	files = make([]fingerprint.File, len(p.Files))
+	for i, f := range p.Files {
+		files[i] = fingerprint.File{Name: f.Name, Size: f.Size}
 	}
-	b, err := json.Marshal(m) // keys sorted: canonical
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// maxListed bounds the files FingerprintText lists by name: 10,000 names
-// are about 500 kB of journal.
-const maxListed = 10000
-
-// Fingerprint identifies the run's input files for the journal
-// (fingerprint.Input): their names in order and, when ranks split them
-// (world > 1), their sizes, which decide the split. What each process read
-// of the files is recorded as it reads (see Source.At): for standard
-// input, the SHA-256 of the stream's text up to the resume point, which a
-// resume of the same stream replayed reproduces.
-func Fingerprint(files []File, world int) string {
-	if len(files) == 1 && files[0].Path == "-" {
-		return fingerprint.Stdin
-	}
-	fs := make([]fingerprint.File, len(files))
-	for i, f := range files {
-		fs[i] = fingerprint.File{Name: f.Name, Size: f.Size}
-	}
-	return fingerprint.Input(fs, world > 1)
+	return files, false
 }

@@ -12,6 +12,7 @@ import (
 	"qa-shard/input"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/filelock"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/journal"
@@ -71,7 +72,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 		return err
 	}
 	defer fl.Close()
-	fp, err := fingerprint(o, in, questions)
+	fp, err := fingerprintRun(o, in, questions)
 	if err != nil {
 		return err
 	}
@@ -198,20 +199,19 @@ func startFleet(ctx context.Context, o *cli.Run, m loaded, log *zap.Logger) (*fl
 	return fl, err
 }
 
-// fingerprint is what the answers depend on, so --resume refuses another
-// run's outputs.
-func fingerprint(o *cli.Run, in *inputs, questions []string) (journal.Fingerprint, error) {
-	fp, err := output.Fingerprint(input.Fingerprint(in.plan.Files, in.plan.Rank.World), o.Model, o.Output, o.AnswerSettings(in.record.Schema), questions)
-	if err != nil {
-		return fp, err
+// fingerprintRun is what the answers depend on, so --resume refuses another
+// run's outputs. A run to standard output keeps no journal: none.
+func fingerprintRun(o *cli.Run, in *inputs, questions []string) (journal.Fingerprint, error) {
+	if o.Output == "-" {
+		return journal.Fingerprint{}, nil
 	}
-	if fp.Input != "" {
-		fp.InputText = input.FingerprintText(in.plan.Files, in.plan.Rank.World) // names what a resume finds changed
+	files, stdin := in.plan.Identity()
+	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: o.Model,
+		Settings: o.AnswerSettings(in.record.Schema), Questions: questions}
+	if r.Split {
+		r.Block = &in.plan.Block
 	}
-	if in.plan.Rank.World > 1 {
-		fp.Block = &in.plan.Block
-	}
-	return fp, nil
+	return fingerprint.Of(r)
 }
 
 // openSource opens the input where the outputs end and starts counting

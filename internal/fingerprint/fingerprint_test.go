@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"qa-shard/shard"
 )
 
 func TestModel(t *testing.T) {
@@ -159,5 +161,31 @@ func TestInput(t *testing.T) {
 	}
 	if got := Input(files, true); !strings.HasPrefix(got, "files=2;bytes=30;sha256=") {
 		t.Errorf("Input = %q, want files=2;bytes=30;sha256=...", got)
+	}
+}
+
+// TestOf: the run's fingerprint takes each component from its own hash;
+// standard input has neither a file list nor its text; a block is kept.
+func TestOf(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "model.onnx"), []byte("m"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{Name: "a.jsonl", Size: 10}, {Name: "b.jsonl", Size: 20}}
+	block := &shard.Block{Rank: 1, World: 2, From: 15, To: 30, Total: 30}
+	fp, err := Of(Run{Files: files, Split: true, Block: block, Model: dir, Settings: map[string]int{"k": 1}, Questions: []string{"Who?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.Input != Input(files, true) || fp.InputText != `{"a.jsonl":10,"b.jsonl":20}` || fp.Block != block ||
+		fp.Settings == "" || fp.SettingsText != `{"k":1}` || fp.Questions == "" || fp.Model == "" {
+		t.Errorf("Of = %+v", fp)
+	}
+	in, err := Of(Run{Stdin: true, Model: dir})
+	if err != nil || in.Input != Stdin || in.InputText != "" {
+		t.Errorf("Of(stdin) = %+v, %v", in, err)
+	}
+	if InputText(files, false) != `{"a.jsonl":true,"b.jsonl":true}` {
+		t.Errorf("InputText without split = %s", InputText(files, false))
 	}
 }

@@ -70,7 +70,7 @@ type Fingerprint struct {
 	// State.Input.
 	Input string `json:"input"`
 	// InputText lists the same files as a canonical JSON object, name to
-	// size (input.FingerprintText), not compared itself: when Input
+	// size (fingerprint.InputText), not compared itself: when Input
 	// differs, a resume names each file added, removed or resized. ""
 	// for very many files and in journals written before it existed.
 	InputText string `json:"input_text,omitempty"`
