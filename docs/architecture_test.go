@@ -277,3 +277,48 @@ func declares(src []byte, name string) bool {
 	}
 	return regexp.MustCompile(re).Match(src)
 }
+
+var mapRow = regexp.MustCompile("^\\| `([^`]+)/` \\| (.+) \\|$")
+
+// TestMap: the map that opens ARCHITECTURE.md names what exists. Every
+// row of its table of the top level is a folder, every top-level folder
+// that holds a package has a row, and every path it names (a backquoted
+// name with a slash, such as `scheduler/write.go` or `shard/merge`)
+// exists.
+func TestMap(t *testing.T) {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Map\n")
+	if !ok {
+		t.Fatalf("%s has no \"## Map\" section", doc)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]bool{}
+	for line := range strings.SplitSeq(section, "\n") {
+		if m := mapRow.FindStringSubmatch(line); m != nil {
+			rows[m[1]] = true
+			if fi, err := os.Stat(filepath.Join("..", m[1])); err != nil || !fi.IsDir() {
+				t.Errorf("the map has a row for %s/, which is not a folder", m[1])
+			}
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: the map has no table of the top level", doc)
+	}
+	for _, r := range fromCode(t) {
+		if top, _, _ := strings.Cut(r.name, "/"); !rows[top] {
+			t.Errorf("the map has no row for %s/ (package %s)", top, r.name)
+		}
+	}
+	for _, m := range regexp.MustCompile("`([^`\\s]*/[^`\\s]*)`").FindAllStringSubmatch(section, -1) {
+		path := m[1]
+		if strings.ContainsAny(path, "*?[") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("..", path)); err != nil {
+			t.Errorf("the map names %s, which does not exist", path)
+		}
+	}
+}

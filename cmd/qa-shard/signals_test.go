@@ -160,21 +160,22 @@ func TestThousands(t *testing.T) {
 	}
 }
 
-// TestHelpSignals: --help's Signals section and the README's name every
-// signal the run handles, and say that one delivered twice counts once.
+// TestHelpSignals: --help's Signals section and docs/resume.md (the
+// README's page on stopping and resuming) name every signal the run
+// handles, and say that one delivered twice counts once.
 func TestHelpSignals(t *testing.T) {
 	help := runHelp()
 	_, section, ok := strings.Cut(help, "Signals:")
 	if !ok {
 		t.Fatal("--help has no Signals section")
 	}
-	readme := mustRead(t, "../../README.md")
+	page := mustRead(t, "../../docs/resume.md")
 	for _, s := range []string{"SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "--drain-timeout", "counts once", "--resume"} {
 		if !strings.Contains(section, s) {
 			t.Errorf("--help's Signals section does not mention %s:\n%s", s, section)
 		}
-		if !strings.Contains(readme, s) {
-			t.Errorf("the README does not mention %s", s)
+		if !strings.Contains(page, s) {
+			t.Errorf("docs/resume.md does not mention %s", s)
 		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 	"qa-shard/worker"
 )
 
-// realWindows cuts the project's own documentation (English prose) into
-// the 384-token windows a run would feed the model.
+// realWindows cuts the project's own documentation (English prose: the
+// README and the pages under docs/) into the 384-token windows a run
+// would feed the model.
 func realWindows(t testing.TB, tokenizerPath string) []qa.Window {
 	t.Helper()
 	tok, err := tokenizer.Load(tokenizerPath)
@@ -25,9 +26,13 @@ func realWindows(t testing.TB, tokenizerPath string) []qa.Window {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []qa.Window
-	for _, doc := range []string{"README.md", "docs/ARCHITECTURE.md"} {
-		text, err := os.ReadFile(filepath.Join(root, doc))
+	for _, doc := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		text, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
