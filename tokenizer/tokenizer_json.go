@@ -28,16 +28,6 @@ type fileConfig struct {
 	Decoder       json.RawMessage    `json:"decoder"`
 }
 
-type addedTokenConfig struct {
-	ID         int64  `json:"id"`
-	Content    string `json:"content"`
-	SingleWord bool   `json:"single_word"`
-	Lstrip     bool   `json:"lstrip"`
-	Rstrip     bool   `json:"rstrip"`
-	Normalized bool   `json:"normalized"`
-	Special    bool   `json:"special"`
-}
-
 // unsupported is the one sentence a refused component gets.
 func unsupported(kind, typ, supported string) error {
 	return fmt.Errorf("%w: %s %q is not supported (qa-shard reads %s)", ErrUnsupported, kind, typ, supported)
@@ -85,111 +75,12 @@ func strict(raw json.RawMessage, v any, what string) error {
 	return nil
 }
 
-const (
-	supportedModels     = "WordPiece, BPE and Unigram"
-	supportedNormalizer = "BertNormalizer, Precompiled, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Replace, Prepend and Sequence"
-	supportedPreTok     = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Punctuation, Digits, Split and Sequence"
-)
-
-func parseModel(raw json.RawMessage) (model, error) {
-	if isNull(raw) {
-		return nil, fmt.Errorf("model: missing")
-	}
-	if !hasType(raw) {
-		return modelByShape(raw)
-	}
-	typ, err := typeOf(raw)
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	switch typ {
-	case "WordPiece":
-		return parseWordPiece(raw)
-	case "BPE":
-		return parseBPE(raw)
-	case "Unigram":
-		return parseUnigram(raw)
-	}
-	return nil, unsupported("model", typ, supportedModels)
+// noOptions decodes a component that has no field but "type".
+func noOptions(raw json.RawMessage, what string) error {
+	return strict(raw, &struct {
+		Type string `json:"type"`
+	}{}, what)
 }
 
-func parseNormalizer(raw json.RawMessage) (normalizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	typ, err := typeOf(raw)
-	if err != nil {
-		return nil, fmt.Errorf("normalizer: %w", err)
-	}
-	switch typ {
-	case "BertNormalizer":
-		n, err := parseBertNormalizer(raw)
-		return bertNormalizer{n: n}, err
-	case "Sequence":
-		var c struct {
-			Type        string            `json:"type"`
-			Normalizers []json.RawMessage `json:"normalizers"`
-		}
-		if err := strict(raw, &c, "Sequence normalizer"); err != nil {
-			return nil, err
-		}
-		var seq normalizers
-		for _, r := range c.Normalizers {
-			n, err := parseNormalizer(r)
-			if err != nil {
-				return nil, err
-			}
-			if n != nil {
-				seq = append(seq, n)
-			}
-		}
-		return seq, nil
-	case "Precompiled":
-		return parsePrecompiled(raw)
-	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend":
-		return parseSimpleNormalizer(typ, raw)
-	}
-	return nil, unsupported("normalizer", typ, supportedNormalizer)
-}
-
-func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	typ, err := typeOf(raw)
-	if err != nil {
-		return nil, fmt.Errorf("pre_tokenizer: %w", err)
-	}
-	switch typ {
-	case "BertPreTokenizer":
-		return bertPreTokenizer{}, strict(raw, &struct {
-			Type string `json:"type"`
-		}{}, "BertPreTokenizer")
-	case "Sequence":
-		var c struct {
-			Type          string            `json:"type"`
-			PreTokenizers []json.RawMessage `json:"pretokenizers"`
-		}
-		if err := strict(raw, &c, "Sequence pre_tokenizer"); err != nil {
-			return nil, err
-		}
-		var seq sequenceOf
-		for _, r := range c.PreTokenizers {
-			p, err := parsePreTokenizer(r)
-			if err != nil {
-				return nil, err
-			}
-			if p != nil {
-				seq = append(seq, p)
-			}
-		}
-		return seq, nil
-	case "ByteLevel":
-		return parseByteLevel(raw)
-	case "Metaspace":
-		return parseMetaspace(raw)
-	case "WhitespaceSplit", "Whitespace", "Punctuation", "Digits", "Split":
-		return parseSplitter(typ, raw)
-	}
-	return nil, unsupported("pre_tokenizer", typ, supportedPreTok)
-}
+// orTrue reads an optional flag whose default is true.
+func orTrue(b *bool) bool { return b == nil || *b }

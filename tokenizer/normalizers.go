@@ -1,0 +1,99 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// The normalizers tokenizer.json may name (tokenizers' normalizers/), each
+// in the file named after its Rust module: BertNormalizer
+// (normalizers_bert.go), Precompiled (normalizers_precompiled.go), NFC,
+// NFD, NFKC and NFKD (normalizers_unicode.go), Lowercase
+// (normalizers_lowercase.go), StripAccents and Strip
+// (normalizers_strip.go), Replace (normalizers_replace.go) and Prepend
+// (normalizers_prepend.go); Sequence is here. Every one of them rewrites a
+// normalized (normalized_string.go) in place.
+
+const supportedNormalizer = "BertNormalizer, Precompiled, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Replace, Prepend and Sequence"
+
+// fieldlessNormalizers are the normalizers tokenizers serializes with no
+// field but "type".
+var fieldlessNormalizers = map[string]normalizer{
+	"NFC":          unicodeForm{compose: true},
+	"NFD":          unicodeForm{},
+	"NFKC":         unicodeForm{compat: true, compose: true},
+	"NFKD":         unicodeForm{compat: true},
+	"Lowercase":    lowercase{},
+	"StripAccents": stripAccents{},
+}
+
+// parseNormalizer is NormalizerWrapper's deserializer: each normalizer
+// with exactly the fields tokenizers serializes.
+func parseNormalizer(raw json.RawMessage) (normalizer, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	typ, err := typeOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("normalizer: %w", err)
+	}
+	switch typ {
+	case "BertNormalizer":
+		n, err := parseBertNormalizer(raw)
+		return bertNormalizer{n: n}, err
+	case "Sequence":
+		var c struct {
+			Type        string            `json:"type"`
+			Normalizers []json.RawMessage `json:"normalizers"`
+		}
+		if err := strict(raw, &c, "Sequence normalizer"); err != nil {
+			return nil, err
+		}
+		var seq normalizers
+		for _, r := range c.Normalizers {
+			n, err := parseNormalizer(r)
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				seq = append(seq, n)
+			}
+		}
+		return seq, nil
+	case "Precompiled":
+		return parsePrecompiled(raw)
+	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents":
+		if err := noOptions(raw, typ+" normalizer"); err != nil {
+			return nil, err
+		}
+		return fieldlessNormalizers[typ], nil
+	case "Strip":
+		return parseStrip(raw)
+	case "Prepend":
+		return parsePrepend(raw)
+	case "Replace":
+		return parseReplace(raw)
+	}
+	return nil, unsupported("normalizer", typ, supportedNormalizer)
+}
+
+// normalizers is normalizers.Sequence: each normalizer in turn.
+type normalizers []normalizer
+
+func (s normalizers) normalize(n *normalized) {
+	for _, x := range s {
+		x.normalize(n)
+	}
+}
+
+// isASCII says whether s is all ASCII, where the per-char normalizers are
+// byte for byte.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
