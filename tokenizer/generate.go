@@ -4,14 +4,15 @@ package tokenizer
 // inputs are sweeps under build/ that `make generate` writes first (see
 // mk/generate.mk), then it runs these lines:
 //
-//   - hftables.go: the character classes Hugging Face tokenizers uses for
-//     BERT, read off testdata/codepoints.mjs's sweep of every code point;
-//   - normalizers_tables.go: where its Unicode tables disagree with Go's,
-//     read off testdata/normcodepoints.mjs's sweep;
-//   - precompiled_gcb.go: the grapheme cluster classes of the Rust crate
+//   - char_classes_tables.go: the character classes Hugging Face tokenizers
+//     uses for BERT, read off testdata/codepoints.mjs's sweep of every code
+//     point;
+//   - unicode_tables.go: where its Unicode tables disagree with Go's, read
+//     off testdata/normcodepoints.mjs's sweep;
+//   - graphemes_table.go: the grapheme cluster classes of the Rust crate
 //     unicode-segmentation 1.13, from its src/tables.rs (named by
 //     QA_SHARD_GCB_TABLES; no npm package ships it).
 
-//go:generate go run ./internal/hftables -in ../build/bert-tokenizer/codepoints.tsv -o hftables.go
-//go:generate go run ./internal/normtables -in ../build/normcodepoints.tsv -probes testdata/normprobes.json -o normalizers_tables.go
+//go:generate go run ./internal/hftables -in ../build/bert-tokenizer/codepoints.tsv -o char_classes_tables.go
+//go:generate go run ./internal/normtables -in ../build/normcodepoints.tsv -probes testdata/normprobes.json -o unicode_tables.go
 //go:generate go test -count=1 -tags gcbgen -run TestGenerateGCB .

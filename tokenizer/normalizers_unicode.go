@@ -17,7 +17,7 @@ import (
 // composition of a starter with a following char adds the two changes and
 // subtracts one. unicodeForm computes the same pairs; the Unicode tables are
 // golang.org/x/text/unicode/norm's, corrected where the crate's older
-// tables disagree (normalizers_tables.go).
+// tables disagree (unicode_tables.go).
 //
 // With whole, a composed char aligns to every char it was composed from
 // (HF aligns it to the first alone): the word-split tokenizers use it so

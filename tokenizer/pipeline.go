@@ -5,7 +5,10 @@ import (
 )
 
 // The four stages of a Hugging Face tokenizer, as tokenizer.json declares
-// them. Each component kind lives in a file of its own.
+// them (tokenizers' tokenizer/mod.rs), and the general encoder that runs
+// them. Each kind's components are in the files that start with its name:
+// normalizers*.go, pre_tokenizers*.go, models*.go; the post-processor,
+// which frames a pair rather than encoding a text, is processors*.go.
 
 // normalizer rewrites a text in place, keeping its alignments
 // (tokenizers' Normalizer).
@@ -112,43 +115,4 @@ func (p *pipeline) encode(text string, matched map[int]string) qa.Tokens {
 		}
 	}
 	return out
-}
-
-// sequenceOf applies pre-tokenizers one after the other
-// (pre_tokenizers.Sequence).
-type sequenceOf []preTokenizer
-
-func (s sequenceOf) split(n normalized, dst []normalized) []normalized {
-	cur := []normalized{n}
-	for k, p := range s {
-		if k == len(s)-1 {
-			// The last one writes into dst: no copy of the words.
-			first := len(dst)
-			for _, c := range cur {
-				dst = p.split(c, dst)
-			}
-			kept := dst[:first]
-			for _, c := range dst[first:] {
-				if c.s != "" {
-					kept = append(kept, c)
-				}
-			}
-			return kept
-		}
-		next := make([]normalized, 0, len(n.s)/4+2)
-		for _, c := range cur {
-			next = p.split(c, next)
-		}
-		cur = next
-	}
-	return append(dst, n)
-}
-
-// normalizers is normalizers.Sequence.
-type normalizers []normalizer
-
-func (s normalizers) normalize(n *normalized) {
-	for _, x := range s {
-		x.normalize(n)
-	}
 }

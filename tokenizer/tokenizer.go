@@ -4,22 +4,32 @@
 // the original text, and word ids, plus the pair template its
 // post-processor frames a (question, context) pair with.
 //
-// The stages are tokenizers' own, one file per component kind:
-// added tokens (added.go), normalizers (bert.go, precompiled.go,
-// normalizers.go), pre-tokenizers (bert.go, bytelevel.go, metaspace.go,
-// splitters.go over split.go), models (wordpiece.go, bpe.go, unigram.go)
-// and post-processors (postprocess.go, template.go). normalized.go is
-// tokenizers' NormalizedString: the text with, for every byte, the original
-// code points it came from. A component or option outside this set is
+// The stages are tokenizers' own (pipeline.go), and every file is named
+// for the part of tokenizers' Rust sources it reproduces: a component of
+// kind K (normalizers, pre_tokenizers, models, processors) from module M
+// is in K_M.go (normalizers/bert.rs: normalizers_bert.go, models/bpe/: the
+// models_bpe*.go files), and K.go reads the kind's "type" and holds its
+// Sequence. tokenizer/added_vocabulary.rs is added_vocabulary.go and
+// tokenizer/normalizer.rs, NormalizedString (the text with, for every
+// byte, the original code points it came from) and its split, is
+// normalized_string.go. The rest is named for what it is: the top level of
+// tokenizer.json (tokenizer_json.go) and the files beside it
+// (tokenizer_config.go), character classes (char_classes.go), Oniguruma
+// patterns (onig_regex.go), grapheme clusters (graphemes.go), serde_json's
+// floats (serde_float.go). A component or option outside this set is
 // refused with ErrUnsupported, never approximated; the decoder is not read,
-// since answers are cut from the context by offsets.
+// since answers are cut from the context by offsets. The components share
+// NormalizedString and each other's helpers, so they stay in one package
+// rather than one package per kind, which would export those internals.
 //
 // BERT's tokenizer (BertNormalizer, BertPreTokenizer, WordPiece) also has
-// a fused single-pass encoder (encode.go, normalize.go, chars.go), several
-// times faster than the general pipeline; both are checked against the
-// same golden files. HF's character classes (control, punctuation, Mn) come
-// from older Unicode tables than Go's, so they are generated from HF's
-// behaviour on every code point (hftables.go).
+// a fused single-pass encoder (bert_fast_path.go), several times faster
+// than the general pipeline; both are checked against the same golden
+// files. HF's character classes (control, punctuation, Mn) come from older
+// Unicode tables than Go's, so they are generated from HF's behaviour on
+// every code point (char_classes_tables.go, unicode_tables.go; see
+// generate.go). transformers' BertJapaneseTokenizer, which cuts words with
+// a word splitter such as MeCab, is bert_japanese.go.
 //
 // Parity with Hugging Face is checked by golden files generated with the
 // official tokenizers (npm tokenizers@0.23.2) under testdata/.
@@ -138,58 +148,8 @@ func parse(raw []byte) (*Tokenizer, error) {
 	}
 	vocab := newAddedVocab(added)
 	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
-	if wp, ok := m.(*wordPiece); ok && isBertLayout(norm, pre, vocab) && !t.post.trim {
-		t.wp = wp
-		t.chars = newCharTable(bertConfig{})
-		if bn, ok := norm.(bertNormalizer); ok {
-			t.chars = newCharTable(bn.n)
-		}
-		t.added, t.addedFirst = vocab.raw, vocab.rawFirst
-	}
+	t.useBertFastPath()
 	return t, nil
-}
-
-// isBertLayout says whether the fused BERT encoder reproduces the file.
-func isBertLayout(norm normalizer, pre preTokenizer, v *addedVocab) bool {
-	if _, ok := pre.(bertPreTokenizer); !ok {
-		return false
-	}
-	if _, ok := norm.(bertNormalizer); !ok && norm != nil {
-		return false
-	}
-	if len(v.norm) > 0 {
-		return false
-	}
-	for _, a := range v.raw {
-		if a.lstrip || a.rstrip || a.singleWord {
-			return false
-		}
-	}
-	return true
-}
-
-func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) {
-	var out []addedToken
-	for _, a := range tokens {
-		if a.Content == "" {
-			return nil, fmt.Errorf("added token %d is empty", a.ID)
-		}
-		if a.ID < 0 || a.ID > 1<<31-1 {
-			return nil, fmt.Errorf("added token %q has id %d", a.Content, a.ID)
-		}
-		if id, ok := t.model.tokenToID(a.Content); ok {
-			// AddedVocabulary::add_tokens: a token the model's vocab
-			// already holds keeps the vocab's id, whatever the file says.
-			a.ID = int64(id)
-		}
-		out = append(out, addedToken{
-			text: a.Content, id: int32(a.ID), chars: int32(len([]rune(a.Content))),
-			special: a.Special, normalized: a.Normalized, lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord,
-		})
-		t.addedByID[int32(a.ID)] = a.Content
-		t.vocabSize = max(t.vocabSize, int(a.ID)+1)
-	}
-	return out, nil
 }
 
 // Encode tokenizes one text without special tokens. Offsets are code-point

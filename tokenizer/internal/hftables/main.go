@@ -1,4 +1,4 @@
-// Command hftables writes hftables.go of package tokenizer: the character
+// Command hftables writes char_classes_tables.go of package tokenizer: the character
 // classes Hugging Face tokenizers uses for BERT, read off its behaviour on
 // every code point (the output of testdata/codepoints.mjs; the commands are
 // at the top of that script). HF takes these classes from the Rust crate
@@ -26,7 +26,7 @@ import (
 
 func main() {
 	in := flag.String("in", "build/bert-tokenizer/codepoints.tsv", "output of codepoints.mjs")
-	out := flag.String("o", "tokenizer/hftables.go", "Go file to write")
+	out := flag.String("o", "tokenizer/char_classes_tables.go", "Go file to write")
 	flag.Parse()
 	if err := run(*in, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "hftables:", err)

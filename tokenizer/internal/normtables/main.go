@@ -1,4 +1,4 @@
-// Command normtables writes normalizers_tables.go of package tokenizer:
+// Command normtables writes unicode_tables.go of package tokenizer:
 // where Hugging Face tokenizers' Unicode tables disagree with Go's, read off
 // its behaviour on every code point (the output of
 // testdata/normcodepoints.mjs; the commands are at the top of that script).
@@ -25,7 +25,7 @@ import (
 func main() {
 	in := flag.String("in", "build/normcodepoints.tsv", "output of normcodepoints.mjs")
 	probes := flag.String("probes", "tokenizer/testdata/normprobes.json", "the probes the TSV columns follow")
-	out := flag.String("o", "tokenizer/normalizers_tables.go", "Go file to write")
+	out := flag.String("o", "tokenizer/unicode_tables.go", "Go file to write")
 	flag.Parse()
 	if err := run(*in, *probes, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "normtables:", err)

@@ -6,6 +6,37 @@ import (
 	"fmt"
 )
 
+// The models tokenizer.json may name (tokenizers' models/): WordPiece
+// (models_wordpiece.go), BPE (models_bpe.go, models_bpe_word.go,
+// models_bpe_cache.go) and Unigram (models_unigram.go,
+// models_unigram_trie.go); WordLevel is refused.
+
+const supportedModels = "WordPiece, BPE and Unigram"
+
+// parseModel is ModelWrapper's deserializer: by "type", or by shape for a
+// file that names none.
+func parseModel(raw json.RawMessage) (model, error) {
+	if isNull(raw) {
+		return nil, fmt.Errorf("model: missing")
+	}
+	if !hasType(raw) {
+		return modelByShape(raw)
+	}
+	typ, err := typeOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	switch typ {
+	case "WordPiece":
+		return parseWordPiece(raw)
+	case "BPE":
+		return parseBPE(raw)
+	case "Unigram":
+		return parseUnigram(raw)
+	}
+	return nil, unsupported("model", typ, supportedModels)
+}
+
 // modelByShape reads a model written without "type", as files from older
 // tokenizers versions are. tokenizers' ModelWrapper then falls back to an
 // untagged enum: the first of BPE, WordPiece, WordLevel and Unigram whose

@@ -57,7 +57,7 @@ func compileOnig(src, what string) (*hfRegex, error) {
 
 // Oniguruma's Unicode classes, spelled for Go (whose own \w, \s and \d
 // are ASCII only), with the chars of Oniguruma's newer Unicode tables
-// (normalizers_tables.go), each as it reads outside and inside a bracket
+// (unicode_tables.go), each as it reads outside and inside a bracket
 // class: outside, Latin-1 chars take their class from another table, where
 // ¹²³¼½¾ are word chars. \w is Letter, Mark, Decimal_Number and
 // Connector_Punctuation; \s is White_Space.

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -125,4 +126,42 @@ func endsWithWord(s string) bool {
 func startsWithWord(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return isWordChar(r)
+}
+
+// addedTokenConfig is an entry of tokenizer.json's added_tokens as written.
+type addedTokenConfig struct {
+	ID         int64  `json:"id"`
+	Content    string `json:"content"`
+	SingleWord bool   `json:"single_word"`
+	Lstrip     bool   `json:"lstrip"`
+	Rstrip     bool   `json:"rstrip"`
+	Normalized bool   `json:"normalized"`
+	Special    bool   `json:"special"`
+}
+
+// parseAdded reads the added tokens, each with the id
+// AddedVocabulary::add_tokens gives it, and counts them into the
+// tokenizer's vocabulary.
+func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) {
+	var out []addedToken
+	for _, a := range tokens {
+		if a.Content == "" {
+			return nil, fmt.Errorf("added token %d is empty", a.ID)
+		}
+		if a.ID < 0 || a.ID > 1<<31-1 {
+			return nil, fmt.Errorf("added token %q has id %d", a.Content, a.ID)
+		}
+		if id, ok := t.model.tokenToID(a.Content); ok {
+			// AddedVocabulary::add_tokens: a token the model's vocab
+			// already holds keeps the vocab's id, whatever the file says.
+			a.ID = int64(id)
+		}
+		out = append(out, addedToken{
+			text: a.Content, id: int32(a.ID), chars: int32(len([]rune(a.Content))),
+			special: a.Special, normalized: a.Normalized, lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord,
+		})
+		t.addedByID[int32(a.ID)] = a.Content
+		t.vocabSize = max(t.vocabSize, int(a.ID)+1)
+	}
+	return out, nil
 }

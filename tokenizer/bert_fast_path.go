@@ -7,6 +7,101 @@ import (
 	"qa-shard/qa"
 )
 
+// BERT's exact layout (BertNormalizer or none, BertPreTokenizer, WordPiece,
+// plain raw added tokens) has an encoder of its own: one pass over the
+// text that normalizes each char by table lookup (charTable, built from
+// BertNormalizer's per-char rules in normalizers_bert.go), cuts words as
+// BertPreTokenizer does and runs WordPiece on each, several times faster
+// than the general pipeline (pipeline.go), which the golden tests run too.
+
+// useBertFastPath turns the fused encoder on when the general pipeline is
+// exactly BERT's.
+func (t *Tokenizer) useBertFastPath() {
+	p := t.pipe
+	wp, ok := p.model.(*wordPiece)
+	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.trim {
+		return
+	}
+	t.wp = wp
+	t.chars = newCharTable(bertConfig{})
+	if bn, ok := p.norm.(bertNormalizer); ok {
+		t.chars = newCharTable(bn.n)
+	}
+	t.added, t.addedFirst = p.added.raw, p.added.rawFirst
+}
+
+// isBertLayout says whether the fused BERT encoder reproduces the file.
+func isBertLayout(norm normalizer, pre preTokenizer, v *addedVocab) bool {
+	if _, ok := pre.(bertPreTokenizer); !ok {
+		return false
+	}
+	if _, ok := norm.(bertNormalizer); !ok && norm != nil {
+		return false
+	}
+	if len(v.norm) > 0 {
+		return false
+	}
+	for _, a := range v.raw {
+		if a.lstrip || a.rstrip || a.singleWord {
+			return false
+		}
+	}
+	return true
+}
+
+// Classes of a normalized char for BertPreTokenizer.
+const (
+	clsWord  uint8 = iota
+	clsSpace       // split, removed
+	clsPunct       // split, isolated as a word of its own
+)
+
+func preTokClass(r rune) uint8 {
+	switch {
+	case isWhitespace(r):
+		return clsSpace
+	case isBertPunc(r):
+		return clsPunct
+	}
+	return clsWord
+}
+
+// charEntry is the precomputed effect of one original char.
+type charEntry struct {
+	r   rune  // the normalized char when n == 1, else an index into charTable.multi
+	n   uint8 // normalized chars: 0 when clean_text drops the char
+	cls uint8 // preTokClass of r when n == 1
+	iso bool  // CJK ideograph: a word by itself
+}
+
+// charTable caches charEntry for the Basic Multilingual Plane, which holds
+// nearly every char of real text; rarer chars are computed on the fly.
+type charTable struct {
+	norm  bertConfig
+	bmp   []charEntry
+	multi []rune
+}
+
+func newCharTable(n bertConfig) *charTable {
+	t := &charTable{norm: n, bmp: make([]charEntry, 0x10000)}
+	var scratch []rune
+	for r := rune(0); r < 0x10000; r++ {
+		var iso bool
+		scratch, iso = n.apply(r, scratch[:0])
+		e := charEntry{n: uint8(len(scratch)), iso: iso}
+		switch len(scratch) {
+		case 0:
+		case 1:
+			e.r, e.cls = scratch[0], preTokClass(scratch[0])
+		default:
+			e.r = rune(len(t.multi))
+			t.multi = append(t.multi, scratch...)
+		}
+		t.bmp[r] = e
+	}
+	return t
+}
+
 // scratch holds the buffers of one Encode call, reused through a sync.Pool
 // so that steady-state encoding allocates only the returned slices.
 type scratch struct {

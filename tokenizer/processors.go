@@ -184,5 +184,3 @@ func spaceRun(s string, fromEnd bool) int32 {
 	}
 	return n
 }
-
-func orTrue(b *bool) bool { return b == nil || *b }

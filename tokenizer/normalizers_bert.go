@@ -1,10 +1,51 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
+
+// bertNormalizer is BertNormalizer in the general pipeline (the BERT fast
+// path in bert_fast_path.go fuses it with BertPreTokenizer and WordPiece). Every
+// step of it works char by char; a CJK ideograph gets a space on either
+// side, all three aligned to it, as do_handle_chinese_chars aligns them.
+type bertNormalizer struct{ n bertConfig }
+
+func (b bertNormalizer) normalize(n *normalized) {
+	n.mapRunes(func(r rune, dst []rune) []rune {
+		var iso bool
+		var chars [8]rune
+		out, iso := b.n.apply(r, chars[:0])
+		if iso {
+			dst = append(dst, ' ')
+			dst = append(dst, out...)
+			return append(dst, ' ')
+		}
+		return append(dst, out...)
+	})
+}
+
+func parseBertNormalizer(raw json.RawMessage) (bertConfig, error) {
+	var c struct {
+		Type         string `json:"type"`
+		CleanText    *bool  `json:"clean_text"`
+		ChineseChars *bool  `json:"handle_chinese_chars"`
+		StripAccents *bool  `json:"strip_accents"`
+		Lowercase    *bool  `json:"lowercase"`
+	}
+	if err := strict(raw, &c, "BertNormalizer"); err != nil {
+		return bertConfig{}, err
+	}
+	n := bertConfig{cleanText: orTrue(c.CleanText), chineseChars: orTrue(c.ChineseChars), lowercase: orTrue(c.Lowercase)}
+	// strip_accents null means "whatever lowercase is".
+	n.stripAccents = n.lowercase
+	if c.StripAccents != nil {
+		n.stripAccents = *c.StripAccents
+	}
+	return n, nil
+}
 
 // bertConfig is BertNormalizer's configuration. Every step of it works char
 // by char, so its whole effect on one original char can be computed once and
@@ -12,23 +53,6 @@ import (
 // one original char it came from, which is how HF's alignments end up too.
 type bertConfig struct {
 	cleanText, chineseChars, stripAccents, lowercase bool
-}
-
-// Classes of a normalized char for BertPreTokenizer.
-const (
-	clsWord  uint8 = iota
-	clsSpace       // split, removed
-	clsPunct       // split, isolated as a word of its own
-)
-
-func preTokClass(r rune) uint8 {
-	switch {
-	case isWhitespace(r):
-		return clsSpace
-	case isBertPunc(r):
-		return clsPunct
-	}
-	return clsWord
 }
 
 // apply appends the normalized form of one original char to dst and reports
@@ -69,42 +93,6 @@ func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 		}
 	}
 	return dst, iso
-}
-
-// charEntry is the precomputed effect of one original char.
-type charEntry struct {
-	r   rune  // the normalized char when n == 1, else an index into charTable.multi
-	n   uint8 // normalized chars: 0 when clean_text drops the char
-	cls uint8 // preTokClass of r when n == 1
-	iso bool  // CJK ideograph: a word by itself
-}
-
-// charTable caches charEntry for the Basic Multilingual Plane, which holds
-// nearly every char of real text; rarer chars are computed on the fly.
-type charTable struct {
-	norm  bertConfig
-	bmp   []charEntry
-	multi []rune
-}
-
-func newCharTable(n bertConfig) *charTable {
-	t := &charTable{norm: n, bmp: make([]charEntry, 0x10000)}
-	var scratch []rune
-	for r := rune(0); r < 0x10000; r++ {
-		var iso bool
-		scratch, iso = n.apply(r, scratch[:0])
-		e := charEntry{n: uint8(len(scratch)), iso: iso}
-		switch len(scratch) {
-		case 0:
-		case 1:
-			e.r, e.cls = scratch[0], preTokClass(scratch[0])
-		default:
-			e.r = rune(len(t.multi))
-			t.multi = append(t.multi, scratch...)
-		}
-		t.bmp[r] = e
-	}
-	return t
 }
 
 // nfd appends the canonical decomposition of r as HF computes it.

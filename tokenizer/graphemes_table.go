@@ -7,7 +7,7 @@ package tokenizer
 // Grapheme_Cluster_Break of every code point from U+0080 that is not Other
 // (ASCII is in graphemeCat; Hangul LV and LVT syllables are computed;
 // InCB=Consonant, which only rule GB9c reads, counts as Other: see
-// precompiled_graphemes.go), merged into ranges.
+// graphemes.go), merged into ranges.
 
 var gcbRanges = [...]gcbRange{
 	{0x80, 0x9F, gcControl}, {0xA9, 0xA9, gcPict}, {0xAD, 0xAD, gcControl}, {0xAE, 0xAE, gcPict},

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestGenerateGCB writes precompiled_gcb.go from the grapheme_cat_table of
+// TestGenerateGCB writes graphemes_table.go from the grapheme_cat_table of
 // the crate unicode-segmentation (src/tables.rs of the version tokenizers
 // links, 1.13.x):
 //
@@ -72,7 +72,7 @@ func TestGenerateGCB(t *testing.T) {
 // Grapheme_Cluster_Break of every code point from U+0080 that is not Other
 // (ASCII is in graphemeCat; Hangul LV and LVT syllables are computed;
 // InCB=Consonant, which only rule GB9c reads, counts as Other: see
-// precompiled_graphemes.go), merged into ranges.
+// graphemes.go), merged into ranges.
 
 var gcbRanges = [...]gcbRange{
 `)
@@ -86,7 +86,7 @@ var gcbRanges = [...]gcbRange{
 		line += e + " "
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n}\n")
-	if err := os.WriteFile("precompiled_gcb.go", []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile("graphemes_table.go", []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d ranges", len(rs))

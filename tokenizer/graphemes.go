@@ -8,7 +8,7 @@ import (
 // Extended grapheme clusters as the crate unicode-segmentation 1.13
 // (Unicode 17.0.0) cuts them for tokenizers' Precompiled normalizer
 // (str::graphemes(true)): the rules of UAX #29 over its
-// Grapheme_Cluster_Break table (precompiled_gcb.go).
+// Grapheme_Cluster_Break table (graphemes_table.go).
 //
 // Rule GB9c (no break inside an Indic conjunct: consonant, linker,
 // consonant) is left out: it only ever joins chars of three bytes into a

@@ -7,8 +7,8 @@ import "unicode"
 // the Rust crate unicode_categories, whose Unicode tables are older than Go's
 // (HF keeps chars assigned since, such as U+0890, and does not treat newer
 // punctuation such as U+061D as punctuation), so they are generated tables
-// (hftables.go); the rest match Go's package unicode on every code point, as
-// TestCodepointParity checks.
+// (char_classes_tables.go); the rest match Go's package unicode on every
+// code point, as TestCodepointParity checks.
 
 // isCleanControl is what clean_text drops: NUL, U+FFFD and the "other"
 // chars Cc (except tab, newline and carriage return, which are whitespace),

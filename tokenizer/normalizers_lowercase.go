@@ -1,0 +1,48 @@
+package tokenizer
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"qa-shard/qa"
+)
+
+// lowercase is Lowercase: Rust's char::to_lowercase on every char, the
+// chars after the first of a multi-char lowercase inserted after it
+// (NormalizedString::lowercase).
+type lowercase struct{}
+
+func (lowercase) normalize(n *normalized) {
+	if isASCII(n.s) {
+		// Byte for byte: every alignment stays where it is.
+		n.s = strings.ToLower(n.s)
+		return
+	}
+	// mapRunes with the ASCII case inline, the hot path of real text.
+	s := n.s
+	out := make([]byte, 0, len(s)+8)
+	align := make([]qa.Span, 0, len(s)+8)
+	var buf [4]rune
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out = append(out, c)
+			align = append(align, n.align[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		a := n.align[i]
+		for _, c := range toLowerFull(r, buf[:0]) {
+			k := len(out)
+			out = utf8.AppendRune(out, c)
+			for range len(out) - k {
+				align = append(align, a)
+			}
+		}
+		i += size
+	}
+	n.s, n.align = string(out), align
+}

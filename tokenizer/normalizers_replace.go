@@ -1,0 +1,69 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"qa-shard/qa"
+)
+
+// replace is Replace: every match of the pattern (an Oniguruma regex in
+// HF; a literal string is escaped into one) becomes content. The chars of
+// content are all aligned to the last byte of the match, or, for an empty
+// match, to the char before it (NormalizedString::replace inserts them as
+// transform_range insertions after the removed match); an empty match at
+// the start aligns to the empty span where the piece begins.
+type replace struct {
+	re      *hfRegex
+	content string
+}
+
+func parseReplace(raw json.RawMessage) (normalizer, error) {
+	var c struct {
+		Type    string          `json:"type"`
+		Pattern json.RawMessage `json:"pattern"`
+		Content *string         `json:"content"`
+	}
+	if err := strict(raw, &c, "Replace normalizer"); err != nil {
+		return nil, err
+	}
+	if c.Content == nil {
+		return nil, fmt.Errorf("Replace normalizer: content is required")
+	}
+	re, err := parsePattern(c.Pattern, "Replace normalizer")
+	if err != nil {
+		return nil, err
+	}
+	return replace{re: re, content: *c.Content}, nil
+}
+
+func (r replace) normalize(n *normalized) {
+	if n.s == "" {
+		// Pattern::find_matches on an empty string reports no match.
+		return
+	}
+	matches := r.re.findAll(n.s)
+	if len(matches) == 0 {
+		return
+	}
+	var out strings.Builder
+	align := make([]qa.Span, 0, len(n.align))
+	last := 0
+	for _, m := range matches {
+		out.WriteString(n.s[last:m[0]])
+		align = append(align, n.align[last:m[0]]...)
+		a := qa.Span{Start: n.base, End: n.base}
+		if m[1] > 0 {
+			a = n.align[m[1]-1]
+		}
+		out.WriteString(r.content)
+		for range len(r.content) {
+			align = append(align, a)
+		}
+		last = m[1]
+	}
+	out.WriteString(n.s[last:])
+	align = append(align, n.align[last:]...)
+	n.s, n.align = out.String(), align
+}

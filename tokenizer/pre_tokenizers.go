@@ -1,0 +1,106 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The pre-tokenizers tokenizer.json may name (tokenizers'
+// pre_tokenizers/), each in the file named after its Rust module:
+// BertPreTokenizer (pre_tokenizers_bert.go), ByteLevel
+// (pre_tokenizers_byte_level.go), Metaspace (pre_tokenizers_metaspace.go),
+// WhitespaceSplit and Whitespace (pre_tokenizers_whitespace.go),
+// Punctuation (pre_tokenizers_punctuation.go), Digits
+// (pre_tokenizers_digits.go) and Split (pre_tokenizers_split.go); Sequence
+// is here. Most cut with NormalizedString::split (normalized_string.go).
+
+const supportedPreTok = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Punctuation, Digits, Split and Sequence"
+
+// parsePreTokenizer is PreTokenizerWrapper's deserializer: each
+// pre-tokenizer with exactly the fields tokenizers serializes.
+func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	typ, err := typeOf(raw)
+	if err != nil {
+		return nil, fmt.Errorf("pre_tokenizer: %w", err)
+	}
+	switch typ {
+	case "BertPreTokenizer":
+		if err := noOptions(raw, "BertPreTokenizer"); err != nil {
+			return nil, err
+		}
+		return bertPreTokenizer{}, nil
+	case "WhitespaceSplit":
+		if err := noOptions(raw, "WhitespaceSplit pre_tokenizer"); err != nil {
+			return nil, err
+		}
+		return whitespaceSplit{}, nil
+	case "Whitespace":
+		if err := noOptions(raw, "Whitespace pre_tokenizer"); err != nil {
+			return nil, err
+		}
+		return whitespaceWords{}, nil
+	case "Sequence":
+		var c struct {
+			Type          string            `json:"type"`
+			PreTokenizers []json.RawMessage `json:"pretokenizers"`
+		}
+		if err := strict(raw, &c, "Sequence pre_tokenizer"); err != nil {
+			return nil, err
+		}
+		var seq sequenceOf
+		for _, r := range c.PreTokenizers {
+			p, err := parsePreTokenizer(r)
+			if err != nil {
+				return nil, err
+			}
+			if p != nil {
+				seq = append(seq, p)
+			}
+		}
+		return seq, nil
+	case "ByteLevel":
+		return parseByteLevel(raw)
+	case "Metaspace":
+		return parseMetaspace(raw)
+	case "Punctuation":
+		return parsePunctuation(raw)
+	case "Digits":
+		return parseDigits(raw)
+	case "Split":
+		return parseSplit(raw)
+	}
+	return nil, unsupported("pre_tokenizer", typ, supportedPreTok)
+}
+
+// sequenceOf applies pre-tokenizers one after the other
+// (pre_tokenizers.Sequence).
+type sequenceOf []preTokenizer
+
+func (s sequenceOf) split(n normalized, dst []normalized) []normalized {
+	cur := []normalized{n}
+	for k, p := range s {
+		if k == len(s)-1 {
+			// The last one writes into dst: no copy of the words.
+			first := len(dst)
+			for _, c := range cur {
+				dst = p.split(c, dst)
+			}
+			kept := dst[:first]
+			for _, c := range dst[first:] {
+				if c.s != "" {
+					kept = append(kept, c)
+				}
+			}
+			return kept
+		}
+		next := make([]normalized, 0, len(n.s)/4+2)
+		for _, c := range cur {
+			next = p.split(c, next)
+		}
+		cur = next
+	}
+	return append(dst, n)
+}

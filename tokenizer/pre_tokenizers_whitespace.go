@@ -1,0 +1,52 @@
+package tokenizer
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// whitespaceSplit is WhitespaceSplit: split on Rust's char::is_whitespace,
+// the whitespace removed.
+type whitespaceSplit struct{}
+
+func (whitespaceSplit) split(n normalized, dst []normalized) []normalized {
+	return splitChars(n, isWhitespace, removed, dst)
+}
+
+// whitespaceWords is Whitespace: the matches of \w+|[^\w\s]+ (Rust's regex
+// crate, Unicode classes) are kept and the rest removed (a split on the
+// inverted pattern with Removed).
+type whitespaceWords struct{}
+
+func (whitespaceWords) split(n normalized, dst []normalized) []normalized {
+	s := n.s
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isWhitespace(r) && !isRustWord(r) {
+			i += size
+			continue
+		}
+		// A word run, or a run of what is neither word nor space.
+		word := isRustWord(r)
+		j := i + size
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isRustWord(r) != word || !word && isWhitespace(r) {
+				break
+			}
+			j += size
+		}
+		dst = append(dst, n.slice(i, j))
+		i = j
+	}
+	return dst
+}
+
+// isRustWord is \w in Rust's regex crate: Alphabetic, Mark,
+// Decimal_Number, Connector_Punctuation and Join_Control.
+func isRustWord(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control, hfRustWordExtra)
+}
