@@ -81,7 +81,7 @@ $(MODELS)/demo-unigram/model.onnx: internal/testmodel/demo-unigram/model.safeten
 JA_TOK := $(TOKENIZERS)/bert-ja
 JA_VOCAB := $(REAL_TOKENIZERS_DIR)/bert-base-japanese-v3/vocab.txt
 # Its second phase is 1,200 steps instead of 500: with 500 the loss was
-# still falling and the model reached 88.6 EM (see README).
+# still falling and the model reached 88.6 EM (see docs/accuracy.md).
 TRAIN_JA_RECIPE ?= $(TRAIN_ARCH) --phase $(BUILD)/train-ja/w128.bin:1800:2048:0.3 \
 	--phase $(BUILD)/train-ja/w384.bin+$(BUILD)/train-ja/w512.bin:1200:4096:0.4
 

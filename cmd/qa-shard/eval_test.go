@@ -89,8 +89,8 @@ func TestEvalUsage(t *testing.T) {
 
 // TestDemoModelInt8: the int8 copy of the demo model (qa-shard quantize)
 // answers the held-out corpus as well as float32: its exact match is
-// within one question of float32's (the README's target is one point on
-// make eval's 900 questions; this corpus has 72).
+// within one question of float32's (make eval's 900 questions, in
+// docs/accuracy.md, show the gap; this corpus has 72).
 func TestDemoModelInt8(t *testing.T) {
 	dir := t.TempDir()
 	int8Dir := filepath.Join(dir, "demo-int8")

@@ -13,8 +13,8 @@ import (
 	"qa-shard/internal/logs"
 )
 
-// Exit codes: the table --help and the README show (a test holds them
-// equal).
+// Exit codes: the table --help and docs/resume.md show (a test holds
+// them equal).
 const (
 	exitOK       = 0
 	exitInternal = 1
