@@ -1,33 +1,20 @@
 // Package qa holds the question-answering task itself as pure functions:
 // cutting a (question, context) pair into model windows exactly as Hugging
 // Face's QuestionAnsweringPipeline does, decoding spans from start/end logits,
-// and merging the answers of one document's windows. It imports no other
-// package of the project and does no I/O.
+// and merging the answers of one document's windows. It imports only the
+// plain token values the tokenizer produces (package tokenizer/tokens, whose
+// Span, Tokens and Template it names as its own) and does no I/O.
 package qa
 
+import "qa-shard/tokenizer/tokens"
+
 // Span is a half-open [Start, End) range of Unicode code points in the
-// original text, the unit Hugging Face's fast tokenizers report offsets in.
-type Span struct {
-	Start, End int32
-}
+// original text (tokens.Span).
+type Span = tokens.Span
 
-// Tokens is one tokenized text (a question or a context) without special
-// tokens: token ids, the code-point span of every token in the original text,
-// and the index of the pre-tokenizer word each token came from (-1 for none).
-type Tokens struct {
-	IDs     []int32
-	Offsets []Span
-	Words   []int32
-	// FirstOffsets, when not nil, holds each token's offsets for when the
-	// token is the first of a window: HF's ByteLevel offset trimming with
-	// add_prefix_space keeps a single leading space of an encoding's first
-	// token, so that token's offsets depend on where the window begins.
-	// Nil when they never do.
-	FirstOffsets []Span
-}
-
-// Len is the number of tokens.
-func (t Tokens) Len() int { return len(t.IDs) }
+// Tokens is one tokenized text without special tokens: ids, offsets and
+// words (tokens.Tokens).
+type Tokens = tokens.Tokens
 
 // Settings are the QuestionAnsweringPipeline parameters that change answers.
 type Settings struct {

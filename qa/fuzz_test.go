@@ -56,7 +56,7 @@ func (f *fuzzInput) tokens(n int) (Tokens, int32) {
 		}
 		l := int32(b%4) + 1
 		t.IDs = append(t.IDs, id)
-		t.Offsets = append(t.Offsets, Span{pos, pos + l})
+		t.Offsets = append(t.Offsets, Span{Start: pos, End: pos + l})
 		t.Words = append(t.Words, w)
 		pos += l
 	}

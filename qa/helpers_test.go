@@ -26,7 +26,7 @@ func toks(spec string) (string, Tokens) {
 		for _, piece := range strings.Split(w, "|") {
 			n := int32(len([]rune(piece)))
 			t.IDs = append(t.IDs, int32(1000+len(t.IDs)))
-			t.Offsets = append(t.Offsets, Span{pos, pos + n})
+			t.Offsets = append(t.Offsets, Span{Start: pos, End: pos + n})
 			t.Words = append(t.Words, word)
 			text.WriteString(piece)
 			pos += n

@@ -97,5 +97,5 @@ func wordChars(w Window, ctx Tokens, p int) (Span, bool) {
 	}
 	_, _, a := w.Position(ctx, w.ContextStart+first-w.From)
 	_, _, b := w.Position(ctx, w.ContextStart+last-w.From)
-	return Span{a.Start, b.End}, true
+	return Span{Start: a.Start, End: b.End}, true
 }

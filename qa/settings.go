@@ -3,6 +3,8 @@ package qa
 import (
 	"errors"
 	"fmt"
+
+	"qa-shard/tokenizer/tokens"
 )
 
 // Sentinel errors; callers match them with errors.Is.
@@ -12,7 +14,7 @@ var (
 	ErrEmptyContext    = errors.New("context has no tokens")
 	ErrQuestionTooLong = errors.New("question leaves no room for the context")
 	ErrStrideTooLarge  = errors.New("doc stride is not smaller than the context budget")
-	ErrBadTokens       = errors.New("inconsistent tokens")
+	ErrBadTokens       = tokens.ErrBadTokens // the same error, so errors.Is matches either
 	ErrBadLogits       = errors.New("logits do not match the window")
 )
 

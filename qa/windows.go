@@ -49,7 +49,7 @@ func Windows(q, ctx Tokens, tpl Template, s Settings) ([]Window, error) {
 	out := make([]Window, len(ranges))
 	for i, r := range ranges {
 		start := len(ids)
-		ids, types = tpl.window(q.IDs, ctx.IDs[r[0]:r[1]], i > 0, ids, types)
+		ids, types = layOut(tpl, q.IDs, ctx.IDs[r[0]:r[1]], i > 0, ids, types)
 		out[i] = Window{
 			Index:         i,
 			IDs:           ids[start:len(ids):len(ids)],

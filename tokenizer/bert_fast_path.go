@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // BERT's exact layout (BertNormalizer or none, BertPreTokenizer, WordPiece,
@@ -116,7 +116,7 @@ type scratch struct {
 type encoder struct {
 	t    *Tokenizer
 	s    *scratch
-	out  qa.Tokens
+	out  tokens.Tokens
 	word int32 // index of the next pre-tokenizer word
 
 	words *[]string // nil outside tests
@@ -127,16 +127,16 @@ type encoder struct {
 
 // encode is Encode on the BERT fast path; when words is not nil it also collects the normalized
 // pre-tokenizer words, which tests compare with Hugging Face's.
-func (t *Tokenizer) encode(text string, words *[]string) qa.Tokens {
+func (t *Tokenizer) encode(text string, words *[]string) tokens.Tokens {
 	s, _ := t.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
 	defer t.scratch.Put(s)
 	guess := len(text)/4 + 4
-	e := encoder{t: t, s: s, words: words, out: qa.Tokens{
+	e := encoder{t: t, s: s, words: words, out: tokens.Tokens{
 		IDs:     make([]int32, 0, guess),
-		Offsets: make([]qa.Span, 0, guess),
+		Offsets: make([]tokens.Span, 0, guess),
 		Words:   make([]int32, 0, guess),
 	}}
 	s.word, s.orig = s.word[:0], s.orig[:0]
@@ -267,7 +267,7 @@ func (e *encoder) flush() {
 
 func (e *encoder) emit(id, start, end int32) {
 	e.out.IDs = append(e.out.IDs, id)
-	e.out.Offsets = append(e.out.Offsets, qa.Span{Start: start, End: end})
+	e.out.Offsets = append(e.out.Offsets, tokens.Span{Start: start, End: end})
 	e.out.Words = append(e.out.Words, e.word)
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // normalized is tokenizers' NormalizedString: a text being normalized and
@@ -15,20 +15,20 @@ import (
 // inserted before everything else to (0, 0) of the piece's original.
 type normalized struct {
 	s     string
-	align []qa.Span
+	align []tokens.Span
 	base  int32
 }
 
 // newNormalized aligns every char of text to itself; cp is the code-point
 // index of text's first char in the whole input.
 func newNormalized(text string, cp int32) normalized {
-	n := normalized{s: text, align: make([]qa.Span, len(text)), base: cp}
+	n := normalized{s: text, align: make([]tokens.Span, len(text)), base: cp}
 	for i := 0; i < len(text); {
 		// An invalid byte is one code point, as utf8.RuneCountInString
 		// counts it.
 		_, size := utf8.DecodeRuneInString(text[i:])
 		for k := range size {
-			n.align[i+k] = qa.Span{Start: cp, End: cp + 1}
+			n.align[i+k] = tokens.Span{Start: cp, End: cp + 1}
 		}
 		i += size
 		cp++
@@ -48,14 +48,14 @@ func (n normalized) slice(a, b int) normalized {
 
 // original is the code-point range of the original text that the
 // normalized bytes [a, b) come from (NormalizedString::convert_offsets).
-func (n normalized) original(a, b int) qa.Span {
+func (n normalized) original(a, b int) tokens.Span {
 	if a >= b {
 		if a < len(n.align) {
-			return qa.Span{Start: n.align[a].Start, End: n.align[a].Start}
+			return tokens.Span{Start: n.align[a].Start, End: n.align[a].Start}
 		}
-		return qa.Span{Start: n.base, End: n.base}
+		return tokens.Span{Start: n.base, End: n.base}
 	}
-	return qa.Span{Start: n.align[a].Start, End: n.align[b-1].End}
+	return tokens.Span{Start: n.align[a].Start, End: n.align[b-1].End}
 }
 
 // change is one char of a transformation, as in NormalizedString::transform:
@@ -74,7 +74,7 @@ type change struct {
 // outside every token.
 func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 	var out []byte
-	align := make([]qa.Span, 0, len(n.s))
+	align := make([]tokens.Span, 0, len(n.s))
 	old := n.s
 	offset := 0 // byte offset in old of the next char to replace
 	next := func() int {
@@ -88,16 +88,16 @@ func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 		offset += next()
 	}
 	for _, c := range changes {
-		var a qa.Span
+		var a tokens.Span
 		switch {
 		case c.delta > 0 && offset < 1:
-			a = qa.Span{Start: n.base, End: n.base}
+			a = tokens.Span{Start: n.base, End: n.base}
 		case c.delta > 0:
 			a = n.align[offset-1]
 		case offset < len(n.align):
 			a = n.align[offset]
 		default:
-			a = qa.Span{Start: n.base, End: n.base}
+			a = tokens.Span{Start: n.base, End: n.base}
 		}
 		if c.delta <= 0 {
 			offset += next()
@@ -125,7 +125,7 @@ func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 // is removed without a trace.
 func (n *normalized) mapRunes(f func(r rune, dst []rune) []rune) {
 	var out []byte
-	var align []qa.Span
+	var align []tokens.Span
 	var buf []rune
 	changed := false
 	for i, r := range n.s {
@@ -138,7 +138,7 @@ func (n *normalized) mapRunes(f func(r rune, dst []rune) []rune) {
 			}
 			changed = true
 			out = append(make([]byte, 0, len(n.s)+8), n.s[:i]...)
-			align = append(make([]qa.Span, 0, len(n.s)+8), n.align[:i]...)
+			align = append(make([]tokens.Span, 0, len(n.s)+8), n.align[:i]...)
 		}
 		a := n.align[i]
 		for _, c := range buf {

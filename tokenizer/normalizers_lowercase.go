@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // lowercase is Lowercase: Rust's char::to_lowercase on every char, the
@@ -21,7 +21,7 @@ func (lowercase) normalize(n *normalized) {
 	// mapRunes with the ASCII case inline, the hot path of real text.
 	s := n.s
 	out := make([]byte, 0, len(s)+8)
-	align := make([]qa.Span, 0, len(s)+8)
+	align := make([]tokens.Span, 0, len(s)+8)
 	var buf [4]rune
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {

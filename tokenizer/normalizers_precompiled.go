@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // precompiled is tokenizers' Precompiled normalizer (the crate
@@ -211,7 +211,7 @@ type pcBuild struct {
 	n        *normalized
 	modified bool
 	out      []byte
-	align    []qa.Span
+	align    []tokens.Span
 	off      int // bytes of n.s the changes applied so far consumed
 	// run is the stretch [runA, runB) of n.s kept as it is, not yet
 	// applied: one (c, 0) change per char.
@@ -235,7 +235,7 @@ func (b *pcBuild) replace(old, repl string) {
 	if !b.modified {
 		b.modified = true
 		b.out = make([]byte, 0, len(b.n.s)+len(b.n.s)/8)
-		b.align = make([]qa.Span, 0, cap(b.out))
+		b.align = make([]tokens.Span, 0, cap(b.out))
 	}
 	b.flushRun()
 	count := utf8.RuneCountInString(repl)
@@ -299,14 +299,14 @@ func (b *pcBuild) push(c change) {
 // apply is one change of NormalizedString::transform_range.
 func (b *pcBuild) apply(c change) {
 	s, al := b.n.s, b.n.align
-	var a qa.Span
+	var a tokens.Span
 	if c.delta > 0 {
-		a = qa.Span{Start: b.n.base, End: b.n.base}
+		a = tokens.Span{Start: b.n.base, End: b.n.base}
 		if b.off >= 1 {
 			a = al[b.off-1]
 		}
 	} else {
-		a = qa.Span{Start: b.n.base, End: b.n.base} // past the end: HF panics
+		a = tokens.Span{Start: b.n.base, End: b.n.base} // past the end: HF panics
 		if b.off < len(s) {
 			a = al[b.off]
 		}

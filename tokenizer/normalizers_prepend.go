@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // prepend is Prepend: on a non-empty string, the text goes before the
@@ -30,7 +30,7 @@ func (p prepend) normalize(n *normalized) {
 	if n.s == "" || p.s == "" {
 		return
 	}
-	align := make([]qa.Span, 0, len(p.s)+len(n.align))
+	align := make([]tokens.Span, 0, len(p.s)+len(n.align))
 	for range len(p.s) {
 		align = append(align, n.align[0])
 	}

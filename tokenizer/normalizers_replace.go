@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // replace is Replace: every match of the pattern (an Oniguruma regex in
@@ -48,12 +48,12 @@ func (r replace) normalize(n *normalized) {
 		return
 	}
 	var out strings.Builder
-	align := make([]qa.Span, 0, len(n.align))
+	align := make([]tokens.Span, 0, len(n.align))
 	last := 0
 	for _, m := range matches {
 		out.WriteString(n.s[last:m[0]])
 		align = append(align, n.align[last:m[0]]...)
-		a := qa.Span{Start: n.base, End: n.base}
+		a := tokens.Span{Start: n.base, End: n.base}
 		if m[1] > 0 {
 			a = n.align[m[1]-1]
 		}

@@ -1,7 +1,7 @@
 package tokenizer
 
 import (
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // The four stages of a Hugging Face tokenizer, as tokenizer.json declares
@@ -58,15 +58,15 @@ type pipeline struct {
 // it gets, for every added token, its index and the text it matched (with
 // the spaces lstrip and rstrip took): tokenizers' Token.value, which offset
 // trimming reads.
-func (p *pipeline) encode(text string, matched map[int]string) qa.Tokens {
+func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 	guess := len(text)/4 + 4
-	out := qa.Tokens{
+	out := tokens.Tokens{
 		IDs:     make([]int32, 0, guess),
-		Offsets: make([]qa.Span, 0, guess),
+		Offsets: make([]tokens.Span, 0, guess),
 		Words:   make([]int32, 0, guess),
 	}
 	word := int32(0)
-	emit := func(id int32, off qa.Span) {
+	emit := func(id int32, off tokens.Span) {
 		out.IDs = append(out.IDs, id)
 		out.Offsets = append(out.Offsets, off)
 		out.Words = append(out.Words, word)

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // byteLevel is tokenizers' ByteLevel pre-tokenizer: with add_prefix_space
@@ -54,7 +54,7 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 		size += int(byteChars[s[i]].n)
 	}
 	out := make([]byte, size)
-	align := make([]qa.Span, size)
+	align := make([]tokens.Span, size)
 	bounds := make([]int32, 0, len(s)/4+2)
 	bounds = append(bounds, 0)
 	w := 0
@@ -81,7 +81,7 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 // NormalizedString::transform aligns them, the first char of each original
 // char replaces it (its first byte's alignment) and the others are
 // inserted after it (the alignment of its last byte).
-func mapBytes(s string, al []qa.Span, out []byte, align []qa.Span, w int) int {
+func mapBytes(s string, al []tokens.Span, out []byte, align []tokens.Span, w int) int {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			m := &byteChars[c]
@@ -113,7 +113,7 @@ func mapBytes(s string, al []qa.Span, out []byte, align []qa.Span, w int) int {
 // back after it (taking its last byte's).
 func prependSpace(n normalized) normalized {
 	_, size := utf8.DecodeRuneInString(n.s)
-	align := make([]qa.Span, 0, len(n.align)+1)
+	align := make([]tokens.Span, 0, len(n.align)+1)
 	align = append(align, n.align[0])
 	for range size {
 		align = append(align, n.align[size-1])

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // prependScheme is Metaspace's PrependScheme: when the replacement char
@@ -29,7 +29,7 @@ type metaspace struct {
 	rep    string // the replacement char
 	scheme prependScheme
 	cut    bool
-	slabs  sync.Pool // *[]qa.Span: room the prepended pieces' alignments are cut from
+	slabs  sync.Pool // *[]tokens.Span: room the prepended pieces' alignments are cut from
 	texts  sync.Pool // *[]byte: room the prepended pieces' texts are cut from
 }
 
@@ -132,13 +132,13 @@ func (m *metaspace) split(n normalized, dst []normalized) []normalized {
 // spans is an empty slice with room for k spans, cut from a shared slab
 // so that a text's many words do not each allocate their own; a slab is
 // never written again once cut, and lives as long as a piece uses it.
-func (m *metaspace) spans(k int) []qa.Span {
+func (m *metaspace) spans(k int) []tokens.Span {
 	if k > 256 {
-		return make([]qa.Span, 0, k)
+		return make([]tokens.Span, 0, k)
 	}
-	p, _ := m.slabs.Get().(*[]qa.Span)
+	p, _ := m.slabs.Get().(*[]tokens.Span)
 	if p == nil || cap(*p)-len(*p) < k {
-		s := make([]qa.Span, 0, 4096)
+		s := make([]tokens.Span, 0, 4096)
 		p = &s
 	}
 	n := len(*p)
@@ -174,7 +174,7 @@ func (m *metaspace) concat(a, b string) string {
 func metaReplaceSpaces(n normalized, rep string) normalized {
 	var b strings.Builder
 	b.Grow(len(n.s) + 2*strings.Count(n.s, " "))
-	align := make([]qa.Span, 0, b.Cap())
+	align := make([]tokens.Span, 0, b.Cap())
 	last := 0
 	for i := 0; i < len(n.s); i++ {
 		if n.s[i] != ' ' {

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"unicode"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // postProcessor is what tokenizer.json's post_processor does to a
 // (question, context) pair: the special tokens of its pair template, and
 // whether token offsets are trimmed of the spaces ByteLevel keeps in tokens.
 type postProcessor struct {
-	tpl      qa.Template
+	tpl      tokens.Template
 	specials bool // a processor that adds special tokens was found
 	// ByteLevel's process_offsets: trim leading and trailing spaces ("Ġ"
 	// or whitespace) of every token from its offsets; with prefixSpace an
@@ -49,7 +49,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 		if err := strict(raw, &c, "BertProcessing"); err != nil {
 			return err
 		}
-		pp.tpl = qa.BertTemplate(c.CLS.id, c.Sep.id)
+		pp.tpl = tokens.BertTemplate(c.CLS.id, c.Sep.id)
 		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
 	case "RobertaProcessing":
 		var c struct {
@@ -62,7 +62,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 		if err := strict(raw, &c, "RobertaProcessing"); err != nil {
 			return err
 		}
-		pp.tpl = qa.Template{
+		pp.tpl = tokens.Template{
 			Before: []int32{c.CLS.id}, Between: []int32{c.Sep.id, c.Sep.id}, After: []int32{c.Sep.id},
 			BeforeTypes: []int32{0}, BetweenTypes: []int32{0, 0}, AfterTypes: []int32{0},
 		}
@@ -135,12 +135,12 @@ func (s *specialTokenID) UnmarshalJSON(b []byte) error {
 // matched). With add_prefix_space the first token
 // of an encoding keeps a single leading space, so it also fills
 // FirstOffsets: each token's offsets as the first token of a window.
-func (pp postProcessor) trimOffsets(out *qa.Tokens, spaces func(i int, id int32) (lead, trail int32)) {
+func (pp postProcessor) trimOffsets(out *tokens.Tokens, spaces func(i int, id int32) (lead, trail int32)) {
 	if !pp.trim {
 		return
 	}
 	if pp.prefixSpace {
-		out.FirstOffsets = make([]qa.Span, len(out.IDs))
+		out.FirstOffsets = make([]tokens.Span, len(out.IDs))
 	}
 	for i, id := range out.IDs {
 		lead, trail := spaces(i, id)
@@ -154,7 +154,7 @@ func (pp postProcessor) trimOffsets(out *qa.Tokens, spaces func(i int, id int32)
 
 // trimSpan is process_offsets for one token; keepOne is "is the first
 // token and add_prefix_space": a single leading space stays.
-func trimSpan(off qa.Span, lead, trail int32, keepOne bool) qa.Span {
+func trimSpan(off tokens.Span, lead, trail int32, keepOne bool) tokens.Span {
 	if keepOne && lead == 1 {
 		lead = 0
 	}

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // parseTemplate reads a TemplateProcessing post-processor's pair template
 // into the frame of a (question, context) window: $A must come before $B,
 // each once, and every special token must have its ids.
-func parseTemplate(raw json.RawMessage) (qa.Template, error) {
+func parseTemplate(raw json.RawMessage) (tokens.Template, error) {
 	type piece struct {
 		SpecialToken *struct {
 			ID     string `json:"id"`
@@ -31,7 +31,7 @@ func parseTemplate(raw json.RawMessage) (qa.Template, error) {
 			Tokens []string `json:"tokens"`
 		} `json:"special_tokens"`
 	}
-	var tpl qa.Template
+	var tpl tokens.Template
 	if err := strict(raw, &c, "TemplateProcessing"); err != nil {
 		return tpl, err
 	}
@@ -72,7 +72,7 @@ func parseTemplate(raw json.RawMessage) (qa.Template, error) {
 		return tpl, fmt.Errorf("TemplateProcessing pair template lacks $A or $B")
 	}
 	// The windows after the first keep the context's own type id: see
-	// qa.Template.LaterContextType.
+	// tokens.Template.LaterContextType.
 	tpl.LaterContextType = 1
 	return tpl, nil
 }

@@ -42,7 +42,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"qa-shard/qa"
+	"qa-shard/tokenizer/tokens"
 )
 
 // Tokenizer is immutable after Load and safe for concurrent use.
@@ -59,7 +59,7 @@ type Tokenizer struct {
 	model     model
 	addedByID map[int32]string
 	post      postProcessor
-	tpl       qa.Template
+	tpl       tokens.Template
 	pad       int32
 	vocabSize int
 	spaces    [][2]int32 // per model id, when offsets are trimmed
@@ -158,7 +158,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 //
 // Invalid UTF-8 never panics: each invalid byte counts as one code point.
 // Hugging Face cannot take such input at all; callers reject it first.
-func (t *Tokenizer) Encode(text string) qa.Tokens {
+func (t *Tokenizer) Encode(text string) tokens.Tokens {
 	if t.wp != nil {
 		return t.encode(text, nil)
 	}
@@ -203,7 +203,7 @@ func (t *Tokenizer) tokenID(tok string) (int32, bool) {
 
 // Template is the frame the post-processor puts around a (question,
 // context) pair, with the cls token whose positions stay unmasked.
-func (t *Tokenizer) Template() qa.Template { return t.tpl }
+func (t *Tokenizer) Template() tokens.Template { return t.tpl }
 
 // PadID is the id batches are padded with (masked out by the attention
 // mask, so any id works; the tokenizer's own when it names one).
