@@ -205,7 +205,7 @@ func TestGoldAnswersJapanese(t *testing.T) {
 		t.Fatal(err)
 	}
 	for src, name := range map[string]string{
-		filepath.Join(realDir, "vocab.txt"):                                  "vocab.txt",
+		filepath.Join(realDir, "vocab.txt"):                                              "vocab.txt",
 		filepath.Join(root, "internal", "testmodel", "demo-ja", "tokenizer_config.json"): "tokenizer_config.json",
 	} {
 		b, err := os.ReadFile(src)
