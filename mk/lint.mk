@@ -10,6 +10,10 @@ $(GOLANGCI_LINT):
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT)
+	@# gofmt first: a merge or a scripted edit can leave a file unformatted
+	@# that no linter reports.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GOLANGCI_LINT) run ./...
 
 # make test-race: under the race detector, the packages that start
