@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkRead reads the same 10,000 documents in each format through a
-// Source (decompression, parsing and the fingerprint hash; no pipeline):
+// Reader (decompression, parsing and the fingerprint hash; no pipeline):
 // what one reader goroutine can feed.
 func BenchmarkRead(b *testing.B) {
 	dir := b.TempDir()

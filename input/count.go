@@ -21,7 +21,7 @@ import (
 // from the documents read so far per compressed byte, and exact once every
 // compressed part has been read to its end by this process.
 
-// docCount is the Source's counting state.
+// docCount is the Reader's counting state.
 type docCount struct {
 	counted   atomic.Bool  // the plain and Parquet parts are counted
 	exact     atomic.Int64 // their documents
@@ -34,7 +34,7 @@ type docCount struct {
 // CountDocs counts the documents of the plain JSONL and Parquet parts; run
 // it on its own goroutine (it reads the plain files once, at the speed of
 // a newline scan). Standard input is not counted: it cannot be read twice.
-func (s *Source) CountDocs(ctx context.Context) {
+func (s *Reader) CountDocs(ctx context.Context) {
 	var n int64
 	for _, part := range s.plan.Parts {
 		f := s.plan.Files[part.File]
@@ -64,7 +64,7 @@ func (s *Source) CountDocs(ctx context.Context) {
 // Docs is the share's document total as far as it is known: n, and
 // whether it is an estimate (compressed parts not read to their end); 0
 // while unknown.
-func (s *Source) Docs() (n int64, estimate bool) {
+func (s *Reader) Docs() (n int64, estimate bool) {
 	c := &s.count
 	if !c.counted.Load() || c.failed.Load() {
 		return 0, false

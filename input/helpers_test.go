@@ -81,7 +81,7 @@ func options() record.Options {
 }
 
 // readAll reads a source to its end.
-func readAll(t *testing.T, s *Source) []record.Document {
+func readAll(t *testing.T, s *Reader) []record.Document {
 	t.Helper()
 	var docs []record.Document
 	for {
@@ -97,7 +97,7 @@ func readAll(t *testing.T, s *Source) []record.Document {
 }
 
 // openRank plans and opens rank r of w over files.
-func openRank(t *testing.T, files []File, r, w int, resume *readstate.State, seq int64) *Source {
+func openRank(t *testing.T, files []File, r, w int, resume *readstate.State, seq int64) *Reader {
 	t.Helper()
 	plan, err := Split(append([]File(nil), files...), shard.Rank{Rank: r, World: w})
 	if err != nil {

@@ -16,7 +16,7 @@ type lineReader struct {
 	h       handle // nil for standard input
 	t       *text
 	r       *record.Source
-	s       *Source
+	s       *Reader
 	lastRaw int64
 	packed  bool // compressed: a document's work is the compressed bytes
 	f       *File
@@ -28,7 +28,7 @@ type lineReader struct {
 // start (which belongs to the rank before). at >= 0 resumes at that
 // offset, a line start, after re-hashing what the part read before it
 // (from the journal's from) and comparing it with want.
-func (s *Source) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*lineReader, error) {
+func (s *Reader) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*lineReader, error) {
 	lr := &lineReader{s: s, packed: f.Format != format.JSONL}
 	var src io.Reader = stdin()
 	if f.Path != "-" {

@@ -19,7 +19,7 @@ import (
 // is no change: the text read before it hashes the same.
 
 // pin notes the identity of a file as it is opened, for Check.
-func (s *Source) pin(file int, h handle) {
+func (s *Reader) pin(file int, h handle) {
 	f, ok := h.(interface{ Stat() (os.FileInfo, error) })
 	if !ok {
 		return
@@ -46,7 +46,7 @@ func (s *Source) pin(file int, h handle) {
 // pinned by identity, size and time: their row groups are not hashed again. It runs
 // from the writer at every checkpoint and at the end, while the reader
 // reads.
-func (s *Source) Check() error {
+func (s *Reader) Check() error {
 	s.mu.Lock()
 	pins := make(map[int]os.FileInfo, len(s.pins))
 	for k, v := range s.pins {
@@ -79,7 +79,7 @@ func (s *Source) Check() error {
 
 // checkFile compares one file with its pin and, when it grew, its text up
 // to the last document read (read, nil when none is in this file).
-func (s *Source) checkFile(f *File, pinned os.FileInfo, read *mark) error {
+func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 	st, err := os.Stat(f.Path)
 	switch {
 	case err != nil:

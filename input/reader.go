@@ -16,10 +16,10 @@ import (
 	"qa-shard/internal/record"
 )
 
-// Source reads a Plan's parts in order as one stream of documents, and
+// Reader reads a Plan's parts in order as one stream of documents, and
 // knows, for any number of documents written, where the input continues
 // and what was read before it (At), so checkpoints can journal it.
-type Source struct {
+type Reader struct {
 	plan   *Plan
 	opt    record.Options
 	mapper *record.Mapper
@@ -74,8 +74,8 @@ type partReader interface {
 // resume (a journal's input state, nil for a fresh start) says, after
 // verifying that the files it read are unchanged (see resume). Documents
 // are numbered from firstSeq.
-func (p *Plan) Open(opt record.Options, resume *readstate.State, firstSeq int64) (*Source, error) {
-	s := &Source{plan: p, opt: opt, mapper: record.NewMapper(opt), seq: firstSeq}
+func (p *Plan) Open(opt record.Options, resume *readstate.State, firstSeq int64) (*Reader, error) {
+	s := &Reader{plan: p, opt: opt, mapper: record.NewMapper(opt), seq: firstSeq}
 	if resume != nil && len(resume.Files) > 0 {
 		if err := s.resume(*resume); err != nil {
 			s.Close()
@@ -91,7 +91,7 @@ func (p *Plan) Open(opt record.Options, resume *readstate.State, firstSeq int64)
 // stood for (a straddling line's head, trailing blank lines, a compressed
 // file's trailer) go to the last one, so that the documents' Bytes add up
 // exactly to Bytes().
-func (s *Source) Next() (record.Document, error) {
+func (s *Reader) Next() (record.Document, error) {
 	for {
 		if s.err != nil {
 			return record.Document{}, s.err
@@ -123,7 +123,7 @@ type held struct {
 }
 
 // emit hands out the held document, numbering it and keeping its state.
-func (s *Source) emit() record.Document {
+func (s *Reader) emit() record.Document {
 	h := s.held
 	s.held = nil
 	h.doc.Seq, h.mark.seq = s.seq, s.seq
@@ -135,7 +135,7 @@ func (s *Source) emit() record.Document {
 }
 
 // read returns the next document of the parts and its input state.
-func (s *Source) read() (record.Document, mark, error) {
+func (s *Reader) read() (record.Document, mark, error) {
 	for s.part < len(s.plan.Parts) {
 		if s.cur == nil {
 			if err := s.openPart(); err != nil {
@@ -163,7 +163,7 @@ func (s *Source) read() (record.Document, mark, error) {
 // At is the input state once the documents before Seq next are written:
 // where the next one starts, and what was read up to there. It is called
 // from the writer while Next runs on the reader.
-func (s *Source) At(next int64) readstate.State {
+func (s *Reader) At(next int64) readstate.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := 0
@@ -181,29 +181,29 @@ func (s *Source) At(next int64) readstate.State {
 }
 
 // record describes what was read of a part's file.
-func (s *Source) record(part Part, from, to int64, state hashState) readstate.File {
+func (s *Reader) record(part Part, from, to int64, state hashState) readstate.File {
 	f := s.plan.Files[part.File]
 	return readstate.File{File: part.File, Name: f.Name, Size: f.Size, ModTime: f.ModTime.UnixNano(), From: from, To: to, SHA256: sum(state)}
 }
 
 // Bytes is the work of this process (see Plan.Bytes).
-func (s *Source) Bytes() int64 { return s.plan.Bytes() }
+func (s *Reader) Bytes() int64 { return s.plan.Bytes() }
 
 // DoneBytes is the part of Bytes a resumed process had done before: the
 // parts before the one it resumes in and that part up to the resume point
 // (compressed bytes for a compressed file, whole row groups' shares for
 // Parquet). 0 for a fresh start.
-func (s *Source) DoneBytes() int64 { return s.doneBytes }
+func (s *Reader) DoneBytes() int64 { return s.doneBytes }
 
 // Close releases the open file.
-func (s *Source) Close() {
+func (s *Reader) Close() {
 	if s.cur != nil {
 		s.cur.close()
 		s.cur = nil
 	}
 }
 
-func (s *Source) finishPart() {
+func (s *Reader) finishPart() {
 	part := s.plan.Parts[s.part]
 	if f := s.plan.Files[part.File]; f.Format == format.Gzip || f.Format == format.Zstd {
 		s.count.packedEnd.Add(1)
@@ -224,7 +224,7 @@ func (s *Source) finishPart() {
 }
 
 // openPart opens the current part at its start.
-func (s *Source) openPart() error {
+func (s *Reader) openPart() error {
 	part := s.plan.Parts[s.part]
 	f := &s.plan.Files[part.File]
 	s.hash = sha256.New()

@@ -30,7 +30,7 @@ import (
 //
 // Anything else (a file changed, removed or added) is ErrChanged, naming
 // the file: the journal's output would not be what this input gives.
-func (s *Source) resume(st readstate.State) error {
+func (s *Reader) resume(st readstate.State) error {
 	files := s.plan.Files
 	for i, fr := range st.Files {
 		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {

@@ -9,11 +9,11 @@ type rowsPart struct {
 	h     handle
 	r     *rowReader
 	state hashState // the hash after the last group loaded
-	s     *Source
+	s     *Reader
 }
 
 // openRows opens a Parquet part at its first row group.
-func (s *Source) openRows(f *File, part Part) (*rowsPart, error) {
+func (s *Reader) openRows(f *File, part Part) (*rowsPart, error) {
 	h, err := open(f)
 	if err != nil {
 		return nil, err

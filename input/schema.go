@@ -148,7 +148,7 @@ func peekLine(br *bufio.Reader, max int) []byte {
 // Identity is what the run's fingerprint knows of its input files (their
 // names and sizes, in order; fingerprint.Input), and whether the input is
 // standard input, whose fingerprint is recorded as it is read (see
-// Source.At: the SHA-256 of the stream's text up to the resume point,
+// Reader.At: the SHA-256 of the stream's text up to the resume point,
 // which a resume of the same stream replayed reproduces).
 func (p *Plan) Identity() (files []fingerprint.File, stdin bool) {
 	if len(p.Files) == 1 && p.Files[0].Path == "-" {

@@ -209,7 +209,7 @@ func relativeTo(dir, path string) string {
 }
 
 // SetInput tells checkpoints where the input continues once the documents
-// before next are written (input.Source.At).
+// before next are written (input.Reader.At).
 func (o *Outputs) SetInput(at func(next int64) readstate.State) { o.at = at }
 
 // Checkpoint makes the first next documents durable and records that.

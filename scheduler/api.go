@@ -31,7 +31,7 @@ type Tokenizer interface {
 	Encode(text string) qa.Tokens
 }
 
-// Source yields the documents a run reads, in order; *input.Source and
+// Source yields the documents a run reads, in order; *input.Reader and
 // *record.Source are sources.
 type Source interface {
 	Next() (record.Document, error)
@@ -133,11 +133,11 @@ type Reporting struct {
 	// Total is the expected number of documents for progress (0: unknown).
 	Total int64
 	// DocsTotal, when set, gives the document total as it becomes known
-	// (input.Source counts it while the run starts): n, 0 while unknown,
+	// (input.Reader counts it while the run starts): n, 0 while unknown,
 	// and whether n is an estimate (shown as "~n"). It replaces Total on
 	// the screen and for the Observer.
 	DocsTotal func() (n int64, estimate bool)
-	// TotalBytes is the work of this run in input bytes (input.Source's
+	// TotalBytes is the work of this run in input bytes (input.Reader's
 	// share; Document.Bytes add up to it); percent and ETA count work in
 	// these bytes. 0: unknown, and percent and ETA count documents instead.
 	TotalBytes int64

@@ -53,7 +53,7 @@ checkpoint, which --resume continues.`
 }
 
 // fleetOptions are the settings of the replicas.
-func fleetOptions(o *cli.Run, log *zap.Logger) fleet.Options {
+func fleetOptions(o *cli.RunOptions, log *zap.Logger) fleet.Options {
 	return fleet.Options{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: o.ReplicasPerDevice, Threads: o.Threads,
 		FP16: o.FP16, GPUMemFraction: o.GPUMemFraction, TRTCacheDir: o.TRTCacheDir, MaxSeqLen: o.Settings.MaxSeqLen,
 		MaxBatchTokens: o.MaxBatchTokens, Precision: o.Precision(), SampleInterval: o.GPUSampleInterval, TuneShare: o.TuneShare / 100, Log: log}

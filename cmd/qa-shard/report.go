@@ -29,7 +29,7 @@ import (
 //
 // A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
 // total is the number of documents of this process, 0 when unknown.
-func finish(o *cli.Run, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
+func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
 	if runErr != nil && !isStop(runErr) {
 		if cerr := out.Check(); cerr != nil {
 			// An output changed from outside caused the failure (a
@@ -152,7 +152,7 @@ func thousands(n int64) string {
 
 // judgeRecords is the exit of a complete output from its error records,
 // the whole output's (before a --resume too): 0, or 3 past --max-errors.
-func judgeRecords(o *cli.Run, log *zap.Logger, whole scheduler.Summary) error {
+func judgeRecords(o *cli.RunOptions, log *zap.Logger, whole scheduler.Summary) error {
 	if whole.RecordErrors == 0 {
 		return nil
 	}
@@ -182,7 +182,7 @@ func storageFault(runErr, saveErr error) error {
 
 // report says what the run did: one "summary" object in JSON, a table for
 // a person on a console.
-func report(log *zap.Logger, o *cli.Run, s scheduler.Summary, fl *fleet.Fleet) {
+func report(log *zap.Logger, o *cli.RunOptions, s scheduler.Summary, fl *fleet.Fleet) {
 	shapes, gpus := fl.Describe()
 	if logs.Resolve(o.LogFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),

@@ -48,7 +48,7 @@ func runCmd(args []string) error {
 // the options, open the inputs, claim the outputs, open the model, start
 // the fleet, fingerprint the run, open the outputs, open the source, start
 // the metrics, run the scheduler, report.
-func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
+func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	ctx := h.Context
 	questions, err := checkOptions(o, log)
 	if err != nil {
@@ -118,7 +118,7 @@ func runJob(h *signals.Handler, o *cli.Run, log *zap.Logger) error {
 
 // checkOptions refuses settings no run can use, logs the warnings, and
 // returns every question.
-func checkOptions(o *cli.Run, log *zap.Logger) ([]string, error) {
+func checkOptions(o *cli.RunOptions, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func checkOptions(o *cli.Run, log *zap.Logger) ([]string, error) {
 // claimOutputs, before anything expensive: the outputs must be writable,
 // this run their only writer, and not existing, foreign or mismatched
 // (refused now, not after the model has loaded).
-func claimOutputs(o *cli.Run) (filelock.Set, error) {
+func claimOutputs(o *cli.RunOptions) (filelock.Set, error) {
 	locks, err := claim(o)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ type loaded struct {
 
 // openModel loads ONNX Runtime and reads the model folder and its
 // tokenizer, refusing a folder whose parts do not fit together.
-func openModel(o *cli.Run, log *zap.Logger) (loaded, error) {
+func openModel(o *cli.RunOptions, log *zap.Logger) (loaded, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return loaded{}, err
 	}
@@ -186,7 +186,7 @@ func openModel(o *cli.Run, log *zap.Logger) (loaded, error) {
 }
 
 // startFleet opens a replica per device session.
-func startFleet(ctx context.Context, o *cli.Run, m loaded, log *zap.Logger) (*fleet.Fleet, error) {
+func startFleet(ctx context.Context, o *cli.RunOptions, m loaded, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
 	if m.model.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.
@@ -201,7 +201,7 @@ func startFleet(ctx context.Context, o *cli.Run, m loaded, log *zap.Logger) (*fl
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *cli.Run, in *inputs, questions []string) (journal.Fingerprint, error) {
+func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (journal.Fingerprint, error) {
 	if o.Output == "-" {
 		return journal.Fingerprint{}, nil
 	}
@@ -217,7 +217,7 @@ func fingerprintRun(o *cli.Run, in *inputs, questions []string) (journal.Fingerp
 // openSource opens the input where the outputs end and starts counting
 // its documents until countCtx ends (the total appears on the bar when
 // counted; the first batch does not wait).
-func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*input.Source, error) {
+func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*input.Reader, error) {
 	src, err := in.plan.Open(in.record, out.Input, out.Skip)
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 }
 
 // schedulerConfig is the run's options as the scheduler takes them.
-func schedulerConfig(o *cli.Run, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Source, in *inputs,
+func schedulerConfig(o *cli.RunOptions, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	return scheduler.Config{
 		Settings: o.Settings, Template: m.tok.Template(), PadID: m.tok.PadID(), Logger: log,
@@ -249,7 +249,7 @@ func schedulerConfig(o *cli.Run, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out 
 }
 
 // logStart says what is about to run.
-func logStart(log *zap.Logger, o *cli.Run, m loaded, fl *fleet.Fleet, in *inputs, src *input.Source, out *output.Outputs, questions int) {
+func logStart(log *zap.Logger, o *cli.RunOptions, m loaded, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
 	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
@@ -263,7 +263,7 @@ func logStart(log *zap.Logger, o *cli.Run, m loaded, fl *fleet.Fleet, in *inputs
 
 // startMetrics serves or writes the run's metrics (--metrics-addr,
 // --metrics-textfile, a rank's own file) and observes the scheduler.
-func startMetrics(ctx context.Context, o *cli.Run, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
 	if err != nil {
@@ -275,7 +275,7 @@ func startMetrics(ctx context.Context, o *cli.Run, rank shard.Rank, fl *fleet.Fl
 
 // runScheduler answers every document of src on the fleet's replicas into
 // the outputs, then checks that the input was the same to its end.
-func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Source, m loaded, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
+func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Reader, m loaded, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
@@ -294,9 +294,9 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 }
 
 // checkInputs makes each checkpoint check first that the input files are
-// still those read (input.Source.Check): a checkpoint must never vouch
+// still those read (input.Reader.Check): a checkpoint must never vouch
 // for documents of a changed file.
-func checkInputs(src *input.Source, checkpoint func(int64) error) func(int64) error {
+func checkInputs(src *input.Reader, checkpoint func(int64) error) func(int64) error {
 	return func(next int64) error {
 		if err := src.Check(); err != nil {
 			return err
@@ -315,7 +315,7 @@ var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
 // stops here, before any model is loaded.
-func claim(o *cli.Run) (filelock.Set, error) {
+func claim(o *cli.RunOptions) (filelock.Set, error) {
 	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
 	if errors.Is(err, filelock.ErrUnsupported) {
 		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)

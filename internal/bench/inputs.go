@@ -81,7 +81,7 @@ func runInputBench(ctx context.Context, w io.Writer, p inputBench) error {
 	return nil
 }
 
-// inputRun reads one file through input.Source into the scheduler.
+// inputRun reads one file through input.Reader into the scheduler.
 func inputRun(ctx context.Context, path string, p inputBench) (scheduler.Summary, error) {
 	files, err := input.Find([]string{path})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // Check refuses settings no run can use, before anything is opened.
-func (o *Run) Check() error {
+func (o *RunOptions) Check() error {
 	if o.Model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", ErrUsage)
 	}
@@ -78,7 +78,7 @@ func checkKeep(keep []string) error {
 
 // Warnings are settings a run can use but that are likely mistakes, one
 // sentence each, said once at the start.
-func (o *Run) Warnings() []string {
+func (o *RunOptions) Warnings() []string {
 	var w []string
 	if v, ok := strings.CutPrefix(strings.TrimSpace(o.Devices), "cpu:"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n > runtime.NumCPU() {

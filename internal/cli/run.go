@@ -12,9 +12,9 @@ import (
 	"qa-shard/qa"
 )
 
-// Run is the run command's settings; every field is a flag, and every
+// RunOptions is the run command's settings; every field is a flag, and every
 // flag can also be set in --config FILE.yaml under the same name.
-type Run struct {
+type RunOptions struct {
 	Config string
 
 	Model, Output, Logits     string
@@ -50,8 +50,8 @@ type Run struct {
 
 // ParseRun parses the run command's arguments (help is the top of
 // --help) and merges --config.
-func ParseRun(args []string, help string) (*Run, error) {
-	o := &Run{}
+func ParseRun(args []string, help string) (*RunOptions, error) {
+	o := &RunOptions{}
 	fs := o.flagSet()
 	if err := Parse(fs, args, help); err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func ParseRun(args []string, help string) (*Run, error) {
 	return o, nil
 }
 
-func (o *Run) flagSet() *pflag.FlagSet {
+func (o *RunOptions) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
@@ -125,7 +125,7 @@ func (o *Run) flagSet() *pflag.FlagSet {
 }
 
 // Precision is the arithmetic the sessions use, for the tuning cache key.
-func (o *Run) Precision() string {
+func (o *RunOptions) Precision() string {
 	if o.FP16 {
 		return "fp16"
 	}
@@ -134,7 +134,7 @@ func (o *Run) Precision() string {
 
 // AllQuestions are the --question flags followed by the lines of
 // --questions-file.
-func (o *Run) AllQuestions() ([]string, error) {
+func (o *RunOptions) AllQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}

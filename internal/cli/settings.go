@@ -13,7 +13,7 @@ import (
 // keys are the flags' names (every field of qa.Settings, by reflection, so
 // a new setting cannot be left out), so that a resume refused for changed
 // settings names each one with its old and new value.
-func (o *Run) AnswerSettings(schema record.Schema) any {
+func (o *RunOptions) AnswerSettings(schema record.Schema) any {
 	m := map[string]any{}
 	v := reflect.ValueOf(o.Settings)
 	for i := range v.NumField() {

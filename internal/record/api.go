@@ -113,7 +113,7 @@ var (
 )
 
 // Source yields the Documents of one JSONL text, in order: the source of
-// documents a run reads when its input is one JSONL stream (input.Source
+// documents a run reads when its input is one JSONL stream (input.Reader
 // joins one per part of many files). Its memory is bounded by
 // the longest accepted line: buffers are reused, and nothing is kept per
 // document. A Source is not safe for concurrent use.
