@@ -119,3 +119,17 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
+
+// Load reads path as a tokenizer: a tokenizer.json file as written, or a
+// model folder as Open reads it (the tools take either for -tokenizer).
+func Load(path string) (*tokenizer.Tokenizer, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if !st.IsDir() {
+		return tokenizer.Load(path)
+	}
+	tok, _, err := Open(path)
+	return tok, err
+}

@@ -4,24 +4,16 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 )
 
 // loadTokenizer reads a tokenizer.json, or the tokenizer of a model folder
-// as qa-shard reads it (modeldir.Open: a folder without tokenizer.json
-// too, such as a Japanese BERT's, whose words MeCab splits).
+// as qa-shard reads it (a folder without tokenizer.json too, such as a
+// Japanese BERT's, whose words MeCab splits).
 func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("-tokenizer: %w", err)
-	}
-	if !st.IsDir() {
-		return tokenizer.Load(path)
-	}
-	tok, _, err := modeldir.Open(path)
+	tok, err := modeldir.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("-tokenizer %s: %w", path, err)
 	}

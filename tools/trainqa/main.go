@@ -27,7 +27,6 @@ import (
 	"os"
 
 	"qa-shard/qa"
-	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 )
 
@@ -82,7 +81,7 @@ func writeWindows(a args) (windows, positive int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	tok, err := openTokenizer(a.tokenizer)
+	tok, err := modeldir.Load(a.tokenizer) // a tokenizer.json or a model folder
 	if err != nil {
 		return 0, 0, err
 	}
@@ -136,24 +135,6 @@ func writeWindows(a args) (windows, positive int, err error) {
 		return 0, 0, fmt.Errorf("%s: %w", a.out, err)
 	}
 	return windows, positive, lay.write(a.out + ".json")
-}
-
-// openTokenizer reads a tokenizer.json, or a model folder's tokenizer as
-// qa-shard does (modeldir.Open: tokenizer.json, a conversion of the slow
-// tokenizer's files, a Japanese BERT's vocab.txt and MeCab).
-func openTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("-tokenizer: %w", err)
-	}
-	if !st.IsDir() {
-		return tokenizer.Load(path)
-	}
-	tok, _, err := modeldir.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("-tokenizer %s: %w", path, err)
-	}
-	return tok, nil
 }
 
 // labelled is a window with the positions of its answer's first and last
