@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/parquet-go/parquet-go"
-
 	"qa-shard/internal/format"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
@@ -40,8 +38,8 @@ func verifyAnswers(path string, st journal.State) error {
 		return nil
 	}
 	var text io.Reader = bufio.NewReaderSize(io.LimitReader(f, st.Bytes), 1<<20)
-	if f := format.Of(path); f != format.JSONL && st.Bytes > 0 {
-		z, closeZ, err := format.Decompress(text, f)
+	if st.Bytes > 0 {
+		z, closeZ, err := textOf(text, path)
 		if err != nil {
 			return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
 		}
@@ -87,23 +85,18 @@ func verifyAnswerParts(dir string, st journal.State) error {
 	var rows int64
 	for i := range st.AnswerParts {
 		path := partfolder.Path(dir, i)
-		f, err := os.Open(path)
+		n, err := parquetRows(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s is missing, and the journal records %d parts in %s: the output was changed after the run; start over with --overwrite", journal.ErrOutputShort, path, st.AnswerParts, dir)
 		}
-		if err != nil {
+		var open *openError
+		if errors.As(err, &open) {
 			return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
 		}
-		info, err := f.Stat()
-		var pf *parquet.File
-		if err == nil {
-			pf, err = parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-		}
-		f.Close()
 		if err != nil {
 			return mismatch(dir, st, fmt.Sprintf("%s cannot be read (%v)", path, err))
 		}
-		rows += pf.NumRows()
+		rows += n
 	}
 	if rows != st.Records {
 		return mismatch(dir, st, fmt.Sprintf("its %d parts hold %d records", st.AnswerParts, rows))

@@ -18,11 +18,26 @@ import (
 	"qa-shard/qa"
 )
 
-// Replica runs batches on one device; whichever replica is free pulls the
-// next batch.
+// Replica runs batches on one session of one device; whichever replica is
+// free pulls the next batch. The program's replicas are internal/fleet's
+// (an ONNX Runtime session opened on first use); tests and the scheduling
+// benchmark pass fakes and simulated devices (worker/sim).
 type Replica interface {
+	// Name is the replica's stable identifier: metrics labels, JSON log
+	// fields, the summary's windows_per_replica.
 	Name() string
+	// Label is its name for people ("cpu#1 (1 thread)", "gpu0 H200 #2"),
+	// shown in the progress bar and the summary table; "" shows Name.
+	Label() string
 	Run(ctx context.Context, b qa.Batch) (qa.Logits, error)
+	// Rebuild recreates the session after a fatal error; the scheduler
+	// tries it once before retiring the replica. An error means it cannot.
+	Rebuild() error
+	// Idle gives back what the session holds while the Shaper does not use
+	// the replica: for a while (forGood false: another layout is being
+	// measured, this one may come back) or for good (its layout was set
+	// aside).
+	Idle(forGood bool)
 }
 
 // Tokenizer turns text into tokens without special tokens. It must be safe
@@ -64,7 +79,7 @@ type Config struct {
 	Observer Observer
 	Logger   *zap.Logger
 
-	hooks hooks // tests only
+	hooks hooks // tests only: empty in the program (hooks.go)
 }
 
 // Batching is how windows become batches: budgets, caps, the pool, the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // grant is the dispatcher's answer to a replica asking for work.
@@ -22,9 +23,21 @@ type outcome struct {
 	retired bool     // it failed for good and takes no more work
 }
 
-// dispatcher is the dispatch stage's state; one goroutine owns it.
-type dispatcher struct {
-	p        *pipeline
+// dispatchStage hands work to replicas as they ask (each replica's feed
+// asks for its next batch while the current one runs), cutting each batch
+// from the head of the queue at the asking replica's budget, so the
+// fastest replica takes the most and each replica class gets its own batch
+// shape. It takes back the work of a replica that failed, giving it
+// precedence. One goroutine owns its state.
+type dispatchStage struct {
+	shaper    Shaper // nil: every replica, at maxTokens
+	maxTokens int    // Batching.MaxBatchTokens
+	cut       cutter
+	// dispatched is closed when the stage ends: a feed that asks later
+	// gets no work.
+	dispatched chan struct{}
+	queued     atomic.Int64 // len(queue), for the Observer
+
 	queue    []*batch   // sorted runs; work handed back comes first
 	pending  []*replica // replicas that asked for work, in order
 	inflight int        // batches granted and not yet reported
@@ -35,15 +48,14 @@ type dispatcher struct {
 	anywhere bool
 }
 
-// dispatch hands work to replicas as they ask (each replica's feed asks
-// for its next batch while the current one runs), cutting each batch from
-// the head of the queue at the asking replica's budget, so the fastest
-// replica takes the most and each replica class gets its own batch shape.
-// It takes back the work of a replica that failed, giving it precedence.
-// It ends when the batcher is done and nothing is queued or running, and
+func newDispatchStage(cfg Config, replicas int) *dispatchStage {
+	return &dispatchStage{shaper: cfg.Shaper, maxTokens: cfg.MaxBatchTokens,
+		cut: cutter{single: cfg.SingleWindowBatches, maxRows: cfg.MaxBatchRows}, dispatched: make(chan struct{}), live: replicas}
+}
+
+// run ends when the batcher is done and nothing is queued or running, and
 // fails when every replica has been retired with work left.
-func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, requests <-chan *replica, outcomes <-chan outcome) error {
-	d := &dispatcher{p: p, live: len(p.reps)}
+func (d *dispatchStage) run(ctx context.Context, in <-chan *batch, requests <-chan *replica, outcomes <-chan outcome) error {
 	defer d.close()
 	for {
 		granted := d.grant()
@@ -59,7 +71,7 @@ func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, requests <-ch
 		if len(d.queue) > 0 && d.inflight == 0 && granted == 0 && len(d.pending) == d.live {
 			return errors.New("scheduler: every replica waits for the shaper while work is queued")
 		}
-		p.queued.Store(int64(len(d.queue)))
+		d.queued.Store(int64(len(d.queue)))
 		recv := in
 		if len(d.queue) > 0 {
 			recv = nil // keep the queue short: the batcher waits instead
@@ -83,8 +95,8 @@ func (p *pipeline) dispatch(ctx context.Context, in <-chan *batch, requests <-ch
 
 // grant answers every pending request it can and returns how many
 // batches it handed out. The Shaper is asked only when there is work, so
-// each positive Plan becomes a batch.
-func (d *dispatcher) grant() int {
+// each positive Budget becomes a batch.
+func (d *dispatchStage) grant() int {
 	n := 0
 	keep := d.pending[:0]
 	for _, r := range d.pending {
@@ -97,7 +109,7 @@ func (d *dispatcher) grant() int {
 			keep = append(keep, r)
 			continue
 		}
-		switch budget := d.p.plan(r); {
+		switch budget := d.budget(r); {
 		case budget < 0:
 			r.stopped = true
 			d.live--
@@ -109,7 +121,7 @@ func (d *dispatcher) grant() int {
 			r.reply <- grant{wait: true}
 		default:
 			r.parked = false
-			head, rest := d.p.cutNext(d.queue[i], budget)
+			head, rest := d.cut.next(d.queue[i], budget)
 			if rest == nil {
 				d.queue = slices.Delete(d.queue, i, i+1)
 			} else {
@@ -133,7 +145,7 @@ func (d *dispatcher) grant() int {
 // pick is the index of the first queued batch r may take, or -1: a
 // retry of windows whose logits were not finite on r waits for another
 // replica while one may take work.
-func (d *dispatcher) pick(r *replica) int {
+func (d *dispatchStage) pick(r *replica) int {
 	for i, b := range d.queue {
 		if d.anywhere || d.live <= 1 || !b.avoids(r) {
 			return i
@@ -145,7 +157,7 @@ func (d *dispatcher) pick(r *replica) int {
 // outcome takes a replica's report: its batch is no longer in flight,
 // what it could not do goes first in the queue, and a failed replica
 // leaves the run.
-func (d *dispatcher) outcome(o outcome) {
+func (d *dispatchStage) outcome(o outcome) {
 	d.inflight--
 	d.queue = append(o.requeue, d.queue...)
 	if o.retired && !o.r.failed {
@@ -154,14 +166,14 @@ func (d *dispatcher) outcome(o outcome) {
 			d.live--
 			d.failed++
 		}
-		if d.p.cfg.Shaper != nil {
-			d.p.cfg.Shaper.Retired(o.r.Name())
+		if d.shaper != nil {
+			d.shaper.Retired(o.r.Name())
 		}
 	}
 }
 
 // windows counts the queued windows, for the error when nobody is left.
-func (d *dispatcher) windows() int {
+func (d *dispatchStage) windows() int {
 	n := 0
 	for _, b := range d.queue {
 		n += len(b.refs)
@@ -170,10 +182,23 @@ func (d *dispatcher) windows() int {
 }
 
 // close tells every waiting replica there is no more work, and any that
-// asks later (p.dispatched).
-func (d *dispatcher) close() {
+// asks later (dispatched).
+func (d *dispatchStage) close() {
 	for _, r := range d.pending {
 		r.reply <- grant{stop: true}
 	}
-	close(d.p.dispatched)
+	close(d.dispatched)
+}
+
+// budget is the token budget of r's next batch: the Shaper's, never above
+// what r's device fits after an out-of-memory error.
+func (d *dispatchStage) budget(r *replica) int {
+	budget := d.maxTokens
+	if d.shaper != nil {
+		budget = d.shaper.Budget(r.Name())
+	}
+	if budget > 0 {
+		budget = min(budget, int(r.maxTokens.Load()))
+	}
+	return budget
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -26,7 +27,15 @@ type fakeReplica struct {
 	calls, rows, tokens, padded atomic.Int64
 }
 
-func (r *fakeReplica) Name() string { return r.name }
+func (r *fakeReplica) Name() string  { return r.name }
+func (r *fakeReplica) Label() string { return "" } // shown by Name
+func (r *fakeReplica) Idle(bool)     {}
+
+// errNoRebuild: a fake has no session to recreate, so a fatal error
+// retires it at once.
+var errNoRebuild = errors.New("fake replica: no session to rebuild")
+
+func (r *fakeReplica) Rebuild() error { return errNoRebuild }
 
 func (r *fakeReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	r.calls.Add(1)

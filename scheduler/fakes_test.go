@@ -241,3 +241,35 @@ func runGuarded(t *testing.T, ctx context.Context, cfg Config, src Source, rs []
 		return Summary{}, nil
 	}
 }
+
+// overlapQuestion is the question of the corpora whose answers
+// checkAnswers checks.
+const overlapQuestion = "who founded the company"
+
+// waitUntil polls cond until it holds; false after a minute (a hang).
+func waitUntil(ctx context.Context, cond func() bool) bool {
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
+}
+
+func checkAnswers(t *testing.T, lines []string, sink *memSink) {
+	t.Helper()
+	if len(sink.records) != len(lines) {
+		t.Fatalf("%d records, want %d", len(sink.records), len(lines))
+	}
+	for i, r := range sink.records {
+		if r.answer == nil {
+			t.Fatalf("record %d is an error: %+v", i, *r.err)
+		}
+		want, _ := expectedAnswers(t, contextOf(t, lines[i]), overlapQuestion, testSettings())
+		if len(r.answer.Answers) == 0 || r.answer.Answers[0].Answer != want[0].Text {
+			t.Fatalf("record %d: %+v, want %+v", i, r.answer.Answers, want)
+		}
+	}
+}

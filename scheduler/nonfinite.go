@@ -50,7 +50,7 @@ func finite(v []float32) bool {
 // that was tried already becomes an error record for its question, or,
 // while no window of the run has given finite logits, refuses the model.
 // It returns the batch to requeue, or nil.
-func (p *pipeline) sortNonFinite(ctx context.Context, r *replica, part *batch, bad []bool) (*batch, error) {
+func (s *serveStage) sortNonFinite(ctx context.Context, r *replica, part *batch, bad []bool) (*batch, error) {
 	var retry []windowRef
 	for i, ref := range part.refs {
 		if !bad[i] {
@@ -58,21 +58,21 @@ func (p *pipeline) sortNonFinite(ctx context.Context, r *replica, part *batch, b
 		}
 		w := ref.window()
 		if ref.nanFrom == "" {
-			p.log().Warn("the model gave non-finite logits: trying the window once more", zap.String("replica", r.Name()),
+			s.log.Warn("the model gave non-finite logits: trying the window once more", zap.String("replica", r.Name()),
 				zap.String("document", ref.doc.doc.Pos.String()), zap.Int("window", ref.w+1), zap.Int("tokens", w.Len()))
 			ref.nanFrom = r.Name()
 			retry = append(retry, ref)
 			continue
 		}
-		if !p.finiteSeen.Load() {
+		if !s.finiteSeen.Load() {
 			return nil, fmt.Errorf("%w so far (window %d of document %d, on replica %s and then %s)", ErrNonFiniteModel, ref.w+1, ref.doc.doc.Seq, ref.nanFrom, r.Name())
 		}
 		// The record does not name the replicas: it must not depend on
 		// which ran it (resumed and uninterrupted runs write the same).
-		p.log().Warn("the model gave non-finite logits again: an error record for the question", zap.String("replica", r.Name()),
+		s.log.Warn("the model gave non-finite logits again: an error record for the question", zap.String("replica", r.Name()),
 			zap.String("first_replica", ref.nanFrom), zap.String("document", ref.doc.doc.Pos.String()), zap.Int("window", ref.w+1))
 		err := fmt.Errorf("the model gave non-finite logits for window %d of %d (NaN or infinite, on two tries)", ref.w+1, len(ref.doc.questions[ref.q].windows))
-		if err := p.failWindow(ctx, ref, err, p.done); err != nil {
+		if err := gatherFailed(ctx, ref, err, s.progress, s.done); err != nil {
 			return nil, err
 		}
 	}

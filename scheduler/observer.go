@@ -61,9 +61,9 @@ func (p *pipeline) observe(ctx context.Context) {
 
 func (p *pipeline) observeOnce(first snapshot) {
 	now := p.progress.snap()
-	inFlight := p.readSeq.Load() - p.next.Load()
+	inFlight := p.read.next.Load() - p.write.next.Load()
 	total, est := p.progress.shownTotal()
 	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: total, DocsTotalEstimated: est,
 		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
-		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.pooled.Load()), BatchesQueued: int(p.queued.Load())})
+		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.batch.pooled.Load()), BatchesQueued: int(p.dispatch.queued.Load())})
 }

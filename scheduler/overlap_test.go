@@ -1,3 +1,5 @@
+//go:build testhooks
+
 package scheduler
 
 import (
@@ -17,8 +19,6 @@ import (
 // must happen meanwhile has happened. Without the overlap they would wait
 // for ever, and fail at the guard instead.
 
-const overlapQuestion = "who founded the company"
-
 // oneWindowBatches is a run where every batch is one window (a budget
 // smaller than any window), so batch k is the k-th window of the run and
 // the number of batches is known in advance.
@@ -33,34 +33,6 @@ func oneWindowBatches(t *testing.T, n int) (Config, []string, int64) {
 	cfg := testConfig()
 	cfg.MaxBatchTokens = 8
 	return cfg, lines, total
-}
-
-// waitUntil polls cond until it holds; false after a minute (a hang).
-func waitUntil(ctx context.Context, cond func() bool) bool {
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(50 * time.Microsecond)
-	}
-	return true
-}
-
-func checkAnswers(t *testing.T, lines []string, sink *memSink) {
-	t.Helper()
-	if len(sink.records) != len(lines) {
-		t.Fatalf("%d records, want %d", len(sink.records), len(lines))
-	}
-	for i, r := range sink.records {
-		if r.answer == nil {
-			t.Fatalf("record %d is an error: %+v", i, *r.err)
-		}
-		want, _ := expectedAnswers(t, contextOf(t, lines[i]), overlapQuestion, testSettings())
-		if len(r.answer.Answers) == 0 || r.answer.Answers[0].Answer != want[0].Text {
-			t.Fatalf("record %d: %+v, want %+v", i, r.answer.Answers, want)
-		}
-	}
 }
 
 // TestNextBatchPreparedWhileRunning: batch k does not return until the

@@ -3,128 +3,52 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"io"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
-
-	"qa-shard/internal/record"
-	"qa-shard/qa"
 )
 
-// docState is one document on its way through the pipeline. The windows
-// of all its questions travel separately and meet again here: every
-// decoded window decrements pending, and the replica that brings it to
-// zero hands the document to the writer.
-type docState struct {
-	doc       record.Document
-	ctx       qa.Tokens
-	questions []questionState
-	windows   int64 // of all questions
-	pending   atomic.Int64
-	ran       atomic.Int64 // windows the device is done with
-	weight    int64        // in-flight budget held until written
-	mu        sync.Mutex
-}
-
-// finishWindow counts one window decoded; it returns the document when
-// that was the last one. The atomic decrement orders every window's writes
-// before the writer's reads.
-func (d *docState) finishWindow() *docState {
-	if d.pending.Add(-1) == 0 {
-		return d
-	}
-	return nil
-}
-
-// ranWindow counts one window the device is done with (run, or given up
-// on) and returns its share of the document's input bytes: the shares of
-// all its windows add up to exactly doc.Bytes. Progress counts work here,
-// as batches return, not when the decoders get to them.
-func (d *docState) ranWindow() int64 {
-	k := d.ran.Add(1) // windows done, 1..windows
-	return d.doc.Bytes*k/d.windows - d.doc.Bytes*(k-1)/d.windows
-}
-
-// fail marks a question whose window could not be run.
-func (d *docState) fail(q int, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.questions[q].err == nil {
-		d.questions[q].err = err
-	}
-}
-
-type questionState struct {
-	text    string
-	err     error // the question cannot be asked of this document
-	windows []qa.Window
-	results []qa.WindowResult
-	raw     []qa.Logits // per window, only when logits are kept
-}
-
-// windowRef names one window of one document.
-type windowRef struct {
-	doc  *docState
-	q, w int
-	// nanFrom is the replica whose logits for this window were not
-	// finite: set on its retry (see sortNonFinite), empty before.
-	nanFrom string
-}
-
-func (r windowRef) window() *qa.Window { return &r.doc.questions[r.q].windows[r.w] }
-
+// pipeline wires the stages of one run: read, tokenize, batch, dispatch,
+// serve, decode, write (each a type in the file named for it; gather.go
+// is where a document's windows meet again). Each stage owns its state;
+// the pipeline owns the channels between them, the one errgroup that
+// runs them, and how the run stops.
 type pipeline struct {
 	cfg      Config
-	src      Source
-	tok      Tokenizer
 	replicas []Replica
-	answers  AnswerSink
-	logits   LogitsSink
+	reps     []*replica
+	byName   map[string]*replica
+	labels   map[string]string // replica name -> label for people
+	progress *progress
+	first    snapshot // progress when the run started
 
-	inflight   *semaphore.Weighted
-	progress   *progress
-	first      snapshot // progress when the run started
-	stats      stats
-	reps       []*replica
-	byName     map[string]*replica
-	labels     map[string]string // replica name -> label for people
-	done       chan<- *docState  // documents whose windows are all decoded
-	dispatched chan struct{}     // closed when the dispatcher ends
+	read     *readStage
+	tokenize *tokenizeStage
+	batch    *batchStage
+	dispatch *dispatchStage
+	serve    *serveStage
+	decode   *decodeStage
+	write    *writeStage
+	done     chan *docState // documents whose windows are all decoded, to the writer
 
-	stopping atomic.Bool  // Stop was closed: drain, then end
-	readAll  atomic.Bool  // the input was read to its end
-	readErr  error        // the input failed: drained, then returned
-	readSeq  atomic.Int64 // Seq after the last document read
-	next     atomic.Int64 // first Seq not yet written
-	pooled   atomic.Int64 // windows in the batcher's pool
-	queued   atomic.Int64 // batches waiting for a replica
-	// finiteSeen: some window gave finite logits, so the model works and
-	// a window whose logits are not finite is that window's problem.
-	finiteSeen atomic.Bool
-}
-
-type stats struct {
-	tokens, padded, batches atomic.Int64 // windows are counted by progress
+	stopping atomic.Bool // Stop was closed: drain, then end
 }
 
 func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
 	p := &pipeline{
-		cfg: cfg, src: src, tok: tok, replicas: replicas, answers: answers, logits: lg,
-		inflight:   semaphore.NewWeighted(cfg.MaxInFlightBytes),
-		progress:   newProgress(cfg, replicaNames(replicas)),
-		byName:     map[string]*replica{},
-		dispatched: make(chan struct{}),
+		cfg: cfg, replicas: replicas,
+		progress: newProgress(cfg, replicaNames(replicas)),
+		byName:   map[string]*replica{},
+		done:     make(chan *docState, 256),
 	}
 	p.labels = labels(replicas)
 	p.progress.labels = p.labels
-	if _, ok := cfg.Shaper.(Using); ok {
-		p.progress.inUse = p.using
+	if cfg.Shaper != nil {
+		p.progress.inUse = cfg.Shaper.Using
 	}
 	for _, r := range replicas {
 		rs := &replica{Replica: r, reply: make(chan grant, 1), ready: make(chan prepared)}
@@ -132,6 +56,13 @@ func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answ
 		p.reps = append(p.reps, rs)
 		p.byName[r.Name()] = rs
 	}
+	p.read = newReadStage(cfg, src, p.progress)
+	p.tokenize = newTokenizeStage(cfg, tok, lg != nil, p.progress)
+	p.batch = newBatchStage(cfg)
+	p.dispatch = newDispatchStage(cfg, len(p.reps))
+	p.serve = newServeStage(cfg, p.progress, p.dispatch.dispatched, p.done)
+	p.decode = newDecodeStage(cfg, p.progress)
+	p.write = newWriteStage(cfg, answers, lg, p.read.inflight, p.progress)
 	return p
 }
 
@@ -146,8 +77,6 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	docs := make(chan *docState, 64)
 	windows := make(chan windowRef, 1024)
 	batches := make(chan *batch, 2*len(p.replicas))
-	done := make(chan *docState, 256)
-	p.done = done
 
 	// The reader runs under its own context: a graceful stop cancels it,
 	// and every document already read is finished and written, as if the
@@ -155,14 +84,14 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	go p.watchStop(outer, ctx, stopReading)
-	g.Go(func() error { defer close(docs); return p.stopped(p.read(readCtx, docs)) })
+	g.Go(func() error { defer close(docs); return p.stopped(p.read.run(readCtx, docs)) })
 	tokenizers, tctx := errgroup.WithContext(ctx)
 	for range p.cfg.TokenizeWorkers {
-		tokenizers.Go(func() error { return p.prepare(tctx, docs, windows, done) })
+		tokenizers.Go(func() error { return p.tokenize.run(tctx, docs, windows, p.done) })
 	}
 	g.Go(func() error { defer close(windows); return tokenizers.Wait() })
-	g.Go(func() error { defer close(batches); return p.batch(ctx, windows, batches) })
-	workers := p.startReplicas(ctx, batches, done)
+	g.Go(func() error { defer close(batches); return p.batch.run(ctx, windows, batches) })
+	workers := p.startReplicas(ctx, batches)
 	g.Go(func() error {
 		// done has two kinds of senders: the decoders (and replicas, for
 		// windows that failed) and the tokenizing workers (documents
@@ -174,13 +103,13 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		if err := tokenizers.Wait(); err != nil {
 			return err
 		}
-		close(done)
+		close(p.done)
 		return nil
 	})
 	var sum Summary
 	g.Go(func() error {
 		var err error
-		sum, err = p.write(ctx, done)
+		sum, err = p.write.run(ctx, p.done)
 		return err
 	})
 	go p.watchHealth(ctx)
@@ -188,18 +117,46 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 	stopProgress := p.progress.start(ctx, p.cfg.Logger, p.cfg.ProgressInterval, p.cfg.ProgressBar, p.cfg.Status)
 	stageErr := g.Wait()
 	if stageErr == nil {
-		stageErr = p.readErr // set before the reader returned, read after g.Wait
+		stageErr = p.read.err // set before the reader returned, read after g.Wait
 	}
 	if outer.Err() != nil {
 		p.progress.stopping.Store(true) // the last line has no ETA
 	}
 	stopProgress()
 	p.observeOnce(p.first) // the final state, for metrics written after the run
-	sum.Wall = time.Since(start)
+	return p.summary(sum, time.Since(start)), stageErr
+}
+
+// startReplicas starts the dispatcher, each replica's feed and serve
+// goroutines, and the decoders, in one group: when one fails, all stop.
+// The decoders end once every replica has stopped handing them batches.
+func (p *pipeline) startReplicas(ctx context.Context, batches <-chan *batch) *errgroup.Group {
+	workers, ctx := errgroup.WithContext(ctx)
+	n := len(p.reps)
+	requests := make(chan *replica, n) // one request per replica at most
+	outcomes := make(chan outcome, 2*n)
+	decoded := make(chan decodeJob, 2*n)
+	workers.Go(func() error { return p.dispatch.run(ctx, batches, requests, outcomes) })
+	var serving sync.WaitGroup
+	for _, r := range p.reps {
+		serving.Add(1)
+		workers.Go(func() error { return p.serve.feed(ctx, r, requests) })
+		workers.Go(func() error { defer serving.Done(); return p.serve.serve(ctx, r, outcomes, decoded) })
+	}
+	workers.Go(func() error { serving.Wait(); close(decoded); return nil })
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		workers.Go(func() error { return p.decode.run(ctx, decoded, p.done) })
+	}
+	return workers
+}
+
+// summary completes the writer's counts with what the other stages saw.
+func (p *pipeline) summary(sum Summary, wall time.Duration) Summary {
+	sum.Wall = wall
 	sum.Windows = p.progress.windows.Load()
-	sum.Tokens = p.stats.tokens.Load()
-	sum.PaddedTokens = p.stats.padded.Load()
-	sum.Batches = p.stats.batches.Load()
+	sum.Tokens = p.decode.tokens.Load()
+	sum.PaddedTokens = p.decode.padded.Load()
+	sum.Batches = p.decode.batches.Load()
 	sum.ReplicaCounts = p.progress.replicaWindows()
 	sum.Replicas = p.replicaUses(sum.ReplicaCounts)
 	for name, n := range sum.ReplicaCounts {
@@ -207,61 +164,10 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 			delete(sum.ReplicaCounts, name) // a search session that never ran
 		}
 	}
-	sum.Next = p.next.Load()
-	sum.Interrupted = p.stopping.Load() && !p.readAll.Load()
-	return sum, stageErr
+	sum.Next = p.write.next.Load()
+	sum.Interrupted = p.stopping.Load() && !p.read.all.Load()
+	return sum
 }
-
-// read streams documents and takes in-flight budget for each, so a slow
-// model holds back the reader instead of filling memory.
-func (p *pipeline) read(ctx context.Context, docs chan<- *docState) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		d, err := p.src.Next()
-		if errors.Is(err, io.EOF) {
-			p.readAll.Store(true)
-			return nil
-		}
-		if errors.Is(err, context.Canceled) {
-			return err // the input saw the stop first (see stopped)
-		}
-		if err != nil {
-			// Corrupt or unreadable input: the documents read before it
-			// are finished and written, then Run returns the error.
-			p.readErr = err
-			return nil
-		}
-		if d.Seq < p.cfg.SkipBelow {
-			p.progress.skipped(d.Bytes) // this run's share, done before a resume
-			continue
-		}
-		w := min(docCost(len(d.Context)), p.cfg.MaxInFlightBytes)
-		if ctx.Err() != nil || !p.inflight.TryAcquire(w) { // Acquire's own fast path, then its wait
-			p.cfg.hooks.budgetWait(true)
-			err := p.inflight.Acquire(ctx, w)
-			p.cfg.hooks.budgetWait(false)
-			if err != nil {
-				return err
-			}
-		}
-		select {
-		case docs <- &docState{doc: d, weight: w}:
-			p.readSeq.Store(d.Seq + 1)
-		case <-ctx.Done():
-			p.inflight.Release(w)
-			return ctx.Err()
-		}
-	}
-}
-
-// docCost estimates the memory a document holds from reading to writing:
-// its text, and about 16 bytes of ids, offsets and word ids per token plus
-// the windows' copies, at roughly four bytes of English per token.
-func docCost(contextBytes int) int64 { return 6*int64(contextBytes) + 2048 }
-
-func (p *pipeline) log() *zap.Logger { return p.cfg.Logger }
 
 func replicaNames(rs []Replica) []string {
 	names := make([]string, len(rs))

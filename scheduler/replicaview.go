@@ -10,15 +10,6 @@ import (
 // fields, windows_per_replica); what a person reads in the progress bar
 // and the summary table is its label, and only the replicas the run uses.
 
-// Labeled is implemented by replicas with a name for people
-// ("cpu#1 (1 thread)", "gpu0 H200 #2"); others are shown by Name.
-type Labeled interface{ Label() string }
-
-// Using is implemented by a Shaper that knows which replicas are in the
-// session layout in use now; the others are the layout search's extra
-// sessions, shown as such (or not at all when they ran nothing).
-type Using interface{ Using(replica string) bool }
-
 // ReplicaUse is one replica in the summary.
 type ReplicaUse struct {
 	Name, Label string
@@ -31,18 +22,17 @@ func labels(rs []Replica) map[string]string {
 	out := make(map[string]string, len(rs))
 	for _, r := range rs {
 		out[r.Name()] = r.Name()
-		if l, ok := r.(Labeled); ok && l.Label() != "" {
-			out[r.Name()] = l.Label()
+		if l := r.Label(); l != "" {
+			out[r.Name()] = l
 		}
 	}
 	return out
 }
 
 // using says whether replica is in the layout in use (true without a
-// Shaper that knows).
+// Shaper).
 func (p *pipeline) using(replica string) bool {
-	u, ok := p.cfg.Shaper.(Using)
-	return !ok || u.Using(replica)
+	return p.cfg.Shaper == nil || p.cfg.Shaper.Using(replica)
 }
 
 // replicaUses is the summary's view: the replicas in use, then those of

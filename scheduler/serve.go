@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -12,45 +14,137 @@ import (
 	"qa-shard/qa"
 )
 
-// Rebuilder is implemented by replicas that can recreate their session
-// after a fatal error; the scheduler tries it once before retiring one.
-type Rebuilder interface {
-	Rebuild() error
+// serveStage runs batches on the replicas: for each replica a feed that
+// asks the dispatcher for work and builds its tensors one batch ahead, and
+// a server that runs them back to back and deals with what fails (out of
+// memory, timeouts, fatal errors, non-finite logits). It owns what the run
+// has learnt of the model: whether any window gave finite logits.
+type serveStage struct {
+	padID    int32
+	timeout  time.Duration // Faults.BatchTimeout (0: from the slowest batch)
+	shaper   Shaper        // nil: none to tell
+	observer Observer
+	progress *progress
+	log      *zap.Logger
+	hooks    hooks
+	// dispatched is the dispatcher's: closed when it ends.
+	dispatched <-chan struct{}
+	// done takes documents whose last window failed here.
+	done chan<- *docState
+	// finiteSeen: some window gave finite logits, so the model works and
+	// a window whose logits are not finite is that window's problem.
+	finiteSeen atomic.Bool
+}
+
+func newServeStage(cfg Config, prog *progress, dispatched <-chan struct{}, done chan<- *docState) *serveStage {
+	return &serveStage{padID: cfg.PadID, timeout: cfg.BatchTimeout, shaper: cfg.Shaper, observer: cfg.Observer,
+		progress: prog, log: cfg.Logger, hooks: cfg.hooks, dispatched: dispatched, done: done}
+}
+
+// feed asks the dispatcher for r's next batch and builds its tensors, so
+// they are ready when the batch before it returns. ready holds no buffer:
+// the feed works one batch ahead, no more.
+func (s *serveStage) feed(ctx context.Context, r *replica, requests chan<- *replica) error {
+	defer close(r.ready)
+	for {
+		if err := send(ctx, requests, r); err != nil {
+			return err
+		}
+		var g grant
+		select {
+		case g = <-r.reply:
+		case <-s.dispatched:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		var next prepared
+		switch {
+		case g.stop && g.forGood:
+			return send(ctx, r.ready, prepared{forGood: true})
+		case g.stop:
+			return nil
+		case !g.wait:
+			next = prepared{b: g.b, in: g.b.tensors(s.padID)}
+			s.hooks.prepared(r.Name(), next.in)
+		}
+		if err := send(ctx, r.ready, next); err != nil {
+			return err
+		}
+	}
+}
+
+// serve runs r's batches as they come ready, on one OS thread: ONNX
+// Runtime's CUDA provider keeps per-thread state. Between two batches it
+// only hands the logits on and takes the next prepared batch.
+func (s *serveStage) serve(ctx context.Context, r *replica, outcomes chan<- outcome, decoded chan<- decodeJob) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for next := range r.ready {
+		if next.b == nil {
+			r.Idle(next.forGood) // the Shaper does not use r now
+			continue
+		}
+		o, err := s.runBatch(ctx, r, next, decoded)
+		if err != nil {
+			return err
+		}
+		o.r = r
+		if err := send(ctx, outcomes, o); err != nil {
+			return err
+		}
+		if o.retired {
+			return s.handBack(ctx, r, outcomes)
+		}
+	}
+	return nil
+}
+
+// handBack returns what a retired replica's feed had prepared.
+func (s *serveStage) handBack(ctx context.Context, r *replica, outcomes chan<- outcome) error {
+	for next := range r.ready {
+		if next.b != nil {
+			if err := send(ctx, outcomes, outcome{r: r, requeue: []*batch{next.b}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // runBatch works through b on r. Out of memory: halve the batch and this
 // replica's budget. Other errors: halve to isolate the window at fault, and
 // a single window that still fails becomes an error record. Fatal: rebuild
 // the session once and retry; after that, retire and hand the rest back.
-func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, decoded chan<- decodeJob) (outcome, error) {
+func (s *serveStage) runBatch(ctx context.Context, r *replica, next prepared, decoded chan<- decodeJob) (outcome, error) {
 	todo := r.fit(next.b)
 	t := tally{whole: len(todo) == 1}
-	defer p.ran(r, next.b, &t)
+	defer s.ran(r, next.b, &t)
 	var retry []*batch // windows whose logits were not finite, to run once more
 	for len(todo) > 0 {
 		part := todo[0]
 		if r.unhealthy.Load() {
-			p.log().Warn("retiring replica: device unhealthy", zap.String("replica", r.Name()))
+			s.log.Warn("retiring replica: device unhealthy", zap.String("replica", r.Name()))
 			return outcome{requeue: append(retry, todo...), retired: true}, nil
 		}
 		in := next.in
 		if part != next.b {
-			in = part.tensors(p.cfg.PadID)
+			in = part.tensors(s.padID)
 		}
-		out, err := p.runOnce(ctx, r, part, in, &t)
+		out, err := s.runOnce(ctx, r, part, in, &t)
 		if err == nil {
 			todo = todo[1:]
 			bad := nonFinite(part, out)
 			if bad == nil || slices.Contains(bad, false) {
-				p.finiteSeen.Store(true)
+				s.finiteSeen.Store(true)
 			}
 			for i, ref := range part.refs {
 				if bad == nil || !bad[i] {
-					p.progress.addWork(ref.doc.ranWindow())
+					s.progress.addWork(ref.doc.ranWindow())
 				}
 			}
 			if bad != nil {
-				again, err := p.sortNonFinite(ctx, r, part, bad)
+				again, err := s.sortNonFinite(ctx, r, part, bad)
 				if err != nil {
 					return outcome{}, err
 				}
@@ -68,26 +162,27 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 		}
 		kind := classify(err)
 		t.whole = false
-		p.progress.addFailure(kind)
-		p.cfg.Observer.Failure(r.Name(), kind.String())
-		p.log().Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
+		s.progress.addFailure(kind)
+		s.observer.Failure(r.Name(), kind.String())
+		s.log.Warn("batch failed", zap.String("replica", r.Name()), zap.String("kind", kind.String()),
 			zap.Int("rows", len(part.refs)), zap.Int("len", part.len), zap.Error(err))
 		switch {
-		case kind == failFatal && !r.rebuilt && r.rebuild(p.log()):
+		case kind == failFatal && !r.rebuilt && r.rebuild(s.log):
 			continue // same part, fresh session
 		case kind == failFatal:
-			p.log().Error("retiring replica", zap.String("replica", r.Name()), zap.Error(err))
+			s.log.Error("retiring replica", zap.String("replica", r.Name()), zap.Error(err))
 			return outcome{requeue: append(retry, todo...), retired: true}, nil
 		case len(part.refs) == 1:
 			todo = todo[1:]
-			if err := p.failWindow(ctx, part.refs[0], fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err), p.done); err != nil {
+			err := fmt.Errorf("%s on a single window of %d tokens (replica %s): %w", kind, part.refs[0].window().Len(), r.Name(), err)
+			if err := gatherFailed(ctx, part.refs[0], err, s.progress, s.done); err != nil {
 				return outcome{}, err
 			}
 		default:
 			if kind == failOOM {
 				r.maxTokens.Store(int64(max(8, len(part.refs)*part.len/2)))
-				if p.cfg.Shaper != nil {
-					p.cfg.Shaper.OutOfMemory(r.Name(), len(part.refs)*part.len)
+				if s.shaper != nil {
+					s.shaper.OutOfMemory(r.Name(), len(part.refs)*part.len)
 				}
 			}
 			todo = append(halves(part), todo[1:]...)
@@ -97,8 +192,8 @@ func (p *pipeline) runBatch(ctx context.Context, r *replica, next prepared, deco
 }
 
 // runOnce runs one batch under the batch timeout and adds it to t.
-func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batch, t *tally) (qa.Logits, error) {
-	limit := p.batchTimeout(r)
+func (s *serveStage) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batch, t *tally) (qa.Logits, error) {
+	limit := s.batchTimeout(r)
 	rctx, cancel := context.WithTimeoutCause(ctx, limit, ErrBatchTimeout)
 	defer cancel()
 	start := time.Now()
@@ -118,26 +213,17 @@ func (p *pipeline) runOnce(ctx context.Context, r *replica, b *batch, in qa.Batc
 	}
 	tokens := realTokens(b)
 	t.add(r, tokens, in.Rows*in.Len, d)
-	p.cfg.Observer.BatchDone(r.Name(), in.Rows, tokens, in.Rows*in.Len, d)
+	s.observer.BatchDone(r.Name(), in.Rows, tokens, in.Rows*in.Len, d)
 	return out, nil
 }
 
 // batchTimeout is --batch-timeout when set; otherwise ten times the
 // slowest batch seen on this replica, and never under a minute.
-func (p *pipeline) batchTimeout(r *replica) time.Duration {
-	if p.cfg.BatchTimeout > 0 {
-		return p.cfg.BatchTimeout
+func (s *serveStage) batchTimeout(r *replica) time.Duration {
+	if s.timeout > 0 {
+		return s.timeout
 	}
 	return max(time.Minute, 10*time.Duration(r.slowest.Load()))
-}
-
-// fit splits a batch that exceeds this replica's (possibly reduced)
-// token budget.
-func (r *replica) fit(b *batch) []*batch {
-	if len(b.refs) <= 1 || int64(len(b.refs)*b.len) <= r.maxTokens.Load() {
-		return []*batch{b}
-	}
-	return append(r.fit(halves(b)[0]), r.fit(halves(b)[1])...)
 }
 
 func realTokens(b *batch) int {
@@ -151,74 +237,4 @@ func realTokens(b *batch) int {
 func halves(b *batch) []*batch {
 	mid := len(b.refs) / 2
 	return []*batch{{refs: b.refs[:mid], len: b.len}, {refs: b.refs[mid:], len: b.len}}
-}
-
-func (r *replica) rebuild(log *zap.Logger) bool {
-	r.rebuilt = true
-	rb, ok := r.Replica.(Rebuilder)
-	if !ok {
-		return false
-	}
-	if err := rb.Rebuild(); err != nil {
-		log.Error("rebuilding replica failed", zap.String("replica", r.Name()), zap.Error(err))
-		return false
-	}
-	log.Warn("replica rebuilt after a fatal error", zap.String("replica", r.Name()))
-	return true
-}
-
-// deliver decodes every window of a finished batch whose logits are
-// finite (the others are retried or failed: sortNonFinite).
-func (p *pipeline) deliver(ctx context.Context, j decodeJob, done chan<- *docState) error {
-	r, b := j.r, j.b
-	windows := len(b.refs)
-	for i, ref := range b.refs {
-		if j.bad != nil && j.bad[i] {
-			windows--
-			continue
-		}
-		d, err := p.decode(ref, j.out, i*b.len)
-		if err != nil {
-			return fmt.Errorf("replica %s: doc %d (%s): %w", r.Name(), ref.doc.doc.Seq, ref.doc.doc.Pos, err)
-		}
-		if d != nil {
-			if err := send(ctx, done, d); err != nil {
-				return err
-			}
-		}
-	}
-	p.stats.batches.Add(1)
-	p.stats.tokens.Add(int64(realTokens(b)))
-	p.stats.padded.Add(int64(len(b.refs) * b.len))
-	p.progress.addWindows(r.Name(), windows)
-	return nil
-}
-
-// decode turns one window's logits into candidates; it returns the
-// document when this was its last outstanding window.
-func (p *pipeline) decode(ref windowRef, out qa.Logits, off int) (*docState, error) {
-	w := ref.window()
-	n := w.Len()
-	start, end := out.Start[off:off+n:off+n], out.End[off:off+n:off+n]
-	qs := &ref.doc.questions[ref.q]
-	res, err := qa.DecodeWindow(*w, ref.doc.ctx, p.cfg.Template, start, end, p.cfg.Settings)
-	if err != nil {
-		return nil, fmt.Errorf("window %d: %w", ref.w, err)
-	}
-	qs.results[ref.w] = res
-	if qs.raw != nil {
-		qs.raw[ref.w] = qa.Logits{Start: append([]float32(nil), start...), End: append([]float32(nil), end...)}
-	}
-	return ref.doc.finishWindow(), nil
-}
-
-// failWindow records that one window could not be run: its question gets
-// an error record instead of an answer.
-func (p *pipeline) failWindow(ctx context.Context, ref windowRef, err error, done chan<- *docState) error {
-	ref.doc.fail(ref.q, err)
-	p.progress.addWork(ref.doc.ranWindow())
-	if d := ref.doc.finishWindow(); d != nil {
-		return send(ctx, done, d)
-	}
-	return nil
 }

@@ -8,14 +8,19 @@ import "time"
 // without one every replica takes batches of Config.MaxBatchTokens. Its
 // methods are called from several goroutines.
 type Shaper interface {
-	// Plan is the token budget of replica's next batch, asked when there is
-	// work for it: > 0 the budget (the batch is then cut and handed over);
-	// 0 the replica waits (its layout is not the one in use); < 0 it takes
-	// no more work in this run (its layout was set aside).
-	Plan(replica string) int
-	// Ran reports, once per batch Plan gave a budget for, that the replica
-	// is done with it: the budget it was cut at (0 when it did not run
-	// whole: split after a failure, so it measures nothing), the real
+	// Budget is the token budget of replica's next batch, asked when there
+	// is work for it: > 0 the budget (the batch is then cut and handed
+	// over); 0 the replica waits (its layout is not the one in use); < 0 it
+	// takes no more work in this run (its layout was set aside).
+	Budget(replica string) int
+	// Done tells the Shaper, before each Ran, the share of this run's work
+	// done (input bytes whose windows ran, over the bytes this run has to
+	// do; negative when unknown, as for standard input), so it can bound
+	// its own cost by the run's size.
+	Done(share float64)
+	// Ran reports, once per batch Budget gave a budget for, that the
+	// replica is done with it: the budget it was cut at (0 when it did not
+	// run whole: split after a failure, so it measures nothing), the real
 	// tokens and padded positions that ran, and how long the device took.
 	Ran(replica string, budget, tokens, padded int, d time.Duration)
 	// OutOfMemory reports a batch of padded positions that did not fit the
@@ -23,37 +28,18 @@ type Shaper interface {
 	OutOfMemory(replica string, padded int)
 	// Retired reports a replica that failed for good.
 	Retired(replica string)
+	// Using says whether replica is in the session layout in use now; the
+	// others are the layout search's extra sessions, shown as such (or
+	// not at all when they ran nothing).
+	Using(replica string) bool
 }
 
-// Paced is implemented by a Shaper that bounds its own cost by the run's
-// size: before each Ran it hears the share of this run's work done (input
-// bytes whose windows ran, over the bytes this run has to do; negative
-// when unknown, as for standard input).
-type Paced interface{ Done(share float64) }
-
-// DeviceTimer is implemented by replicas that know how long the device
-// took for their latest batch (simulated devices): the Shaper then learns
-// from that rather than from the host's clock.
+// DeviceTimer is implemented by simulated replicas (worker/sim), which
+// know how long their simulated device took for the latest batch: the
+// Shaper then learns from that rather than from the host's clock. No
+// replica of the program implements it; it is the one optional interface
+// the scheduler looks for.
 type DeviceTimer interface{ DeviceTime() time.Duration }
-
-// Idler is implemented by replicas that can give back what their session
-// holds when the Shaper takes them out of use: for a while (forGood false:
-// another layout is being measured, this one may come back) or for good
-// (its layout was set aside).
-type Idler interface{ Idle(forGood bool) }
-
-// plan is the budget of r's next batch: the Shaper's, never above what
-// r's device fits after an out-of-memory error.
-func (p *pipeline) plan(r *replica) int {
-	budget := p.cfg.MaxBatchTokens
-	if p.cfg.Shaper != nil {
-		budget = p.cfg.Shaper.Plan(r.Name())
-	}
-	if budget > 0 {
-		budget = min(budget, int(r.maxTokens.Load()))
-	}
-	return budget
-}
 
 // tally sums the runs of one granted batch (several when it was split).
 type tally struct {
@@ -73,23 +59,14 @@ func (t *tally) add(r *replica, tokens, padded int, d time.Duration) {
 }
 
 // ran tells the Shaper the replica is done with batch b.
-func (p *pipeline) ran(r *replica, b *batch, t *tally) {
-	if p.cfg.Shaper == nil {
+func (s *serveStage) ran(r *replica, b *batch, t *tally) {
+	if s.shaper == nil {
 		return
 	}
 	budget := b.budget
 	if !t.whole || t.padded == 0 {
 		budget = 0 // split, or handed back before it ran: no measure
 	}
-	if pc, ok := p.cfg.Shaper.(Paced); ok {
-		pc.Done(p.progress.runShare())
-	}
-	p.cfg.Shaper.Ran(r.Name(), budget, t.tokens, t.padded, t.d)
-}
-
-// idle gives back r's session while the Shaper does not use it.
-func (r *replica) idle(forGood bool) {
-	if i, ok := r.Replica.(Idler); ok {
-		i.Idle(forGood)
-	}
+	s.shaper.Done(s.progress.runShare())
+	s.shaper.Ran(r.Name(), budget, t.tokens, t.padded, t.d)
 }

@@ -23,11 +23,14 @@ type scriptShaper struct {
 	retired []string
 }
 
-func (s *scriptShaper) Plan(replica string) int {
+func (s *scriptShaper) Budget(replica string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.plan(replica, s.ran)
 }
+
+func (s *scriptShaper) Using(string) bool { return true }
+func (s *scriptShaper) Done(float64)      {}
 
 func (s *scriptShaper) Ran(replica string, budget, tokens, padded int, d time.Duration) {
 	s.mu.Lock()

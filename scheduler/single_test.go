@@ -66,11 +66,11 @@ func TestSingleWindowBatches(t *testing.T) {
 
 func TestSingles(t *testing.T) {
 	lengths := []int{30, 9, 17, 9}
-	p := &pipeline{cfg: Config{Batching: Batching{SingleWindowBatches: true, MaxBatchRows: 8}}}
+	c := cutter{single: true, maxRows: 8}
 	var got []int
 	for run := sortRun(windowsOfLen(t, lengths)); run != nil; {
 		var b *batch
-		b, run = p.cutNext(run, 1<<20)
+		b, run = c.next(run, 1<<20)
 		if len(b.refs) != 1 || b.len != b.refs[0].window().Len() {
 			t.Fatalf("batch of %d rows of length %d; want one window at its own length %d", len(b.refs), b.len, b.refs[0].window().Len())
 		}

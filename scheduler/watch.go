@@ -55,7 +55,7 @@ func (p *pipeline) watchHealth(ctx context.Context) {
 			}
 			if r := p.byName[name]; r != nil {
 				r.unhealthy.Store(true)
-				p.log().Error("device unhealthy: replica will retire", zap.String("replica", name))
+				p.cfg.Logger.Error("device unhealthy: replica will retire", zap.String("replica", name))
 			}
 		}
 	}

@@ -3,7 +3,10 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/record"
@@ -16,23 +19,44 @@ import (
 // checkpoint must not be checkpointed.
 var ErrWrite = errkind.NewInternal("writing the records")
 
-// write restores input order: documents finish in any order, and each
-// waits in a reorder buffer, keyed by Seq, until all before it are
-// written. The in-flight budget bounds that buffer.
-func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, error) {
+// writeStage restores input order: documents finish in any order, and
+// each waits in a reorder buffer, keyed by Seq, until all before it are
+// written. The in-flight budget bounds that buffer. It hands each
+// document's records to the sinks, releases its budget and makes the
+// written prefix durable every checkpoint interval.
+type writeStage struct {
+	answers    AnswerSink
+	logits     LogitsSink // nil: no logits kept
+	settings   qa.Settings
+	checkpoint func(next int64) error
+	interval   time.Duration
+	first      int64               // Checkpoints.SkipBelow: the first Seq this run writes
+	inflight   *semaphore.Weighted // the reader's
+	progress   *progress
+	observer   Observer
+
+	next atomic.Int64 // first Seq not yet written
+}
+
+func newWriteStage(cfg Config, answers AnswerSink, lg LogitsSink, inflight *semaphore.Weighted, prog *progress) *writeStage {
+	return &writeStage{answers: answers, logits: lg, settings: cfg.Settings, checkpoint: cfg.Checkpoint, interval: cfg.CheckpointInterval,
+		first: cfg.SkipBelow, inflight: inflight, progress: prog, observer: cfg.Observer}
+}
+
+func (s *writeStage) run(ctx context.Context, done <-chan *docState) (Summary, error) {
 	var sum Summary
 	waiting := map[int64]*docState{}
-	next := p.cfg.SkipBelow
-	p.next.Store(next)
-	tick := time.NewTicker(p.cfg.CheckpointInterval)
+	next := s.first
+	s.next.Store(next)
+	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
 	for {
 		var d *docState
 		select {
 		case <-ctx.Done():
-			return sum, p.salvage(ctx, done, waiting, &next, &sum)
+			return sum, s.salvage(ctx, done, waiting, &next, &sum)
 		case <-tick.C:
-			if err := p.checkpoint(next); err != nil {
+			if err := s.sync(next); err != nil {
 				return sum, err
 			}
 			continue
@@ -49,27 +73,27 @@ func (p *pipeline) write(ctx context.Context, done <-chan *docState) (Summary, e
 			d = v
 		}
 		waiting[d.doc.Seq] = d
-		if err := p.flush(waiting, &next, &sum); err != nil {
+		if err := s.flush(waiting, &next, &sum); err != nil {
 			return sum, err
 		}
 	}
 }
 
 // flush writes the documents of waiting that continue the written prefix.
-func (p *pipeline) flush(waiting map[int64]*docState, next *int64, sum *Summary) error {
+func (s *writeStage) flush(waiting map[int64]*docState, next *int64, sum *Summary) error {
 	for {
 		d, ok := waiting[*next]
 		if !ok {
 			return nil
 		}
 		delete(waiting, *next)
-		if err := p.emit(d, sum); err != nil {
+		if err := s.emit(d, sum); err != nil {
 			return fmt.Errorf("%w of document %d: %w", ErrWrite, d.doc.Seq, err)
 		}
 		*next++
-		p.next.Store(*next)
-		p.inflight.Release(d.weight)
-		p.progress.addDoc()
+		s.next.Store(*next)
+		s.inflight.Release(d.weight)
+		s.progress.addDoc()
 	}
 }
 
@@ -78,7 +102,7 @@ func (p *pipeline) flush(waiting map[int64]*docState, next *int64, sum *Summary)
 // written, so a stop saves what is done without waiting for anything in
 // flight (redone on resume). It returns the cancellation, or a failure to
 // write.
-func (p *pipeline) salvage(ctx context.Context, done <-chan *docState, waiting map[int64]*docState, next *int64, sum *Summary) error {
+func (s *writeStage) salvage(ctx context.Context, done <-chan *docState, waiting map[int64]*docState, next *int64, sum *Summary) error {
 	for {
 		select {
 		case d, ok := <-done:
@@ -88,18 +112,19 @@ func (p *pipeline) salvage(ctx context.Context, done <-chan *docState, waiting m
 			}
 		default:
 		}
-		if err := p.flush(waiting, next, sum); err != nil {
+		if err := s.flush(waiting, next, sum); err != nil {
 			return err
 		}
 		return ctx.Err()
 	}
 }
 
-func (p *pipeline) checkpoint(next int64) error {
-	if p.cfg.Checkpoint == nil {
+// sync makes the first next documents durable (Checkpoints.Checkpoint).
+func (s *writeStage) sync(next int64) error {
+	if s.checkpoint == nil {
 		return nil
 	}
-	if err := p.cfg.Checkpoint(next); err != nil {
+	if err := s.checkpoint(next); err != nil {
 		return fmt.Errorf("checkpoint at document %d: %w", next, err)
 	}
 	return nil
@@ -107,31 +132,31 @@ func (p *pipeline) checkpoint(next int64) error {
 
 // emit writes one document's records: an error record for a bad line, or
 // one answer (or error) record per question.
-func (p *pipeline) emit(d *docState, sum *Summary) error {
+func (s *writeStage) emit(d *docState, sum *Summary) error {
 	sum.Documents++
 	answers0, errors0 := sum.Pairs, sum.RecordErrors
-	defer func() { p.cfg.Observer.Records(int(sum.Pairs-answers0), int(sum.RecordErrors-errors0)) }()
+	defer func() { s.observer.Records(int(sum.Pairs-answers0), int(sum.RecordErrors-errors0)) }()
 	doc := d.doc
 	if doc.Err != nil {
 		sum.RecordErrors++
-		p.progress.addError()
-		return p.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
+		s.progress.addError()
+		return s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Error: doc.Err.Error()})
 	}
 	for qi, q := range d.questions {
 		if q.err != nil {
 			sum.RecordErrors++
-			p.progress.addError()
-			if err := p.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
+			s.progress.addError()
+			if err := s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
 		}
 		sum.Pairs++
-		if err := p.answers.WriteAnswer(p.record(doc, q)); err != nil {
+		if err := s.answers.WriteAnswer(s.record(doc, q)); err != nil {
 			return err
 		}
-		if p.logits != nil {
-			if err := p.logits.Write(p.logitRows(d, qi)); err != nil {
+		if s.logits != nil {
+			if err := s.logits.Write(s.logitRows(d, qi)); err != nil {
 				return fmt.Errorf("writing logits of %s: %w", doc.Pos, err)
 			}
 		}
@@ -139,14 +164,14 @@ func (p *pipeline) emit(d *docState, sum *Summary) error {
 	return nil
 }
 
-func (p *pipeline) record(doc record.Document, q questionState) record.AnswerRecord {
-	answers := qa.Answers(doc.Context, q.results, p.cfg.Settings)
+func (s *writeStage) record(doc record.Document, q questionState) record.AnswerRecord {
+	answers := qa.Answers(doc.Context, q.results, s.settings)
 	rec := record.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
 	if len(answers) > 0 {
 		a := answers[0]
 		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
 	}
-	if p.cfg.Settings.TopK > 1 {
+	if s.settings.TopK > 1 {
 		rec.Answers = make([]record.Answer, len(answers))
 		for i, a := range answers {
 			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
@@ -158,7 +183,7 @@ func (p *pipeline) record(doc record.Document, q questionState) record.AnswerRec
 // logitRows lays out one question's windows for the logits file, with
 // what is needed to decode them again: ids, sequence and word ids, and
 // code-point offsets into the question (sequence 0) or context (1).
-func (p *pipeline) logitRows(d *docState, qi int) []logits.Row {
+func (s *writeStage) logitRows(d *docState, qi int) []logits.Row {
 	q := d.questions[qi]
 	rows := make([]logits.Row, len(q.windows))
 	for wi, w := range q.windows {

@@ -6,11 +6,11 @@ import (
 	"qa-shard/worker/sim"
 )
 
-// The scheduler's fault path needs sessions it can rebuild: simulated
-// ones too.
+// Simulated devices are replicas, rebuilt on the scheduler's fault path as
+// the program's sessions are, and timed by their simulated device.
 var (
-	_ scheduler.Replica   = (*sim.Replica)(nil)
-	_ scheduler.Rebuilder = (*sim.Replica)(nil)
+	_ scheduler.Replica     = (*sim.Replica)(nil)
+	_ scheduler.DeviceTimer = (*sim.Replica)(nil)
 )
 
 // The harness measures the scheduler on simulated devices (Scheduling,

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/output"
 )
 
 // ErrInput marks a gold or answers file that cannot be read as such.
@@ -36,7 +37,7 @@ func ReadGold(path string) ([]Gold, error) {
 }
 
 // ReadAnswers reads answer records as qa-shard writes them, in any of its
-// answers formats (formats.go); an error record counts as an empty answer.
+// answers formats (output/readback.go); an error record counts as an empty answer.
 // A second record for the same pair is an error.
 func ReadAnswers(path string) (map[Key]string, error) {
 	out := map[Key]string{}
@@ -47,12 +48,12 @@ func ReadAnswers(path string) (map[Key]string, error) {
 		out[k] = answer
 		return nil
 	}
-	if parts, ok, err := parquetParts(path); ok {
+	if parts, ok, err := output.ParquetParts(path); ok {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInput, err)
 		}
 		for _, part := range parts {
-			err := eachParquetRow(part, func(_ int64, id, question, answer string) error {
+			err := output.EachParquetRow(part, func(_ int64, id, question, answer string) error {
 				return add(Key{ID: id, Question: question}, answer)
 			})
 			if err != nil {
@@ -86,7 +87,7 @@ func idString(raw json.RawMessage) string {
 }
 
 func eachLine(path string, fn func(int, []byte) error) error {
-	f, err := openLines(path)
+	f, err := output.OpenText(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}

@@ -22,17 +22,10 @@ import (
 	"qa-shard/worker"
 )
 
-// The scheduler's fault path needs sessions it can rebuild.
+// The program's replicas are lazy sessions, and its Shaper is the tuner.
 var (
-	_ scheduler.Replica   = (*worker.Replica)(nil)
-	_ scheduler.Rebuilder = (*worker.Replica)(nil)
-	_ scheduler.Replica   = (*lazy)(nil)
-	_ scheduler.Rebuilder = (*lazy)(nil)
-	_ scheduler.Idler     = (*lazy)(nil)
-	_ scheduler.Shaper    = (*tune.Tuner)(nil)
-	_ scheduler.Using     = (*tune.Tuner)(nil)
-	_ scheduler.Paced     = (*tune.Tuner)(nil)
-	_ scheduler.Labeled   = (*lazy)(nil)
+	_ scheduler.Replica = (*lazy)(nil)
+	_ scheduler.Shaper  = (*tune.Tuner)(nil)
 )
 
 // Options say where replicas run and how each session is set up.

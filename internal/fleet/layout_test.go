@@ -138,7 +138,7 @@ func TestSimFleetIsOneClass(t *testing.T) {
 		t.Fatal("a sim fleet with no pinned budget is not tunable")
 	}
 	tn := f.Tuner("sha256=x", nil, nil)
-	if b := tn.Plan("sim:0"); b <= 0 {
+	if b := tn.Budget("sim:0"); b <= 0 {
 		t.Fatalf("the tuner plans %d for a sim replica", b)
 	}
 	if len(f.Choices()) != 1 {

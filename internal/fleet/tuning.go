@@ -81,8 +81,8 @@ func (f *Fleet) Starting() (replicas, plans []string) {
 }
 
 func label(r scheduler.Replica) string {
-	if l, ok := r.(scheduler.Labeled); ok && l.Label() != "" {
-		return l.Label()
+	if l := r.Label(); l != "" {
+		return l
 	}
 	return r.Name()
 }

@@ -202,16 +202,16 @@ func (t *Tuner) MaxBudget() int {
 	return m
 }
 
-// Plan is the budget of replica's next batch: > 0 a budget, 0 wait, < 0
+// Budget is the budget of replica's next batch: > 0 a budget, 0 wait, < 0
 // take no more work (its layout was set aside).
-func (t *Tuner) Plan(replica string) int {
+func (t *Tuner) Budget(replica string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m, ok := t.members[replica]
 	if !ok {
 		return t.opt.Fallback
 	}
-	return m.c.plan(replica, m.layout)
+	return m.c.budget(replica, m.layout)
 }
 
 // Done tells the tuner what share of this run's work is done (in [0, 1];

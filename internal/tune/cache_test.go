@@ -48,7 +48,7 @@ func TestCacheReusesChoice(t *testing.T) {
 	if got := tn.Initial(); strings.Join(got, ",") != "b0,b1" {
 		t.Fatalf("second run starts with %v, want the cached layout's replicas b0,b1", got)
 	}
-	if got, a := tn.Plan("b0"), tn.Plan("a"); got != 768 || a >= 0 {
+	if got, a := tn.Budget("b0"), tn.Budget("a"); got != 768 || a >= 0 {
 		t.Fatalf("second run plans %d for b0 and %d for a; want 768 at once and a set aside", got, a)
 	}
 	ch := only(t, tn)

@@ -122,7 +122,7 @@ func (c *class) fromCache() bool {
 	return true
 }
 
-func (c *class) plan(replica string, layout int) int {
+func (c *class) budget(replica string, layout int) int {
 	var b int
 	switch {
 	case c.aside[layout]:

@@ -31,7 +31,7 @@ func overlapFree(t *testing.T, tn *Tuner) int {
 	switches, last := 0, -1
 	for round := range 400 {
 		for _, r := range []string{"a", "b0", "b1"} {
-			next := tn.Plan(r)
+			next := tn.Budget(r)
 			if next > 0 {
 				for other, b := range pending {
 					if b > 0 && layoutOf[other] != layoutOf[r] {
@@ -67,7 +67,7 @@ func TestOneSlowWindowIsNotDrift(t *testing.T) {
 		t.Fatalf("did not settle at 1536: %+v", ch)
 	}
 	batch := func(slow float64) {
-		b := tn.Plan("r")
+		b := tn.Budget("r")
 		tn.Ran("r", b, b, b, time.Duration(float64(b)/(peakAt4[b/windowLen]*slow)*float64(time.Second)))
 	}
 	for tn.classes[0].hold.win.n != 0 { // align with the tuner's windows

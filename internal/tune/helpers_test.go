@@ -45,7 +45,7 @@ func (d *device) rate(replica string, rows int) float64 {
 func drive(tn *Tuner, replicas []string, d *device, rounds int) {
 	for range rounds {
 		for _, r := range replicas {
-			b := tn.Plan(r)
+			b := tn.Budget(r)
 			if b <= 0 {
 				continue
 			}

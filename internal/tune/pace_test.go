@@ -14,7 +14,7 @@ func paced(tn *Tuner, replicas []string, d *device, rounds int, done *int64, tot
 	var wall time.Duration
 	for range rounds {
 		for _, r := range replicas {
-			b := tn.Plan(r)
+			b := tn.Budget(r)
 			if b <= 0 || *done >= total {
 				continue
 			}
@@ -125,7 +125,7 @@ func TestWarmUpIsNoSearchCost(t *testing.T) {
 	c := Class{Name: "cpu", Key: testKey(), Layouts: oneLayout("2x1", "r0", "r1"), Budgets: ladder, Start: 1}
 	tn := New(quick(c))
 	run := func(r string, d time.Duration) {
-		b := tn.Plan(r)
+		b := tn.Budget(r)
 		tn.Done(0.01)
 		tn.Ran(r, b, b, b, d)
 	}

@@ -22,7 +22,7 @@ func TestFindsKnownOptimum(t *testing.T) {
 		if ch.Budget != 1536 || ch.Source != "measured" {
 			t.Errorf("start %d: chose %+v, want 1536 tokens, measured", ladder[start], ch)
 		}
-		if got := tn.Plan("r0"); got != 1536 {
+		if got := tn.Budget("r0"); got != 1536 {
 			t.Errorf("start %d: plans %d after settling, want 1536", ladder[start], got)
 		}
 		if ch.Rate < 2*49000 || ch.Rate > 2*51000 {
@@ -62,7 +62,7 @@ func TestOutOfMemoryWhileHolding(t *testing.T) {
 		t.Fatalf("chose %d, want the largest budget", ch.Budget)
 	}
 	tn.OutOfMemory("g0", 12288) // another process took memory
-	if got := tn.Plan("g0"); got != 6144 {
+	if got := tn.Budget("g0"); got != 6144 {
 		t.Fatalf("plans %d after an out-of-memory error at 12288, want 6144", got)
 	}
 }
@@ -100,7 +100,7 @@ func TestLayoutProbe(t *testing.T) {
 	waited := false
 	for range 300 {
 		drive(tn, []string{"a"}, devA, 1)
-		waited = waited || tn.Plan("b0") == 0
+		waited = waited || tn.Budget("b0") == 0
 		drive(tn, []string{"b0", "b1"}, devB, 1)
 	}
 	ch := only(t, tn)
@@ -110,7 +110,7 @@ func TestLayoutProbe(t *testing.T) {
 	if !waited {
 		t.Error("the second layout never waited while the first was measured")
 	}
-	if got := tn.Plan("a"); got >= 0 {
+	if got := tn.Budget("a"); got >= 0 {
 		t.Errorf("the losing layout's replica is planned %d, want < 0 (set aside)", got)
 	}
 	if ch.Rate < 2*0.6*49000 || ch.Rate > 2*0.6*51000 {
@@ -122,12 +122,12 @@ func TestRetiredLayoutGivesWay(t *testing.T) {
 	a := Layout{Sessions: 2, Threads: 1, Replicas: []string{"a0", "a1"}}
 	b := Layout{Sessions: 1, Threads: 2, Replicas: []string{"b"}}
 	tn := New(quick(Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1}))
-	if tn.Plan("b") != 0 {
+	if tn.Budget("b") != 0 {
 		t.Fatal("the second layout does not wait at first")
 	}
 	tn.Retired("a0")
 	tn.Retired("a1")
-	if got := tn.Plan("b"); got <= 0 {
+	if got := tn.Budget("b"); got <= 0 {
 		t.Fatalf("after the first layout failed, the second is planned %d, want a budget", got)
 	}
 }
@@ -149,7 +149,7 @@ func TestPinned(t *testing.T) {
 
 func TestUnknownReplicaGetsFallback(t *testing.T) {
 	tn := New(Options{Fallback: 4096})
-	if got := tn.Plan("elsewhere"); got != 4096 {
+	if got := tn.Budget("elsewhere"); got != 4096 {
 		t.Fatalf("plans %d for a replica of no class, want the fallback 4096", got)
 	}
 }

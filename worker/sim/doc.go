@@ -36,7 +36,7 @@
 //	                             when Rows*Len > T
 //	fatal-after=M[@i],...        after M successful batches every call fails
 //	                             with a sticky CUDA error until Reset or
-//	                             Rebuild (the scheduler's Rebuilder)
+//	                             Rebuild (scheduler.Replica's)
 //	hang-after=M[@i],...         the call after M successful batches blocks
 //	                             until its context is canceled
 //	fail-token=X[@i],...         fail every batch holding token id X (an

@@ -106,6 +106,12 @@ func New(opt Options) *Replica {
 // Name is the replica's name, e.g. "sim:3".
 func (r *Replica) Name() string { return r.opt.Name }
 
+// Label is the name shown to people: the Name.
+func (r *Replica) Label() string { return r.opt.Name }
+
+// Idle does nothing: a simulated session holds nothing to give back.
+func (r *Replica) Idle(bool) {}
+
 // Options returns the options the replica runs with, defaults applied.
 func (r *Replica) Options() Options { return r.opt }
 
@@ -123,7 +129,7 @@ func (r *Replica) Reset() {
 	}
 }
 
-// Rebuild is Reset under the name the scheduler's Rebuilder interface
+// Rebuild is Reset under the name the scheduler's Replica interface
 // asks for; recreating a simulated session cannot fail.
 func (r *Replica) Rebuild() error {
 	r.Reset()

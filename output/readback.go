@@ -1,4 +1,4 @@
-package evaluate
+package output
 
 import (
 	"errors"
@@ -13,22 +13,33 @@ import (
 	"qa-shard/internal/partfolder"
 )
 
-// The answers formats qa-shard writes (package output): JSON lines, plain
-// or compressed by the file's name (.gz; .zst or .zstd, one frame per
-// checkpoint), or a .parquet folder of part-NNNNN.parquet files.
+// Reading an answers output back, in every format this package writes:
+// JSON lines, plain or compressed by the file's name (.gz; .zst or .zstd,
+// one member or frame per checkpoint), or a .parquet folder of
+// part-NNNNN.parquet files. The resume checks (verify.go) and qa-shard
+// eval (internal/evaluate) both read answers through it.
 
-// openLines opens path as JSON lines, decompressed by its name.
-func openLines(path string) (io.ReadCloser, error) {
+// OpenText opens path as JSON lines, decompressed by its name.
+func OpenText(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	text, closeZ, err := format.Decompress(f, format.Of(path))
+	text, closeZ, err := textOf(f, path)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return readCloser{text, closeZ, f}, nil
+}
+
+// textOf is the JSON-lines text of r, the bytes of the answers file path
+// (or their first part): decompressed when the name says so.
+func textOf(r io.Reader, path string) (io.Reader, func(), error) {
+	if f := format.Of(path); f != format.JSONL {
+		return format.Decompress(r, f)
+	}
+	return r, func() {}, nil
 }
 
 // readCloser is a file's text: closing it releases the decoder and the
@@ -44,9 +55,9 @@ func (r readCloser) Close() error {
 	return r.file.Close()
 }
 
-// parquetParts lists the Parquet files of an answers output: the parts of
+// ParquetParts lists the Parquet files of an answers output: the parts of
 // a folder in order, or the file itself. ok is false for other formats.
-func parquetParts(path string) (parts []string, ok bool, err error) {
+func ParquetParts(path string) (parts []string, ok bool, err error) {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -61,9 +72,9 @@ func parquetParts(path string) (parts []string, ok bool, err error) {
 	return parts, true, err
 }
 
-// eachParquetRow calls fn with the id, question and answer of every row of
+// EachParquetRow calls fn with the id, question and answer of every row of
 // one Parquet answers file (answer "" for an error record).
-func eachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
+func EachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -104,6 +115,33 @@ func eachParquetRow(path string, fn func(row int64, id, question, answer string)
 		}
 	}
 }
+
+// parquetRows is the number of rows of one Parquet answers file, from its
+// footer. A file that cannot be opened gives an *openError; one that
+// cannot be read as Parquet, another error.
+func parquetRows(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, &openError{err}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, err
+	}
+	return pf.NumRows(), nil
+}
+
+// openError is a file that could not be opened, as opposed to one whose
+// content is not what it should be.
+type openError struct{ err error }
+
+func (e *openError) Error() string { return e.err.Error() }
+func (e *openError) Unwrap() error { return e.err }
 
 // text is a Parquet value as the JSON answers would spell it: strings as
 // they are, integer ids in decimal, null as "".

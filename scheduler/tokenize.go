@@ -42,10 +42,26 @@ func (c *questionCache) get(tok Tokenizer, q string) qa.Tokens {
 	return t
 }
 
-// prepare tokenizes each context once and cuts windows for each of the
-// document's questions. A document with nothing to run (a bad line, or no
-// question that fits) goes straight to the writer.
-func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows chan<- windowRef, done chan<- *docState) error {
+// tokenizeStage tokenizes each context once and cuts windows for each of
+// the document's questions; several workers run it. A document with
+// nothing to run (a bad line, or no question that fits) goes straight to
+// the writer.
+type tokenizeStage struct {
+	tok        Tokenizer
+	template   qa.Template
+	settings   qa.Settings
+	maxWindows int  // per document, all questions together (0: no limit)
+	keepLogits bool // the run writes logits: keep each window's
+	progress   *progress
+}
+
+func newTokenizeStage(cfg Config, tok Tokenizer, keepLogits bool, prog *progress) *tokenizeStage {
+	return &tokenizeStage{tok: tok, template: cfg.Template, settings: cfg.Settings, maxWindows: cfg.MaxWindowsPerDoc,
+		keepLogits: keepLogits, progress: prog}
+}
+
+// run is one worker: it ends when docs is closed.
+func (s *tokenizeStage) run(ctx context.Context, docs <-chan *docState, windows chan<- windowRef, done chan<- *docState) error {
 	var cache questionCache
 	for {
 		var d *docState
@@ -59,14 +75,14 @@ func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows c
 			d = v
 		}
 		if d.doc.Err == nil {
-			p.cut(d, &cache)
+			s.cut(d, &cache)
 		}
 		var n int64
 		for _, q := range d.questions {
 			n += int64(len(q.windows))
 		}
 		if n == 0 {
-			p.progress.addWork(d.doc.Bytes)
+			s.progress.addWork(d.doc.Bytes)
 			if err := send(ctx, done, d); err != nil {
 				return err
 			}
@@ -84,8 +100,9 @@ func (p *pipeline) prepare(ctx context.Context, docs <-chan *docState, windows c
 	}
 }
 
-func (p *pipeline) cut(d *docState, cache *questionCache) {
-	d.ctx = p.tok.Encode(d.doc.Context)
+// cut tokenizes d's context and cuts the windows of each question.
+func (s *tokenizeStage) cut(d *docState, cache *questionCache) {
+	d.ctx = s.tok.Encode(d.doc.Context)
 	d.questions = make([]questionState, len(d.doc.Questions))
 	qs := make([]qa.Tokens, len(d.doc.Questions))
 	total := 0
@@ -95,12 +112,12 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 			d.questions[i].err = errEmptyQuestion
 			continue
 		}
-		qs[i] = cache.get(p.tok, text)
-		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), p.cfg.Template.Added(), p.cfg.Settings)
+		qs[i] = cache.get(s.tok, text)
+		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), s.template.Added(), s.settings)
 	}
 	// Counted before any window is cut: a hostile document costs its
 	// tokenization and nothing more.
-	if limit := p.cfg.MaxWindowsPerDoc; limit > 0 && total > limit {
+	if limit := s.maxWindows; limit > 0 && total > limit {
 		err := fmt.Errorf("%w: the document needs %d windows (%d context tokens, %d question(s)), more than --max-windows-per-doc %d; nothing of it was answered: raise --max-windows-per-doc (or 0 for no limit) to answer it",
 			ErrTooManyWindows, total, d.ctx.Len(), len(d.doc.Questions), limit)
 		for i := range d.questions {
@@ -115,14 +132,14 @@ func (p *pipeline) cut(d *docState, cache *questionCache) {
 		if q.err != nil {
 			continue
 		}
-		ws, err := qa.Windows(qs[i], d.ctx, p.cfg.Template, p.cfg.Settings)
+		ws, err := qa.Windows(qs[i], d.ctx, s.template, s.settings)
 		if err != nil {
 			q.err = err
 			continue
 		}
 		q.windows = ws
 		q.results = make([]qa.WindowResult, len(ws))
-		if p.logits != nil {
+		if s.keepLogits {
 			q.raw = make([]qa.Logits, len(ws))
 		}
 	}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"qa-shard/qa"
@@ -22,11 +23,22 @@ type batch struct {
 // in-flight budget is exhausted.
 const idleFlush = 20 * time.Millisecond
 
-// batch pools windows from many documents and sorts the pool by length
-// into one run, so windows of similar length share a batch and little is
-// padding. Batches are cut from runs when a replica asks (see cut), so
-// the token budget may differ per replica and change during the run.
-func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *batch) error {
+// batchStage pools windows from many documents and sorts the pool by
+// length into one run, so windows of similar length share a batch and
+// little is padding. Batches are cut from runs when a replica asks (see
+// cutter), so the token budget may differ per replica and change during
+// the run.
+type batchStage struct {
+	poolTokens int  // a pool this long is flushed
+	single     bool // every window is its own batch: flush each at once
+	pooled     atomic.Int64
+}
+
+func newBatchStage(cfg Config) *batchStage {
+	return &batchStage{poolTokens: cfg.PoolTokens, single: cfg.SingleWindowBatches}
+}
+
+func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *batch) error {
 	var pool []windowRef
 	poolTokens := 0
 	timer := time.NewTimer(idleFlush)
@@ -38,7 +50,7 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			}
 		}
 		pool, poolTokens = pool[:0], 0
-		p.pooled.Store(0)
+		s.pooled.Store(0)
 		return nil
 	}
 	for {
@@ -51,8 +63,8 @@ func (p *pipeline) batch(ctx context.Context, in <-chan windowRef, out chan<- *b
 			}
 			pool = append(pool, r)
 			poolTokens += r.window().Len()
-			p.pooled.Store(int64(len(pool)))
-			if poolTokens >= p.cfg.PoolTokens || p.cfg.SingleWindowBatches {
+			s.pooled.Store(int64(len(pool)))
+			if poolTokens >= s.poolTokens || s.single {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -94,13 +106,19 @@ func cut(run *batch, maxTokens, maxRows int) (head, rest *batch) {
 	return head, rest
 }
 
-// cutNext takes the next batch from the head of a run at budget: with
+// cutter is how the dispatcher cuts a replica's batch from a run.
+type cutter struct {
+	single  bool // Batching.SingleWindowBatches
+	maxRows int  // Batching.MaxBatchRows (0: no cap)
+}
+
+// next takes the next batch from the head of a run at budget: with
 // SingleWindowBatches one window at its own length, unpadded, whatever the
 // budget (a model that quantizes activations at run time gives a window
 // other logits beside other rows or padding), else cut.
-func (p *pipeline) cutNext(run *batch, budget int) (head, rest *batch) {
-	if !p.cfg.SingleWindowBatches {
-		return cut(run, budget, p.cfg.MaxBatchRows)
+func (c cutter) next(run *batch, budget int) (head, rest *batch) {
+	if !c.single {
+		return cut(run, budget, c.maxRows)
 	}
 	head = &batch{refs: run.refs[:1:1], len: run.refs[0].window().Len(), budget: budget}
 	if len(run.refs) > 1 {
