@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // WordSplitter cuts a text into words: the byte ranges [start, end) of
@@ -134,18 +132,6 @@ func (s *wordStage) split(n normalized, dst []normalized) []normalized {
 		dst = splitChars(w, isPySpace, removed, dst)
 	}
 	return dst
-}
-
-// nfkcWords is NFKC with every composed char aligned to all it came
-// from; a text already in NFKC (most Japanese text) is left as it is
-// without the per-char alignment work.
-type nfkcWords struct{}
-
-func (nfkcWords) normalize(n *normalized) {
-	if norm.NFKC.IsNormalString(n.s) {
-		return
-	}
-	unicodeForm{compat: true, compose: true, whole: true}.normalize(n)
 }
 
 // isPySpace is Python's str.isspace, which str.split cuts at: Go's

@@ -73,8 +73,13 @@ type change struct {
 // them rather than to the first alone, so that no original char falls
 // outside every token.
 func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
-	var out []byte
-	align := make([]tokens.Span, 0, len(n.s))
+	out, align := n.appendTransformed(nil, make([]tokens.Span, 0, len(n.s)), changes, skip, whole)
+	n.s, n.align = string(out), align
+}
+
+// appendTransformed is transformSpans appending the text and alignments
+// it rebuilds to out and align.
+func (n *normalized) appendTransformed(out []byte, align []tokens.Span, changes []change, skip int, whole bool) ([]byte, []tokens.Span) {
 	old := n.s
 	offset := 0 // byte offset in old of the next char to replace
 	next := func() int {
@@ -114,7 +119,7 @@ func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 			align = append(align, a)
 		}
 	}
-	n.s, n.align = string(out), align
+	return out, align
 }
 
 // mapRunes replaces every char by zero or more chars, as HF's per-char
