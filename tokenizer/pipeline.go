@@ -72,7 +72,23 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 		out.Words = append(out.Words, word)
 	}
 	var pieces []piece
-	words := make([]normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
+	encodeWord := func(w normalized) {
+		if w.s == "" {
+			return
+		}
+		pieces = p.model.tokenize(w.s, pieces[:0])
+		for _, pc := range pieces {
+			emit(pc.id, w.original(int(pc.start), int(pc.end)))
+		}
+		word++
+	}
+	// The word-split tokenizers' stage hands its words over one by one
+	// (a concrete type, so that encodeWord stays on the stack).
+	visitor, _ := p.pre.(*wordStage)
+	var words []normalized
+	if visitor == nil {
+		words = make([]normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
+	}
 	for _, seg := range p.added.splitRaw(text) {
 		if seg.tok != nil {
 			if matched != nil {
@@ -98,19 +114,16 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 				word++
 				continue
 			}
+			if visitor != nil {
+				visitor.eachWord(part.n, encodeWord)
+				continue
+			}
 			words = append(words[:0], part.n)
 			if p.pre != nil {
 				words = p.pre.split(part.n, words[:0])
 			}
 			for _, w := range words {
-				if w.s == "" {
-					continue
-				}
-				pieces = p.model.tokenize(w.s, pieces[:0])
-				for _, pc := range pieces {
-					emit(pc.id, w.original(int(pc.start), int(pc.end)))
-				}
-				word++
+				encodeWord(w)
 			}
 		}
 	}
