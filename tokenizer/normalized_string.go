@@ -22,7 +22,16 @@ type normalized struct {
 // newNormalized aligns every char of text to itself; cp is the code-point
 // index of text's first char in the whole input.
 func newNormalized(text string, cp int32) normalized {
-	n := normalized{s: text, align: make([]tokens.Span, len(text)), base: cp}
+	return newNormalizedIn(text, cp, nil)
+}
+
+// newNormalizedIn is newNormalized with the alignments in buf when it is
+// large enough.
+func newNormalizedIn(text string, cp int32, buf []tokens.Span) normalized {
+	if cap(buf) < len(text) {
+		buf = make([]tokens.Span, len(text))
+	}
+	n := normalized{s: text, align: buf[:len(text)], base: cp}
 	for i := 0; i < len(text); {
 		// An invalid byte is one code point, as utf8.RuneCountInString
 		// counts it.

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"slices"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -22,18 +23,27 @@ import (
 type nfkcWords struct{}
 
 func (nfkcWords) normalize(n *normalized) {
+	nfkcWords{}.rebuild(n, nil, nil)
+}
+
+func (nfkcWords) normalizeBuffered(n *normalized, b *encodeBuffers) {
+	b.bytes, b.norm = nfkcWords{}.rebuild(n, b.bytes[:0], b.norm[:0])
+}
+
+// rebuild is normalize building the text in out and the alignments in
+// align, grown when too small; it returns both (n.align is the latter).
+func (nfkcWords) rebuild(n *normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
 	if norm.NFKC.IsNormalString(n.s) {
-		return
+		return out, align
 	}
 	f := unicodeForm{compat: true, compose: true, whole: true}
 	s := n.s
 	var (
-		out        []byte
-		align      []tokens.Span
 		dec, comp  []change
 		done       int // s[:done] is in out
 		lastPlain  = -1
 		regionFrom int
+		started    bool
 	)
 	for i := 0; i < len(s); {
 		r, size := decodeRune(s, i)
@@ -56,9 +66,10 @@ func (nfkcWords) normalize(n *normalized) {
 			}
 			end += size
 		}
-		if out == nil {
-			out = make([]byte, 0, len(s)+len(s)/8+8)
-			align = make([]tokens.Span, 0, cap(out))
+		if !started {
+			started = true
+			out = slices.Grow(out, len(s)+len(s)/8+8)
+			align = slices.Grow(align, len(s)+len(s)/8+8)
 		}
 		out = append(out, s[done:regionFrom]...)
 		align = append(align, n.align[done:regionFrom]...)
@@ -70,15 +81,16 @@ func (nfkcWords) normalize(n *normalized) {
 		out, align = region.appendTransformed(out, align, comp, 0, f.whole)
 		done, i = end, end
 	}
-	if out == nil {
+	if !started {
 		// Every char plain: not in NFKC by golang.org/x/text's tables but
 		// unchanged by the crate's (such as ㋿, which only newer tables
 		// decompose; see unicode_tables.go), as unicodeForm leaves it.
-		return
+		return out, align
 	}
 	out = append(out, s[done:]...)
 	align = append(align, n.align[done:]...)
 	n.s, n.align = string(out), align
+	return out, align
 }
 
 // decodeRune is utf8.DecodeRuneInString(s[i:]) with ASCII inline.

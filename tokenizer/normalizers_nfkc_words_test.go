@@ -2,7 +2,7 @@ package tokenizer
 
 import (
 	"math/rand/v2"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -38,13 +38,26 @@ var nfkcAlphabet = []string{
 	"日", "本", "語", "\xff", "\xe3\x81",
 }
 
-func checkNFKCWords(t *testing.T, text string, cp int32) {
+// checkNFKCWords compares nfkcWords with nfkcWholeText on text, and with
+// b lent to it (as an encode lends them, holding whatever the texts before
+// left there) when b is not nil.
+func checkNFKCWords(t *testing.T, text string, cp int32, b *encodeBuffers) {
 	t.Helper()
-	got, want := newNormalized(text, cp), newNormalized(text, cp)
-	nfkcWords{}.normalize(&got)
+	want := newNormalized(text, cp)
 	nfkcWholeText(&want)
-	if got.s != want.s || got.base != want.base || !reflect.DeepEqual(got.align, want.align) {
-		t.Fatalf("NFKC of %+q:\n got %+q %v base %d\nwant %+q %v base %d", text, got.s, got.align, got.base, want.s, want.align, want.base)
+	for _, lend := range []bool{false, true} {
+		if lend && b == nil {
+			continue
+		}
+		got := newNormalized(text, cp)
+		if lend {
+			nfkcWords{}.normalizeBuffered(&got, b)
+		} else {
+			nfkcWords{}.normalize(&got)
+		}
+		if got.s != want.s || got.base != want.base || !slices.Equal(got.align, want.align) {
+			t.Fatalf("NFKC of %+q (buffers lent: %v):\n got %+q %v base %d\nwant %+q %v base %d", text, lend, got.s, got.align, got.base, want.s, want.align, want.base)
+		}
 	}
 }
 
@@ -57,16 +70,17 @@ func TestNFKCWordsStretches(t *testing.T) {
 		"ｶﾞｲﾄﾞﾌﾞｯｸ", "か\u3099", "\u3099か", "（café）", "e\u0301\u0323", "\u0301", "a\xffb", "가\u11a8", "\u1100\u1161\u11a8",
 		"控えめな博物館は初期のエンジンを再建した（café）。地元の川は新しい設計を改善した（ｶﾞｲﾄﾞﾌﾞｯｸ）。",
 	} {
-		checkNFKCWords(t, s, 0)
-		checkNFKCWords(t, s, 7)
+		checkNFKCWords(t, s, 0, nil)
+		checkNFKCWords(t, s, 7, new(encodeBuffers))
 	}
 	rng := rand.New(rand.NewPCG(25, 6))
+	bufs := new(encodeBuffers)
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + rng.IntN(12) {
 			b.WriteString(nfkcAlphabet[rng.IntN(len(nfkcAlphabet))])
 		}
-		checkNFKCWords(t, b.String(), int32(rng.IntN(3)))
+		checkNFKCWords(t, b.String(), int32(rng.IntN(3)), bufs)
 	}
 }
 
@@ -79,7 +93,7 @@ func FuzzNFKCWords(f *testing.F) {
 		if text == "" {
 			return
 		}
-		checkNFKCWords(t, text, 3)
+		checkNFKCWords(t, text, 3, new(encodeBuffers))
 	})
 }
 

@@ -233,8 +233,15 @@ func buildCompose() {
 	composeTable = make(map[[2]rune]rune, 1024)
 	composeSeconds = make(map[rune]bool, 64)
 	var d []rune
+	var buf [utf8.UTFMax]byte
 	for r := rune(0xC0); r < 0x20000; r++ {
 		if 0xD800 <= r && r < 0xE000 || hangulS <= r && r < hangulS+hangulC {
+			continue
+		}
+		if norm.NFD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition() == nil {
+			// No canonical decomposition in golang.org/x/text's tables,
+			// and none in the crate's (hfCanonical only takes some away):
+			// most chars, skipped before the lookups below.
 			continue
 		}
 		if _, ok := hfCanonical[r]; ok {
