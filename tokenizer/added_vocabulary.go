@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/tokens"
 )
 
 // addedToken is one entry of tokenizer.json's added_tokens (tokenizers'
@@ -53,9 +55,13 @@ type segment struct {
 	tok *addedToken
 }
 
-// splitRaw cuts the original text at the raw added tokens.
-func (v *addedVocab) splitRaw(text string) []segment {
-	return v.split(newNormalized(text, 0), v.raw, &v.rawFirst, nil)
+// splitRaw cuts the original text at the raw added tokens. Its
+// alignments are built in *buf (grown when too small), which the
+// segments share.
+func (v *addedVocab) splitRaw(text string, buf *[]tokens.Span) []segment {
+	n := newNormalizedIn(text, 0, *buf)
+	*buf = n.align
+	return v.split(n, v.raw, &v.rawFirst, nil)
 }
 
 // splitNormalized cuts one normalized piece at the normalized added tokens.

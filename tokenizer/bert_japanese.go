@@ -2,10 +2,9 @@ package tokenizer
 
 import (
 	"fmt"
+	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // WordSplitter cuts a text into words: the byte ranges [start, end) of
@@ -106,46 +105,63 @@ type wordStage struct {
 }
 
 func (s *wordStage) split(n normalized, dst []normalized) []normalized {
-	var words []normalized
-	if s.splitter == nil {
-		words = bertPreTokenizer{}.split(n, nil)
-	} else {
-		spans, err := s.splitter.Split(n.s, nil)
-		if err != nil {
-			// MeCab fails only when it cannot allocate its lattice: no
-			// answer can be right without its words.
-			panic(fmt.Sprintf("tokenizer: the word splitter failed: %v", err))
-		}
-		words = make([]normalized, 0, len(spans))
-		for _, sp := range spans {
-			w := n.slice(sp[0], sp[1])
-			if s.lower && !s.never[w.s] {
-				lowercase{}.normalize(&w)
-			}
-			words = append(words, w)
-		}
-	}
-	for _, w := range words {
-		if s.character {
-			nfkcWords{}.normalize(&w)
-			dst = append(dst, w)
-			continue
-		}
-		dst = splitChars(w, isPySpace, removed, dst)
-	}
+	s.eachWord(n, func(w normalized) { dst = append(dst, w) })
 	return dst
 }
 
-// nfkcWords is NFKC with every composed char aligned to all it came
-// from; a text already in NFKC (most Japanese text) is left as it is
-// without the per-char alignment work.
-type nfkcWords struct{}
-
-func (nfkcWords) normalize(n *normalized) {
-	if norm.NFKC.IsNormalString(n.s) {
+// eachWord is split handing each word to f as it is cut, for the
+// pipeline: a long Japanese text has a word every few bytes, and no list
+// of them all is kept.
+func (s *wordStage) eachWord(n normalized, f func(w normalized)) {
+	if s.splitter == nil {
+		for _, w := range (bertPreTokenizer{}).split(n, nil) {
+			s.subwords(w, f)
+		}
 		return
 	}
-	unicodeForm{compat: true, compose: true, whole: true}.normalize(n)
+	buf := spanBuffers.Get().(*[][2]int)
+	defer spanBuffers.Put(buf)
+	spans, err := s.splitter.Split(n.s, (*buf)[:0])
+	if err != nil {
+		// MeCab fails only when it cannot allocate its lattice: no
+		// answer can be right without its words.
+		panic(fmt.Sprintf("tokenizer: the word splitter failed: %v", err))
+	}
+	*buf = spans
+	for _, sp := range spans {
+		w := n.slice(sp[0], sp[1])
+		if s.lower && !s.never[w.s] {
+			lowercase{}.normalize(&w)
+		}
+		s.subwords(w, f)
+	}
+}
+
+// spanBuffers hold the word ranges of one text while its words are cut
+// (no pointers: a pooled one keeps nothing alive).
+var spanBuffers = sync.Pool{New: func() any { return new([][2]int) }}
+
+// subwords is step 3 up to the model for one word: NFKC for the
+// character model, else the parts between whitespace.
+func (s *wordStage) subwords(w normalized, f func(w normalized)) {
+	if s.character {
+		nfkcWords{}.normalize(&w)
+		f(w)
+		return
+	}
+	start := 0
+	for i, r := range w.s {
+		if !isPySpace(r) {
+			continue
+		}
+		if start < i {
+			f(w.slice(start, i))
+		}
+		start = i + max(utf8.RuneLen(r), 1)
+	}
+	if start < len(w.s) {
+		f(w.slice(start, len(w.s)))
+	}
 }
 
 // isPySpace is Python's str.isspace, which str.split cuts at: Go's

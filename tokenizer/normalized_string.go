@@ -22,7 +22,16 @@ type normalized struct {
 // newNormalized aligns every char of text to itself; cp is the code-point
 // index of text's first char in the whole input.
 func newNormalized(text string, cp int32) normalized {
-	n := normalized{s: text, align: make([]tokens.Span, len(text)), base: cp}
+	return newNormalizedIn(text, cp, nil)
+}
+
+// newNormalizedIn is newNormalized with the alignments in buf when it is
+// large enough.
+func newNormalizedIn(text string, cp int32, buf []tokens.Span) normalized {
+	if cap(buf) < len(text) {
+		buf = make([]tokens.Span, len(text))
+	}
+	n := normalized{s: text, align: buf[:len(text)], base: cp}
 	for i := 0; i < len(text); {
 		// An invalid byte is one code point, as utf8.RuneCountInString
 		// counts it.
@@ -73,8 +82,13 @@ type change struct {
 // them rather than to the first alone, so that no original char falls
 // outside every token.
 func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
-	var out []byte
-	align := make([]tokens.Span, 0, len(n.s))
+	out, align := n.appendTransformed(nil, make([]tokens.Span, 0, len(n.s)), changes, skip, whole)
+	n.s, n.align = string(out), align
+}
+
+// appendTransformed is transformSpans appending the text and alignments
+// it rebuilds to out and align.
+func (n *normalized) appendTransformed(out []byte, align []tokens.Span, changes []change, skip int, whole bool) ([]byte, []tokens.Span) {
 	old := n.s
 	offset := 0 // byte offset in old of the next char to replace
 	next := func() int {
@@ -114,7 +128,7 @@ func (n *normalized) transformSpans(changes []change, skip int, whole bool) {
 			align = append(align, a)
 		}
 	}
-	n.s, n.align = string(out), align
+	return out, align
 }
 
 // mapRunes replaces every char by zero or more chars, as HF's per-char

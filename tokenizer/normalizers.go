@@ -87,6 +87,21 @@ func (s normalizers) normalize(n *normalized) {
 	}
 }
 
+// normalizeBuffered is normalize lending the buffers to the first
+// normalizer that can use them (a second would overwrite the first's
+// result while reading it).
+func (s normalizers) normalizeBuffered(n *normalized, b *encodeBuffers) {
+	lent := false
+	for _, x := range s {
+		if bx, ok := x.(bufferedNormalizer); ok && !lent {
+			bx.normalizeBuffered(n, b)
+			lent = true
+			continue
+		}
+		x.normalize(n)
+	}
+}
+
 // isASCII says whether s is all ASCII, where the per-char normalizers are
 // byte for byte.
 func isASCII(s string) bool {

@@ -37,18 +37,19 @@ func (f unicodeForm) normalize(n *normalized) {
 		// 0: every pair is (c, 0), which changes nothing.
 		return
 	}
-	changes := f.decompose(n.s)
+	changes := f.decompose(make([]change, 0, len(n.s)+len(n.s)/4), n.s)
 	if f.compose {
-		changes = recompose(changes)
+		changes = recompose(make([]change, 0, len(changes)), changes)
 	}
 	n.transformSpans(changes, 0, f.whole)
 }
 
 // decompose is the crate's Decompositions iterator: every char's full
 // decomposition, its first char a replacement and the others insertions,
-// then each run of non-starters stably sorted by combining class.
-func (f unicodeForm) decompose(s string) []change {
-	out := make([]change, 0, len(s)+len(s)/4)
+// then each run of non-starters stably sorted by combining class. The
+// changes are appended to out.
+func (f unicodeForm) decompose(out []change, s string) []change {
+	from := len(out)
 	var dec [32]rune
 	for _, r := range s {
 		for i, d := range decomposeRune(r, f.compat, dec[:0]) {
@@ -61,7 +62,7 @@ func (f unicodeForm) decompose(s string) []change {
 	}
 	// Canonical ordering: the crate sorts the pending chars by class each
 	// time a starter arrives (sort_by_key, which is stable).
-	for i := 0; i < len(out); {
+	for i := from; i < len(out); {
 		if combiningClass(out[i].r) == 0 {
 			i++
 			continue
@@ -83,9 +84,8 @@ func (f unicodeForm) decompose(s string) []change {
 // recompose is the crate's Recompositions iterator over decomposed pairs:
 // a starter (the composee) absorbs every following char it composes with
 // and that is not blocked, its change becoming composee + char - 1; the
-// chars left over follow it in order.
-func recompose(in []change) []change {
-	out := make([]change, 0, len(in))
+// chars left over follow it in order. They are appended to out.
+func recompose(out, in []change) []change {
 	var (
 		composee    change
 		hasComposee bool
@@ -220,6 +220,8 @@ func composePair(a, b rune) (rune, bool) {
 var (
 	composeOnce  sync.Once
 	composeTable map[[2]rune]rune
+	// composeSeconds are the second chars of composeTable's pairs.
+	composeSeconds map[rune]bool
 )
 
 // buildCompose reads the primary composites off golang.org/x/text: every
@@ -229,9 +231,17 @@ var (
 // in planes 0 and 1.
 func buildCompose() {
 	composeTable = make(map[[2]rune]rune, 1024)
+	composeSeconds = make(map[rune]bool, 64)
 	var d []rune
+	var buf [utf8.UTFMax]byte
 	for r := rune(0xC0); r < 0x20000; r++ {
 		if 0xD800 <= r && r < 0xE000 || hangulS <= r && r < hangulS+hangulC {
+			continue
+		}
+		if norm.NFD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition() == nil {
+			// No canonical decomposition in golang.org/x/text's tables,
+			// and none in the crate's (hfCanonical only takes some away):
+			// most chars, skipped before the lookups below.
 			continue
 		}
 		if _, ok := hfCanonical[r]; ok {
@@ -250,5 +260,6 @@ func buildCompose() {
 			panic("normalizers: a primary composite whose second char is below U+0300")
 		}
 		composeTable[[2]rune{head[0], last}] = r
+		composeSeconds[last] = true
 	}
 }

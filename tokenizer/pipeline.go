@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"sync"
+
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -52,6 +54,25 @@ type pipeline struct {
 	added *addedVocab
 }
 
+// encodeBuffers are what one encode lends its stages, back in a pool when
+// it returns: nothing built in them may outlive the call (the tokens take
+// copies of the offsets, the added tokens' matches are strings), and what
+// a normalizer builds in them lives until the next segment is normalized.
+// None holds a pointer, so a pooled one keeps nothing alive.
+type encodeBuffers struct {
+	text  []tokens.Span // the alignments of the whole text (splitRaw)
+	norm  []tokens.Span // a normalizer's alignments of one segment
+	bytes []byte        // a normalizer's text while it is built
+}
+
+var encodeBufferPool = sync.Pool{New: func() any { return new(encodeBuffers) }}
+
+// bufferedNormalizer is a normalizer that can build its result in an
+// encode's buffers (b.norm and b.bytes).
+type bufferedNormalizer interface {
+	normalizeBuffered(n *normalized, b *encodeBuffers)
+}
+
 // encode is Encode for the general pipeline. Every split of the
 // pre-tokenized string is a word (an added token is a word of its own), as
 // PreTokenizedString::into_encoding numbers them. When matched is not nil
@@ -72,8 +93,27 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 		out.Words = append(out.Words, word)
 	}
 	var pieces []piece
-	words := make([]normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
-	for _, seg := range p.added.splitRaw(text) {
+	encodeWord := func(w normalized) {
+		if w.s == "" {
+			return
+		}
+		pieces = p.model.tokenize(w.s, pieces[:0])
+		for _, pc := range pieces {
+			emit(pc.id, w.original(int(pc.start), int(pc.end)))
+		}
+		word++
+	}
+	// The word-split tokenizers' stage hands its words over one by one
+	// (a concrete type, so that encodeWord stays on the stack).
+	visitor, _ := p.pre.(*wordStage)
+	var words []normalized
+	if visitor == nil {
+		words = make([]normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
+	}
+	bufs := encodeBufferPool.Get().(*encodeBuffers)
+	defer encodeBufferPool.Put(bufs)
+	buffered, _ := p.norm.(bufferedNormalizer)
+	for _, seg := range p.added.splitRaw(text, &bufs.text) {
 		if seg.tok != nil {
 			if matched != nil {
 				matched[len(out.IDs)] = seg.n.s
@@ -83,7 +123,10 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 			continue
 		}
 		n := seg.n
-		if p.norm != nil {
+		switch {
+		case buffered != nil:
+			buffered.normalizeBuffered(&n, bufs)
+		case p.norm != nil:
 			p.norm.normalize(&n)
 		}
 		if n.s == "" {
@@ -98,19 +141,16 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 				word++
 				continue
 			}
+			if visitor != nil {
+				visitor.eachWord(part.n, encodeWord)
+				continue
+			}
 			words = append(words[:0], part.n)
 			if p.pre != nil {
 				words = p.pre.split(part.n, words[:0])
 			}
 			for _, w := range words {
-				if w.s == "" {
-					continue
-				}
-				pieces = p.model.tokenize(w.s, pieces[:0])
-				for _, pc := range pieces {
-					emit(pc.id, w.original(int(pc.start), int(pc.end)))
-				}
-				word++
+				encodeWord(w)
 			}
 		}
 	}

@@ -1,8 +1,10 @@
 package mecab
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -115,7 +117,7 @@ func Identify(f Fingerprint) (what, family string) {
 // Search says where FindDictionary looks, for error messages and docs.
 const Search = "the folder given with --mecab-dicdir or QA_SHARD_MECAB_DICDIR, " +
 	"the pip package's dicdir in the Python environments found ($VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, " +
-	"the system's site-packages and dist-packages, then python3's own import), " +
+	"the system's site-packages and dist-packages, then python3's own import, which is not asked when the system folder below holds the model's own build), " +
 	"and for IPAdic MeCab's system dictionary folders (mecab-config --dicdir, the dicdir of mecabrc, " +
 	"/var/lib/mecab/dic, /usr/lib/mecab/dic, /usr/local/lib/mecab/dic, /opt/homebrew/lib/mecab/dic)"
 
@@ -126,7 +128,12 @@ type Location struct {
 }
 
 // FindDictionary looks for the dictionary k in the places Search lists;
-// override is the user's folder ("" for none), which wins.
+// override is the user's folder ("" for none), which wins. python3 is
+// asked only when the system folder it would otherwise fall back on does
+// not hold a build k lists (its sys.dic header read): where it does, a pip
+// package python3 finds would be that same dictionary, and starting
+// python3 (through a version manager's shims, often) costs a short run
+// more CPU time than its tokenizing.
 func FindDictionary(k Known, override string) (Location, error) {
 	if override != "" {
 		if !isDicDir(override) {
@@ -139,15 +146,17 @@ func FindDictionary(k Known, override string) (Location, error) {
 			return Location{Dir: d, How: "pip package " + k.Package}, nil
 		}
 	}
+	sys, hasSys := systemDictionary(k)
+	if hasSys && len(k.Prints) > 0 {
+		if f, err := ReadFingerprint(sys); err == nil && slices.Contains(k.Prints, f) {
+			return Location{Dir: sys, How: "system dictionary"}, nil
+		}
+	}
 	if d, ok := pythonDicdir(k.Module); ok {
 		return Location{Dir: d, How: "pip package " + k.Package + " (python3)"}, nil
 	}
-	for _, root := range systemRoots() {
-		for _, name := range k.System {
-			if d := filepath.Join(root, name); isDicDir(d) {
-				return Location{Dir: d, How: "system dictionary"}, nil
-			}
-		}
+	if hasSys {
+		return Location{Dir: sys, How: "system dictionary"}, nil
 	}
 	return Location{}, fmt.Errorf("%w: the model's tokenizer needs the MeCab dictionary %s (mecab_dic %q) and it is not installed: "+
 		"install it with `pip install %s` (as transformers needs it too), or pass its folder with --mecab-dicdir DIR; qa-shard looked in %s",
@@ -179,6 +188,65 @@ func Check(k Known, t *Tagger, loc Location) (string, error) {
 	return k.What + " (identified by its folder: qa-shard has no fingerprint of it to check)", nil
 }
 
+// systemDictionary is the first folder of MeCab's system dictionaries
+// that holds k under one of its names.
+func systemDictionary(k Known) (string, bool) {
+	if len(k.System) == 0 {
+		return "", false
+	}
+	for _, root := range systemRoots() {
+		for _, name := range k.System {
+			if d := filepath.Join(root, name); isDicDir(d) {
+				return d, true
+			}
+		}
+	}
+	return "", false
+}
+
+// sysDicHeader is the size of the header of a compiled MeCab dictionary
+// (dictionary.cpp of MeCab 0.996): ten 32-bit little-endian words (magic,
+// version, type, lexicon size, left and right sizes, then the sizes of
+// the sections) and the charset, NUL-padded to 32 bytes.
+const sysDicHeader = 10*4 + 32
+
+// sysDicMagic, xor the file's size, is the first word of a sys.dic.
+const sysDicMagic = 0xef718f77
+
+// sysDicVersion is the only version of the format MeCab 0.99x reads.
+const sysDicVersion = 102
+
+// ReadFingerprint reads the fingerprint of the system dictionary in dir
+// off the header of its sys.dic, without loading it: the numbers
+// mecab_dictionary_info reports once MeCab has (Tagger.Print).
+func ReadFingerprint(dir string) (Fingerprint, error) {
+	f, err := os.Open(filepath.Join(dir, "sys.dic"))
+	if err != nil {
+		return Fingerprint{}, fmt.Errorf("read the dictionary header: %w", err)
+	}
+	defer f.Close()
+	var h [sysDicHeader]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return Fingerprint{}, fmt.Errorf("read the dictionary header of %s: %w", f.Name(), err)
+	}
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(h[4*i:]) }
+	st, err := f.Stat()
+	if err != nil {
+		return Fingerprint{}, fmt.Errorf("read the dictionary header: %w", err)
+	}
+	if int64(word(0)^sysDicMagic) != st.Size() {
+		return Fingerprint{}, fmt.Errorf("%s is not a compiled MeCab dictionary: its magic number does not match its size", f.Name())
+	}
+	if v := word(1); v != sysDicVersion {
+		return Fingerprint{}, fmt.Errorf("%s is not a MeCab dictionary of version %d (its header says %d)", f.Name(), sysDicVersion, v)
+	}
+	if t := word(2); t != 0 {
+		return Fingerprint{}, fmt.Errorf("%s is not a system dictionary (its type is %d)", f.Name(), t)
+	}
+	charset, _, _ := strings.Cut(string(h[40:]), "\x00")
+	return Fingerprint{Entries: word(3), Left: word(4), Right: word(5), Charset: strings.ToUpper(charset)}, nil
+}
+
 // SystemFolders are the folders of MeCab's system dictionaries called
 // name (as Debian names them: ipadic-utf8, unidic, juman-utf8) that exist.
 func SystemFolders(name string) []string {
@@ -200,6 +268,16 @@ func isDicDir(d string) bool {
 	return true
 }
 
+// The usual install prefixes of Python, MeCab's system dictionaries and
+// its mecabrc (variables for the tests, which search a machine of their
+// own).
+var (
+	pythonPrefixes = []string{"/usr/local", "/usr", "/opt/homebrew"}
+	dicRoots       = []string{"/var/lib/mecab/dic", "/usr/lib/mecab/dic", "/usr/lib64/mecab/dic", "/usr/local/lib/mecab/dic", "/opt/homebrew/lib/mecab/dic"}
+	dicRootGlobs   = []string{"/usr/lib/*-linux-gnu/mecab/dic"}
+	systemRCFiles  = []string{"/etc/mecabrc", "/usr/local/etc/mecabrc", "/opt/homebrew/etc/mecabrc"}
+)
+
 // sitePackages are the site-packages and dist-packages folders of the
 // Python environments a user may have installed a pip dictionary into.
 func sitePackages() []string {
@@ -212,7 +290,7 @@ func sitePackages() []string {
 	if home, err := os.UserHomeDir(); err == nil {
 		prefixes = append(prefixes, filepath.Join(home, ".local"))
 	}
-	prefixes = append(prefixes, "/usr/local", "/usr", "/opt/homebrew")
+	prefixes = append(prefixes, pythonPrefixes...)
 	var out []string
 	for _, p := range prefixes {
 		for _, pat := range []string{"lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages"} {
@@ -254,8 +332,9 @@ func systemRoots() []string {
 			roots = append(roots, filepath.Dir(d))
 		}
 	}
-	roots = append(roots, "/var/lib/mecab/dic", "/usr/lib/mecab/dic", "/usr/lib64/mecab/dic", "/usr/local/lib/mecab/dic", "/opt/homebrew/lib/mecab/dic")
-	if m, _ := filepath.Glob("/usr/lib/*-linux-gnu/mecab/dic"); len(m) > 0 {
+	roots = append(roots, dicRoots...)
+	for _, pat := range dicRootGlobs {
+		m, _ := filepath.Glob(pat)
 		roots = append(roots, m...)
 	}
 	return roots
@@ -271,7 +350,7 @@ func RCFiles() []string {
 	if home, err := os.UserHomeDir(); err == nil {
 		c = append(c, filepath.Join(home, ".mecabrc"))
 	}
-	c = append(c, "/etc/mecabrc", "/usr/local/etc/mecabrc", "/opt/homebrew/etc/mecabrc")
+	c = append(c, systemRCFiles...)
 	var out []string
 	for _, p := range c {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {

@@ -142,6 +142,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -326,6 +327,7 @@ func (t *Tagger) Split(text string, dst [][2]int) ([][2]int, error) {
 		return dst, fmt.Errorf("%w: MeCab returned %d words for %d bytes", ErrDictionary, -2-k, len(text))
 	}
 	out := unsafe.Slice(lt.out, 2*k)
+	dst = slices.Grow(dst, k)
 	for i := range k {
 		a, n := int(out[2*i]), int(out[2*i+1])
 		if a < 0 || n <= 0 || a+n > len(text) {

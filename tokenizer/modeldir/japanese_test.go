@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -156,6 +157,55 @@ func TestJapaneseGolden(t *testing.T) {
 			}
 			t.Logf("%d texts, %d tokens, %d mismatches", i, tokens, bad)
 		})
+	}
+}
+
+// TestJapaneseConcurrentEncode: run with -race; goroutines sharing a
+// MeCab tokenizer (its lattices, the encode buffers it lends) get what
+// one alone gets, offsets included, on texts NFKC rewrites and texts it
+// leaves alone.
+func TestJapaneseConcurrentEncode(t *testing.T) {
+	var texts []string
+	readGzipLines(t, filepath.Join(jaGoldens, "texts.jsonl.gz"), func(line []byte) {
+		var s string
+		if err := json.Unmarshal(line, &s); err != nil {
+			t.Fatal(err)
+		}
+		if len(texts) < 400 {
+			texts = append(texts, s)
+		}
+	})
+	texts = append(texts, "地元の川は新しい設計を改善した（ｶﾞｲﾄﾞﾌﾞｯｸ）。", "本社は１９６５年に神戸へ移転した。")
+	cfg, err := os.ReadFile(filepath.Join(jaGoldens, "ipadic-wordpiece.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := OpenWith(jaFolder(t, cfg), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]qa.Tokens, len(texts))
+	for i, s := range texts {
+		want[i] = tk.Encode(s)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan int, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range len(texts) {
+				i := (g*53 + k) % len(texts)
+				got := tk.Encode(texts[i])
+				if !slices.Equal(got.IDs, want[i].IDs) || !slices.Equal(got.Offsets, want[i].Offsets) || !slices.Equal(got.Words, want[i].Words) {
+					errs <- i
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for i := range errs {
+		t.Errorf("concurrent result differs for text %d %.80q", i, texts[i])
 	}
 }
 

@@ -1,0 +1,160 @@
+package tokenizer
+
+import (
+	"slices"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"qa-shard/tokenizer/tokens"
+)
+
+// nfkcWords is NFKC with every composed char aligned to all it came from
+// (unicodeForm with whole). A text already in NFKC (most Japanese text)
+// is left as it is. Otherwise only the stretches that can change are
+// rebuilt: every run of chars that are not plain (see nfkcPlain), with
+// the plain char before it; the plain runs between them are copied as
+// they are, alignments and all. That is unicodeForm over the whole text,
+// change for change: a plain char starts with a starter that composes
+// with nothing before it, so decomposition, canonical ordering and
+// composition all start afresh there, and on a plain run they change
+// nothing.
+type nfkcWords struct{}
+
+func (nfkcWords) normalize(n *normalized) {
+	nfkcWords{}.rebuild(n, nil, nil)
+}
+
+func (nfkcWords) normalizeBuffered(n *normalized, b *encodeBuffers) {
+	b.bytes, b.norm = nfkcWords{}.rebuild(n, b.bytes[:0], b.norm[:0])
+}
+
+// rebuild is normalize building the text in out and the alignments in
+// align, grown when too small; it returns both (n.align is the latter).
+func (nfkcWords) rebuild(n *normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
+	if norm.NFKC.IsNormalString(n.s) {
+		return out, align
+	}
+	f := unicodeForm{compat: true, compose: true, whole: true}
+	s := n.s
+	var (
+		dec, comp  []change
+		done       int // s[:done] is in out
+		lastPlain  = -1
+		regionFrom int
+		started    bool
+	)
+	for i := 0; i < len(s); {
+		r, size := decodeRune(s, i)
+		if nfkcPlain(r, size) {
+			lastPlain = i
+			i += size
+			continue
+		}
+		// A region: from the plain char before i (every char since done
+		// is plain), or from done at the start, to the next plain char.
+		regionFrom = done
+		if lastPlain >= done {
+			regionFrom = lastPlain
+		}
+		end := i + size
+		for end < len(s) {
+			r, size := decodeRune(s, end)
+			if nfkcPlain(r, size) {
+				break
+			}
+			end += size
+		}
+		if !started {
+			started = true
+			out = slices.Grow(out, len(s)+len(s)/8+8)
+			align = slices.Grow(align, len(s)+len(s)/8+8)
+		}
+		out = append(out, s[done:regionFrom]...)
+		align = append(align, n.align[done:regionFrom]...)
+		// The region's base matters only to a char inserted before its
+		// first, which only the text's own first char can have.
+		region := normalized{s: s[regionFrom:end], align: n.align[regionFrom:end:end], base: n.base}
+		dec = f.decompose(dec[:0], region.s)
+		comp = recompose(comp[:0], dec)
+		out, align = region.appendTransformed(out, align, comp, 0, f.whole)
+		done, i = end, end
+	}
+	if !started {
+		// Every char plain: not in NFKC by golang.org/x/text's tables but
+		// unchanged by the crate's (such as ㋿, which only newer tables
+		// decompose; see unicode_tables.go), as unicodeForm leaves it.
+		return out, align
+	}
+	out = append(out, s[done:]...)
+	align = append(align, n.align[done:]...)
+	n.s, n.align = string(out), align
+	return out, align
+}
+
+// decodeRune is utf8.DecodeRuneInString(s[i:]) with ASCII inline.
+func decodeRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// nfkcPlain says whether the char r (size bytes of the text; an invalid
+// byte is never plain, NFKC rewrites it as U+FFFD) is plain: NFKC (the
+// crate's, as unicodeForm runs it) leaves it as it is, its decomposition
+// starts with a starter, and that starter is the second char of no
+// composition, so that nothing before it can compose with it or be
+// reordered past it.
+func nfkcPlain(r rune, size int) bool {
+	switch {
+	case r < utf8.RuneSelf:
+		return true
+	case r == utf8.RuneError && size == 1:
+		return false
+	case 0x4E00 <= r && r <= 0x9FFF, 0x3400 <= r && r <= 0x4DBF:
+		// CJK Unified Ideographs and Extension A: no decomposition, class
+		// 0, in no composition (TestNFKCPlainRanges checks every one).
+		return true
+	}
+	b := &nfkcPlainBlocks[r>>8]
+	blk := b.Load()
+	if blk == nil {
+		blk = new([256]bool)
+		for k := range blk {
+			blk[k] = computeNFKCPlain(r&^0xFF | rune(k))
+		}
+		b.Store(blk) // two goroutines may both build it: the same table
+	}
+	return blk[r&0xFF]
+}
+
+// nfkcPlainBlocks hold nfkcPlain for each block of 256 code points, built
+// the first time a char of the block is looked up.
+var nfkcPlainBlocks [(utf8.MaxRune + 1) >> 8]atomic.Pointer[[256]bool]
+
+func computeNFKCPlain(r rune) bool {
+	if 0xD800 <= r && r < 0xE000 {
+		return false // a surrogate never comes out of a decoded string
+	}
+	var buf [32]rune
+	d := decomposeRune(r, true, buf[:0])
+	if len(d) == 0 || combiningClass(d[0]) != 0 || isSecondOfComposition(d[0]) {
+		return false
+	}
+	f := unicodeForm{compat: true, compose: true}
+	var dec, comp [8]change
+	c := recompose(comp[:0], f.decompose(dec[:0], string(r)))
+	return len(c) == 1 && c[0].r == r && c[0].delta == 0
+}
+
+// isSecondOfComposition says whether some char composes with r after it
+// (composePair(x, r) for some x).
+func isSecondOfComposition(r rune) bool {
+	if hangulV <= r && r < hangulV+21 || hangulT < r && r < hangulT+28 {
+		return true
+	}
+	composeOnce.Do(buildCompose)
+	return composeSeconds[r]
+}
