@@ -90,14 +90,14 @@ bench-tokenizer-load: tokenizer-fixtures $(TOKLOAD_SPM)/spiece.model
 # same libmecab), on documents of 20 golden texts each.
 TOKBENCH_JA := $(BUILD)/bench-tokenizers-ja
 .PHONY: bench-tokenizers-ja
-bench-tokenizers-ja: mecab
+bench-tokenizers-ja: mecab $(BIN)
 	$(call apt_ensure,python3-mecab)
 	@mkdir -p $(TOKBENCH_JA)/model
 	cp $(JA_VOCAB) $(TOKBENCH_JA)/model/vocab.txt
 	cp $(JA_GOLDENS)/ipadic-wordpiece.config.json $(TOKBENCH_JA)/model/tokenizer_config.json
 	$(JA_PYTHON) tools/jagolden/bench.py corpus $(JA_GOLDENS)/texts.jsonl.gz $(TOKBENCH_JA)/docs.jsonl
 	$(GO) build -o $(BUILD)/bin/tokbench ./tools/tokbench
-	@echo "Japanese BERT (MeCab IPAdic + WordPiece), $$(wc -l < $(TOKBENCH_JA)/docs.jsonl) contexts, one core, median of $(TOKBENCH_REPS); CPU: $$(grep -o -m1 -E 'avx512_vnni|avx512f|avx2' /proc/cpuinfo | head -n 1), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@echo "Japanese BERT (MeCab IPAdic + WordPiece), $$(wc -l < $(TOKBENCH_JA)/docs.jsonl) contexts, one core, median of $(TOKBENCH_REPS); $$($(BIN) version | sed -n 's/^cpu: /CPU: /p'), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
 	@go_r=(); py_r=(); \
 	for rep in $$(seq $(TOKBENCH_REPS)); do \
 		g=$$($(BUILD)/bin/tokbench -model $(TOKBENCH_JA)/model -input $(TOKBENCH_JA)/docs.jsonl) || exit 1; \
