@@ -141,7 +141,7 @@ FUZZTIME ?= 60s
 fuzz: $(VOCAB_JSON)
 	$(TEST_ENV) $(GO) test ./tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
 	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
-	$(TEST_ENV) $(GO) test ./internal/record -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test ./internal/record -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):
