@@ -109,7 +109,7 @@ func TestSubcommandExitCodes(t *testing.T) {
 		{"bench with a bad flag", []string{"bench", "--scheduling=maybe"}, exitUsage, "invalid argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := capture(t, func() int { return run(tc.args) })
+			code, stdout, stderr := capture(t, func() int { return dispatch(tc.args) })
 			text := messages(t, stderr)
 			if tc.code == exitOK {
 				text = stdout

@@ -143,7 +143,7 @@ func TestRanksLockTheirOwnFiles(t *testing.T) {
 	heldMessage(t, "a second rank 0", code, stderr, file0+".lock", rank0.Process.Pid)
 	file1 := filepath.Join(dir, "answers.rank-00001-of-00002.jsonl")
 	merged := filepath.Join(dir, "merged.jsonl")
-	code, _, stderr = capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) })
+	code, _, stderr = capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) })
 	heldMessage(t, "merge while rank 0 runs", code, stderr, file0+".lock", rank0.Process.Pid)
 	if code := rank0.exit(); code != exitOK {
 		t.Fatalf("rank 0 exit %d:\n%s", code, rank0.stderr)
@@ -153,10 +153,10 @@ func TestRanksLockTheirOwnFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) })
+	code, _, stderr = capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) })
 	heldMessage(t, "merge onto a held output", code, stderr, merged+".lock", os.Getpid())
 	l.Release()
-	if code, _, stderr := capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) }); code != exitOK {
+	if code, _, stderr := capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) }); code != exitOK {
 		t.Fatalf("merge exit %d:\n%s", code, stderr)
 	}
 	a, _ := os.ReadFile(single)

@@ -81,7 +81,7 @@ func TestJSONLogs(t *testing.T) {
 			if tc.args[0] == "merge" || tc.args[0] == "devices" || tc.args[0] == "bench" || tc.args[0] == "version" || tc.args[0] == "quantize" {
 				args = tc.args
 			}
-			code, _, stderr := capture(t, func() int { return run(args) })
+			code, _, stderr := capture(t, func() int { return dispatch(args) })
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr)
 			}
@@ -137,7 +137,7 @@ func TestConsoleKeepsTheTable(t *testing.T) {
 	in := writeCorpus(t, 10, 5)
 	args := []string{"--ort-lib", ortLib, "--log-format", "console", "--model", model(t, "tiny"), "--input", in, "--question", "Who?",
 		"--devices", "sim:1", "--output", filepath.Join(t.TempDir(), "a.jsonl")}
-	code, _, stderr := capture(t, func() int { return run(args) })
+	code, _, stderr := capture(t, func() int { return dispatch(args) })
 	if code != exitOK || !strings.Contains(stderr, "qa-shard summary\n  documents      10") || strings.Contains(stderr, `"msg"`) {
 		t.Errorf("exit %d; console stderr:\n%s", code, stderr)
 	}

@@ -71,7 +71,7 @@ func exitCode(err error) int {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(dispatch(os.Args[1:]))
 }
 
 // command returns the subcommand called name (each in the file named after
@@ -81,9 +81,9 @@ func command(name string) func([]string) error {
 		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
 }
 
-// run dispatches to a subcommand (run when the first argument names
+// dispatch runs a subcommand (run when the first argument names
 // none), reports its error and returns the exit code.
-func run(args []string) int {
+func dispatch(args []string) int {
 	name := "run"
 	if len(args) > 0 && command(args[0]) != nil {
 		name, args = args[0], args[1:]

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envAsMain) == "1" {
 		// A child started by startChild: be the qa-shard command.
 		installHooks()
-		os.Exit(run(os.Args[1:]))
+		os.Exit(dispatch(os.Args[1:]))
 	}
 	dir, err := os.MkdirTemp("", "qa-shard-e2e-")
 	if err != nil {
@@ -76,7 +76,7 @@ var stderrMu sync.Mutex
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	code, _, stderr := capture(t, func() int {
-		return run(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
+		return dispatch(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
 	})
 	return code, stderr
 }

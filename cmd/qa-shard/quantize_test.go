@@ -49,7 +49,7 @@ func runQuantize(t *testing.T, args ...string) (int, string) {
 	}
 	saved := os.Stderr
 	os.Stderr = f
-	code := run(append([]string{"quantize"}, args...))
+	code := dispatch(append([]string{"quantize"}, args...))
 	os.Stderr = saved
 	f.Close()
 	b, _ := os.ReadFile(f.Name())
