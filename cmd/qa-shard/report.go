@@ -11,6 +11,7 @@ import (
 
 	"qa-shard/input"
 	"qa-shard/internal/cli"
+	"qa-shard/internal/errkind"
 	"qa-shard/internal/fleet"
 	"qa-shard/internal/logs"
 	"qa-shard/internal/signals"
@@ -23,8 +24,8 @@ import (
 // stops is written here.
 
 // finish makes what was written durable whatever happened, and says what
-// the outcome means: nil (complete), an *exitError for record errors (3) or
-// an interruption (75), an output.ErrStorage failure (75: free space, then
+// the outcome means: nil (complete), an error marked errkind.Records (exit 3) or
+// errkind.Resumable (an interruption, 75), an output.ErrStorage failure (75: free space, then
 // resume), or the error that stopped the run.
 //
 // A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
@@ -82,15 +83,15 @@ func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Lo
 	var stop *signals.Stopped
 	switch {
 	case errors.As(runErr, &stop):
-		return &exitError{exitInterrupted, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves)}
+		return errkind.Mark(errkind.Resumable, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves))
 	case runErr == nil && sum.Interrupted:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves)}
+		return errkind.Mark(errkind.Resumable, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves))
 	case errors.Is(runErr, input.ErrChanged):
 		return fmt.Errorf("run stopped after %d saved documents: %w", saved, runErr)
 	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
 		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", o.Model, runErr)
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
-		return &exitError{exitInterrupted, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume)}
+		return errkind.Mark(errkind.Resumable, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume))
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	}
@@ -126,7 +127,7 @@ func stoppedEarly(ctx context.Context, err error) error {
 	if !errors.As(context.Cause(ctx), &stop) {
 		return err
 	}
-	return &exitError{exitInterrupted, fmt.Errorf("%w while the model loaded; nothing was written: rerun the same command", stop)}
+	return errkind.Mark(errkind.Resumable, fmt.Errorf("%w while the model loaded; nothing was written: rerun the same command", stop))
 }
 
 // documents says how many documents are saved, of how many when known:
@@ -161,7 +162,7 @@ func judgeRecords(o *cli.RunOptions, log *zap.Logger, whole scheduler.Summary) e
 		log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
 		return nil
 	}
-	return &exitError{exitRecords, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors)}
+	return errkind.Mark(errkind.Records, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors))
 }
 
 // storageFault is the failure of the outputs' storage (marked

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/cli"
+	"qa-shard/internal/errkind"
 	"qa-shard/internal/runstatus"
 )
 
@@ -130,32 +132,25 @@ func writeStatusJSON(w io.Writer, all []runstatus.Rank) error {
 }
 
 // statusOutcome is the exit status: 2 when a rank is missing or corrupt,
-// 75 when one is not complete yet, 0 when all are.
+// 75 when one is not complete yet, 0 when all are. The report is printed:
+// the error says only that.
 func statusOutcome(all []runstatus.Rank) error {
-	worst := exitOK
+	kind, any := errkind.Internal, false
 	for _, s := range all {
 		switch s.State {
 		case "missing", "corrupt":
-			worst = exitUsage
+			kind, any = errkind.User, true
 		case "running", "stopped":
-			if worst == exitOK {
-				worst = exitInterrupted
+			if !any {
+				kind, any = errkind.Resumable, true
 			}
 		}
 	}
-	if worst == exitOK {
+	switch {
+	case !any:
 		return nil
+	case kind == errkind.User:
+		return errkind.Mark(kind, errors.New("a rank is missing or corrupt (see above)"))
 	}
-	return &exitError{code: worst, err: errStatusQuiet{worst}}
-}
-
-// errStatusQuiet is the outcome of a status that printed its report: main
-// has nothing to add but the exit code.
-type errStatusQuiet struct{ code int }
-
-func (e errStatusQuiet) Error() string {
-	if e.code == exitUsage {
-		return "a rank is missing or corrupt (see above)"
-	}
-	return "not every rank is complete yet (see above)"
+	return errkind.Mark(kind, errors.New("not every rank is complete yet (see above)"))
 }
