@@ -1,36 +1,47 @@
-package main
+// Package outcome ends a run: it makes what was written durable whatever
+// happened, and says what the outcome means as an error of its kind
+// (package errkind), worded for the person who reruns it: nil when the run
+// is complete, Resumable when it was interrupted or its storage failed
+// (exit 75), Records when it completed with more error records than it
+// tolerates (3), or the error that stopped it.
+package outcome
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 
 	"go.uber.org/zap"
 
 	"qa-shard/input"
-	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
-	"qa-shard/internal/fleet"
 	"qa-shard/internal/logs"
 	"qa-shard/internal/signals"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 )
 
-// The end of a run: what is saved, what the operator reads, and the exit
-// code the outcome means. Every line a run prints after the pipeline
-// stops is written here.
+// Run is what the outcome's words need of the run: plain values of its
+// options, and how its summary is printed.
+type Run struct {
+	Model     string // --model
+	Output    string // --output (this rank's)
+	MaxErrors string // --max-errors, as given
+	// Report prints what the run did (the summary); Finish calls it once
+	// what was saved is known, unless the outputs changed under the run
+	// or could not be saved.
+	Report func(scheduler.Summary)
+}
 
-// finish makes what was written durable whatever happened, and says what
-// the outcome means: nil (complete), an error marked errkind.Records (exit 3) or
-// errkind.Resumable (an interruption, 75), an output.ErrStorage failure (75: free space, then
-// resume), or the error that stopped the run.
+// Finish makes what was written durable whatever happened, and says what
+// the outcome means: nil (complete), an error marked errkind.Records (exit
+// 3) or errkind.Resumable (an interruption, 75), an output.ErrStorage
+// failure (75: free space, then resume), or the error that stopped the
+// run.
 //
-// A stop by a signal comes as runErr, a *signals.Stopped (stopOutcome);
-// total is the number of documents of this process, 0 when unknown.
-func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
+// A stop by a signal comes as runErr, a *signals.Stopped (Cause); total
+// is the number of documents of this process, 0 when unknown.
+func Finish(r Run, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
 	if runErr != nil && !isStop(runErr) {
 		if cerr := out.Check(); cerr != nil {
 			// An output changed from outside caused the failure (a
@@ -62,7 +73,7 @@ func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Lo
 		saves = "written to standard output; " + resume
 	}
 	if fault := storageFault(runErr, saveErr); fault != nil {
-		report(log, o, sum, fl)
+		r.Report(sum)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
 	}
 	if errors.Is(saveErr, output.ErrChanged) {
@@ -78,7 +89,7 @@ func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Lo
 	if saveErr != nil {
 		return fmt.Errorf("saving the output after %d documents: %w", sum.Next, errors.Join(saveErr, runErr))
 	}
-	report(log, o, sum, fl)
+	r.Report(sum)
 	whole := sum.Whole(out.Counts())
 	var stop *signals.Stopped
 	switch {
@@ -89,19 +100,19 @@ func finish(o *cli.RunOptions, out *output.Outputs, fl *fleet.Fleet, log *zap.Lo
 	case errors.Is(runErr, input.ErrChanged):
 		return fmt.Errorf("run stopped after %d saved documents: %w", saved, runErr)
 	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
-		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", o.Model, runErr)
+		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", r.Model, runErr)
 	case errors.Is(runErr, scheduler.ErrAllReplicasFailed), errors.Is(runErr, context.Canceled):
 		return errkind.Mark(errkind.Resumable, fmt.Errorf("stopped: %w; %d documents are saved: %s", runErr, saved, resume))
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	}
-	return judgeRecords(o, log, whole)
+	return Judge(r, log, whole)
 }
 
-// stopOutcome is what ended the run as finish reads it: a stop by a
+// Cause is what ended the run as Finish reads it: a stop by a
 // signal becomes its *signals.Stopped (the cancellation it caused is no
 // failure), a SIGUSR1 drain that ended early too; anything else is runErr.
-func stopOutcome(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
+func Cause(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
 	if !errors.Is(runErr, context.Canceled) && (runErr != nil || !sum.Interrupted) {
 		return runErr
 	}
@@ -120,9 +131,9 @@ func isStop(err error) bool {
 	return errors.As(err, &stop)
 }
 
-// stoppedEarly is a stop that came while the model loaded: nothing was
-// written yet.
-func stoppedEarly(ctx context.Context, err error) error {
+// StoppedEarly is err, or the stop by a signal that came while the model
+// loaded (nothing was written yet): resumable, rerun the same command.
+func StoppedEarly(ctx context.Context, err error) error {
 	var stop *signals.Stopped
 	if !errors.As(context.Cause(ctx), &stop) {
 		return err
@@ -134,35 +145,27 @@ func stoppedEarly(ctx context.Context, err error) error {
 // "458 of 2,000 documents".
 func documents(saved, total int64) string {
 	if total > 0 {
-		return fmt.Sprintf("%s of %s documents", thousands(saved), thousands(total))
+		return fmt.Sprintf("%s of %s documents", logs.Thousands(saved), logs.Thousands(total))
 	}
 	if saved == 1 {
 		return "1 document"
 	}
-	return thousands(saved) + " documents"
+	return logs.Thousands(saved) + " documents"
 }
 
-// thousands writes n with commas between groups of three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// judgeRecords is the exit of a complete output from its error records,
-// the whole output's (before a --resume too): 0, or 3 past --max-errors.
-func judgeRecords(o *cli.RunOptions, log *zap.Logger, whole scheduler.Summary) error {
+// Judge is the outcome of a complete output from its error records, the
+// whole output's (before a --resume too): nil, or an error of kind
+// errkind.Records past --max-errors.
+func Judge(r Run, log *zap.Logger, whole scheduler.Summary) error {
 	if whole.RecordErrors == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, o.Output)
-	if limit, _ := scheduler.ParseErrorLimit(o.MaxErrors); limit.Allows(whole) {
-		log.Warn(msg+"; within --max-errors "+o.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
+	msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, r.Output)
+	if limit, _ := scheduler.ParseErrorLimit(r.MaxErrors); limit.Allows(whole) {
+		log.Warn(msg+"; within --max-errors "+r.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
 		return nil
 	}
-	return errkind.Mark(errkind.Records, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, o.MaxErrors))
+	return errkind.Mark(errkind.Records, fmt.Errorf("%s: more than --max-errors %s tolerates", msg, r.MaxErrors))
 }
 
 // storageFault is the failure of the outputs' storage (marked
@@ -179,23 +182,4 @@ func storageFault(runErr, saveErr error) error {
 		return output.Fault(saveErr)
 	}
 	return nil
-}
-
-// report says what the run did: one "summary" object in JSON, a table for
-// a person on a console.
-func report(log *zap.Logger, o *cli.RunOptions, s scheduler.Summary, fl *fleet.Fleet) {
-	shapes, gpus := fl.Describe()
-	if logs.Resolve(o.LogFormat) == "json" {
-		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),
-			zap.Strings("batch_shape", shapes), zap.Strings("gpus", gpus))...)
-		return
-	}
-	files := []string{"answers file   " + o.Output}
-	if o.Logits != "" {
-		files = append(files, "logits file    "+o.Logits)
-	}
-	for _, sh := range shapes {
-		files = append(files, "batch shape    "+sh)
-	}
-	s.WriteTable(os.Stderr, append(files, gpus...)...)
 }
