@@ -1,35 +1,23 @@
-package main
+// Package tokenview shows how a model folder's tokenizer reads texts
+// (qa-shard tokenize): where the tokenizer came from and its components
+// (Facts), each token of a text with its id and code-point offsets, or the
+// first window the model would see of a (question, text) pair (Rows), as
+// a table for a person or JSON lines.
+package tokenview
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
-
-	"qa-shard/internal/cli"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
-	"qa-shard/worker"
 )
 
-const tokenizeHelp = `Usage: qa-shard tokenize --model DIR [--question Q] [--json] TEXT...
-
-Shows how qa-shard reads a model folder's tokenizer, before a long run:
-where it came from (tokenizer.json as written, or converted from the slow
-tokenizer's files), its components, its special tokens, and each TEXT's
-tokens with their ids and character offsets (code points into TEXT, as the
-answers' start and end count them). With --question, each TEXT is a context
-and the first window the model would see is shown instead: the question
-and the context framed by the pair template, with type ids. Nothing is
-guessed from the folder's name; a folder qa-shard refuses exits 2 with the
-reason, as a run would.`
-
-// tokenRow is one token as tokenize prints it.
-type tokenRow struct {
+// Row is one token as tokenize prints it.
+type Row struct {
 	Text   int    `json:"text"` // which TEXT argument
 	Index  int    `json:"index"`
 	ID     int32  `json:"id"`
@@ -40,54 +28,8 @@ type tokenRow struct {
 	Source string `json:"source"` // the text covered, or "special" / "question"
 }
 
-// tokenizeCmd prints how a model folder's tokenizer reads the texts given.
-func tokenizeCmd(args []string) error {
-	fs := pflag.NewFlagSet("qa-shard tokenize", pflag.ContinueOnError)
-	dir := fs.String("model", "", "model folder (tokenizer.json, or the slow tokenizer's files)")
-	question := fs.String("question", "", "pair each TEXT with this question and show the first window")
-	asJSON := fs.Bool("json", false, "one JSON object per token (after one describing the tokenizer)")
-	mecabLib := fs.String("mecab-lib", "", "libmecab, for a MeCab Japanese BERT (default $QA_SHARD_MECAB_LIB, else libmecab.so.2)")
-	mecabDicdir := fs.String("mecab-dicdir", "", "MeCab dictionary folder, instead of searching for the one the model names (default $QA_SHARD_MECAB_DICDIR)")
-	if err := cli.Parse(fs, args, tokenizeHelp); err != nil {
-		return err
-	}
-	if *dir == "" || fs.NArg() == 0 {
-		return fmt.Errorf("%w: pass --model DIR and at least one text: qa-shard tokenize --model DIR \"some text\"", errUsage)
-	}
-	tok, origin, err := modeldir.OpenWith(*dir, mecabOptions(*mecabLib, *mecabDicdir))
-	if err != nil {
-		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
-	}
-	info := tokenizerInfo(tok, origin)
-	var rows []tokenRow
-	for i, text := range fs.Args() {
-		r, err := tokenRows(tok, i, text, *question)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, r...)
-	}
-	if *asJSON {
-		return writeTokensJSON(os.Stdout, info, rows)
-	}
-	writeTokens(os.Stdout, info, rows, fs.Args())
-	return nil
-}
-
-// mecabOptions are the MeCab flags over their environment variables.
-func mecabOptions(lib, dicdir string) modeldir.Options {
-	o := modeldir.EnvOptions()
-	if lib != "" {
-		o.MecabLib = lib
-	}
-	if dicdir != "" {
-		o.MecabDicdir = dicdir
-	}
-	return o
-}
-
-// tokenizerFacts is the description tokenize prints first.
-type tokenizerFacts struct {
+// Facts describe a tokenizer: what tokenize prints first.
+type Facts struct {
 	Origin     string   `json:"origin"`
 	Files      []string `json:"files"`
 	Components []string `json:"components"`
@@ -99,7 +41,8 @@ type tokenizerFacts struct {
 	Mecab *modeldir.Mecab `json:"mecab,omitempty"`
 }
 
-func tokenizerInfo(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFacts {
+// Describe is the facts of tok, read from a model folder as origin says.
+func Describe(tok *tokenizer.Tokenizer, origin modeldir.Origin) Facts {
 	tpl := tok.Template()
 	names := func(ids []int32) string {
 		var s []string
@@ -108,7 +51,7 @@ func tokenizerInfo(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFa
 		}
 		return strings.Join(s, " ")
 	}
-	f := tokenizerFacts{Origin: origin.String(), Files: origin.Files, Components: tok.Components(),
+	f := Facts{Origin: origin.String(), Files: origin.Files, Components: tok.Components(),
 		Template:  strings.Join(strings.Fields(fmt.Sprintf("%s question %s context %s", names(tpl.Before), names(tpl.Between), names(tpl.After))), " "),
 		Pad:       tok.Token(tok.PadID()),
 		VocabSize: tok.VocabSize(), Mecab: origin.Mecab}
@@ -118,30 +61,31 @@ func tokenizerInfo(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFa
 	return f
 }
 
-// tokenRows are TEXT's tokens, or with a question the first window of the
-// pair.
-func tokenRows(tok *tokenizer.Tokenizer, i int, text, question string) ([]tokenRow, error) {
+// Rows are the tokens of text, the i-th TEXT (from 0), or with a question
+// the first window of the pair. A pair that cannot be windowed is an
+// error of qa.Windows.
+func Rows(tok *tokenizer.Tokenizer, i int, text, question string) ([]Row, error) {
 	c := tok.Encode(text)
 	runes := []rune(text)
 	n := int32(len(runes))
 	span := func(s qa.Span) string { return string(runes[min(s.Start, n):min(s.End, n)]) }
 	if question == "" {
-		rows := make([]tokenRow, c.Len())
+		rows := make([]Row, c.Len())
 		for k, id := range c.IDs {
 			o := c.Offsets[k]
-			rows[k] = tokenRow{Text: i, Index: k, ID: id, Token: tok.Token(id), Start: o.Start, End: o.End, Source: span(o)}
+			rows[k] = Row{Text: i, Index: k, ID: id, Token: tok.Token(id), Start: o.Start, End: o.End, Source: span(o)}
 		}
 		return rows, nil
 	}
 	ws, err := qa.Windows(tok.Encode(question), c, tok.Template(), qa.DefaultSettings())
 	if err != nil {
-		return nil, fmt.Errorf("%w: the question and text %d: %w", errUsage, i+1, err)
+		return nil, fmt.Errorf("the question and text %d: %w", i+1, err)
 	}
 	w := ws[0]
-	rows := make([]tokenRow, len(w.IDs))
+	rows := make([]Row, len(w.IDs))
 	for k, id := range w.IDs {
 		typ := w.TypeIDs[k]
-		r := tokenRow{Text: i, Index: k, ID: id, Token: tok.Token(id), Type: &typ, Start: -1, End: -1, Source: "special"}
+		r := Row{Text: i, Index: k, ID: id, Token: tok.Token(id), Type: &typ, Start: -1, End: -1, Source: "special"}
 		switch {
 		case k >= w.QuestionStart && k < w.QuestionStart+w.QuestionLen:
 			r.Source = "question"
@@ -154,7 +98,8 @@ func tokenRows(tok *tokenizer.Tokenizer, i int, text, question string) ([]tokenR
 	return rows, nil
 }
 
-func writeTokens(w io.Writer, f tokenizerFacts, rows []tokenRow, texts []string) {
+// WriteTable writes the facts, then each text's rows, for a person.
+func WriteTable(w io.Writer, f Facts, rows []Row, texts []string) {
 	fmt.Fprintf(w, "tokenizer: %s\n", f.Origin)
 	for _, c := range f.Components {
 		fmt.Fprintf(w, "  %s\n", c)
@@ -178,7 +123,8 @@ func writeTokens(w io.Writer, f tokenizerFacts, rows []tokenRow, texts []string)
 	}
 }
 
-func writeTokensJSON(w io.Writer, f tokenizerFacts, rows []tokenRow) error {
+// WriteJSON writes the facts as one JSON object, then one per row.
+func WriteJSON(w io.Writer, f Facts, rows []Row) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(f); err != nil {
