@@ -1,3 +1,5 @@
+//go:build testhooks
+
 package main
 
 import (
@@ -77,11 +79,6 @@ func TestConcurrentRunsOneWins(t *testing.T) {
 	if _, err := os.Stat(r.output + ".lock"); !os.IsNotExist(err) {
 		t.Errorf("lock file after the run: %v", err)
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // TestHeldOutputRefusesEverything: while a run holds its output,

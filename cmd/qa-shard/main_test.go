@@ -45,7 +45,16 @@ func TestMain(m *testing.M) {
 	}
 	modelsDir = dir
 	// Runs measure their batch shape and cache it in the user's cache
-	// directory: keep the tests' choices to themselves.
+	// directory: keep the tests' choices to themselves. The go command a
+	// test runs (TestProductLinksNoHooks) keeps the user's build cache,
+	// which would otherwise move with XDG_CACHE_HOME.
+	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		err = os.Setenv("GOCACHE", filepath.Join(cache, "go-build"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

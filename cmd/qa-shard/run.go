@@ -291,12 +291,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	var source scheduler.Source = src
-	var answers scheduler.AnswerSink = out.Answers
-	replicas := fl.Replicas
-	if testHook != nil {
-		source, answers, replicas = testHook(ctx, stop, out, source, answers, replicas)
-	}
+	source, answers, replicas := hooked(ctx, stop, out, src, out.Answers, fl.Replicas)
 	sum, err := scheduler.Run(ctx, cfg, source, m.tok, replicas, answers, lg)
 	if err == nil {
 		err = src.Check() // the input was the same to its end
@@ -315,13 +310,6 @@ func checkInputs(src *input.Reader, checkpoint func(int64) error) func(int64) er
 		return checkpoint(next)
 	}
 }
-
-// testHook, set only by the tests (hooks_test.go, from environment
-// variables a test gives the child process it starts), wraps the input and
-// the answers to stop, pause or kill the process at a chosen document, so
-// that those tests depend on progress, never on timing. Nil in the program.
-var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
-	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica)
 
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
