@@ -79,6 +79,12 @@ demo: ort $(BIN) demo-model
 # included here, before test, whose prerequisites name them).
 include mk/tokenizers.mk
 
+# Every test build carries GO_TEST_TAGS: test hooks (a child process
+# stopped at a chosen document: cmd/qa-shard/testhooks.go) are built only
+# with the tag testhooks, so the product binary links none
+# (TestProductLinksNoHooks). Every `go test` and `go vet` below and in mk/
+# passes it, and golangci-lint's build-tags name it.
+GO_TEST_TAGS := testhooks
 TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath $(VOCAB_JSON)) \
 	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) QA_SHARD_SPM_JS=$(abspath $(SPM_JS))
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
@@ -89,7 +95,8 @@ include mk/mecab.mk
 .PHONY: test
 test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) mecab
 	$(TEST_ENV) $(GO) vet ./...
-	$(TEST_ENV) $(GO) test -count=1 ./...
+	$(TEST_ENV) $(GO) vet -tags $(GO_TEST_TAGS) ./...
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -count=1 ./...
 
 .PHONY: clean
 clean:
@@ -108,7 +115,7 @@ INT8_DOCS ?= 6
 .PHONY: bench-int8
 bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
 	@$(BIN) version
-	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/base-int8
 	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
@@ -132,16 +139,16 @@ parity: $(VOCAB_JSON)
 	node $(TOKDATA)/golden.mjs $(PARITY)/tokenizer.json $(TOKDATA)/pairs.json $(PARITY)/golden.json
 	cmp $(PARITY)/golden.json $(TOKDATA)/golden.json && echo "golden set: regenerated file identical to the committed one"
 	node $(TOKDATA)/parity-corpus.mjs $(PARITY)/tokenizer.json "$$($(GO) env GOROOT)/src" $(PARITY)/corpus.jsonl
-	QA_SHARD_PARITY_CORPUS=$(abspath $(PARITY))/corpus.jsonl $(GO) test -count=1 -tags parity ./tokenizer -run TestParityCorpus -v
+	QA_SHARD_PARITY_CORPUS=$(abspath $(PARITY))/corpus.jsonl $(GO) test -count=1 -tags $(GO_TEST_TAGS),parity ./tokenizer -run TestParityCorpus -v
 	node $(TOKDATA)/codepoints.mjs $(PARITY)/tokenizer.json $(PARITY)/codepoints.tsv
-	QA_SHARD_PARITY_CODEPOINTS=$(abspath $(PARITY))/codepoints.tsv $(GO) test -count=1 -tags parity ./tokenizer -run TestCodepointParity -v
+	QA_SHARD_PARITY_CODEPOINTS=$(abspath $(PARITY))/codepoints.tsv $(GO) test -count=1 -tags $(GO_TEST_TAGS),parity ./tokenizer -run TestCodepointParity -v
 
 FUZZTIME ?= 60s
 .PHONY: fuzz
 fuzz: $(VOCAB_JSON)
-	$(TEST_ENV) $(GO) test ./tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
-	$(TEST_ENV) $(GO) test ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
-	$(TEST_ENV) $(GO) test ./internal/record -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) ./tokenizer -run '^$$' -fuzz FuzzEncode -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) ./qa -run '^$$' -fuzz FuzzDecodeWindow -fuzztime $(FUZZTIME)
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) ./internal/record -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
 # slurm-client and munge, installed with apt-get when missing; run as root):

@@ -33,7 +33,7 @@ const (
 )
 
 // Device is one place a replica runs: a CPU slot, a whole GPU, or one MIG
-// instance of a GPU. Discovery fills the NVML fields; Plan sets DeviceID.
+// instance of a GPU. Discovery fills the NVML fields; Select sets DeviceID.
 type Device struct {
 	Kind string `json:"kind"`
 	// Index: for CPU devices the replica number; for GPUs the NVML index,
@@ -83,7 +83,7 @@ type EnvVar struct {
 	Key, Value string
 }
 
-// Selection is the outcome of Plan: plain values the caller logs and applies.
+// Selection is the outcome of Select: plain values the caller logs and applies.
 type Selection struct {
 	// Devices to start replicas on; for GPUs, Devices[i].DeviceID == i.
 	Devices []Device

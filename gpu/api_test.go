@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Plan without NVML: the default falls back to the CPU, GPU specs fail.
-func TestPlanWithoutNVML(t *testing.T) {
+// Select without NVML: the default falls back to the CPU, GPU specs fail.
+func TestSelectWithoutNVML(t *testing.T) {
 	for _, tc := range []struct {
 		spec  string
 		names []string
@@ -22,11 +22,11 @@ func TestPlanWithoutNVML(t *testing.T) {
 		{spec: "0,1", bad: true},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			s, err := Plan(tc.spec, nil, ErrNoDriver, func(string) (string, bool) { return "", false })
+			s, err := Select(tc.spec, nil, ErrNoDriver, func(string) (string, bool) { return "", false })
 			ds := s.Devices
 			if tc.bad {
 				if !errors.Is(err, ErrSelection) {
-					t.Fatalf("Plan(%q) = %v, %v; want ErrSelection", tc.spec, ds, err)
+					t.Fatalf("Select(%q) = %v, %v; want ErrSelection", tc.spec, ds, err)
 				}
 				return
 			}

@@ -190,7 +190,7 @@ func TestMIGRetiredOnParentXid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := Plan(migOf(1, 1), found, nil, env(nil))
+	sel, err := Select(migOf(1, 1), found, nil, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

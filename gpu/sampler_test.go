@@ -132,7 +132,7 @@ func TestSamplerUnavailableMetrics(t *testing.T) {
 func TestSamplerAfterClose(t *testing.T) {
 	m := newMachine(t, "h100", 1)
 	n := m.open(t)
-	sel, err := Plan("all", m.discover(t), nil, env(nil))
+	sel, err := Select("all", m.discover(t), nil, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

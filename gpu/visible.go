@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// cvdKey is read once per process by CUDA; Plan rewrites it with UUIDs.
+// cvdKey is read once per process by CUDA; Select rewrites it with UUIDs.
 const cvdKey = "CUDA_VISIBLE_DEVICES"
 
 // Visible applies CUDA's reading of CUDA_VISIBLE_DEVICES to the discovered

@@ -97,7 +97,7 @@ func (c *docCount) readPacked(bytes int64) {
 }
 
 // countLines counts the non-blank lines of the file at path that start in
-// [from, to) (to < 0: to the end), as record.Source reads them: a line
+// [from, to) (to < 0: to the end), as record.Stream reads them: a line
 // starts at 0 or after '\n'; a line of spaces, tabs and line ends (and a
 // leading UTF-8 BOM) is blank.
 func countLines(ctx context.Context, path string, from, to int64) (int64, error) {

@@ -15,7 +15,7 @@ import (
 type lineReader struct {
 	h       handle // nil for standard input
 	t       *text
-	r       *record.Source
+	r       *record.Stream
 	s       *Reader
 	lastRaw int64
 	packed  bool // compressed: a document's work is the compressed bytes
@@ -49,7 +49,7 @@ func (s *Reader) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	}
 	o := s.opt
 	o.File, o.Base, o.End, o.Tee = f.Name, base, end, s.hash
-	lr.r = record.NewSource(lr.t, o)
+	lr.r = record.NewStream(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
 	lr.f, lr.toEnd = f, end == 0
 	return lr, nil

@@ -22,7 +22,7 @@ bench: ort $(BIN) $(MODELS)/$(BENCH_MODEL)/model.onnx $(MODELS)/$(BENCH_MODEL)-i
 		--input $(BUILD)/bench-corpus.jsonl --devices $(BENCH_DEVICES) --reps $(BENCH_REPS)
 	$(BIN) bench --scheduling
 	$(BIN) bench --inputs
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2s -cpu 1 ./tokenizer ./qa
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench . -benchtime 2s -cpu 1 ./tokenizer ./qa
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
 	$(MAKE) --no-print-directory bench-tokenizers
 

@@ -14,7 +14,7 @@ ISA_TEST := $(BUILD)/isa/quantize.test
 test-int8-isa: ort $(VOCAB_JSON)
 	@command -v qemu-x86_64 >/dev/null || { apt-get update -qq && apt-get install -y -qq qemu-user >/dev/null; }
 	@mkdir -p $(dir $(ISA_TEST))
-	$(GO) test -c -o $(ISA_TEST) ./internal/quantize
+	$(GO) test -tags $(GO_TEST_TAGS) -c -o $(ISA_TEST) ./internal/quantize
 	cd internal/quantize && $(TEST_ENV) QA_SHARD_EXPECT_ISA="$(QEMU_ISA)" qemu-x86_64 -cpu $(QEMU_CPU) $(abspath $(ISA_TEST)) -test.count=1 -test.v -test.run 'Test' 2>&1 \
 		| grep -v 'TCG doesn.t support requested feature' | tee $(abspath $(BUILD))/isa/quantize-$(QEMU_CPU).log \
 		| grep -E '^(--- (PASS|FAIL|SKIP)|ok|FAIL|PASS)|scheme_test|ort_test|bert_test'; \

@@ -25,4 +25,4 @@ RACE_PACKAGES := ./scheduler ./internal/tune ./gpu ./internal/fleet ./output ./i
 
 .PHONY: test-race
 test-race: ort $(VOCAB_JSON)
-	$(TEST_ENV) $(GO) test -race -count=1 $(RACE_PACKAGES)
+	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -race -count=1 $(RACE_PACKAGES)

@@ -124,4 +124,4 @@ tokenizer-parity: tokenizer-codepoints tokenizer-corpus
 	node $(FAMILY_DATA)/normcodepoints.mjs $(BUILD)/normcodepoints.tsv
 	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) \
 	QA_SHARD_PARITY_NORM=$(abspath $(BUILD))/normcodepoints.tsv \
-		$(GO) test -count=1 -tags parity ./tokenizer -run 'TestFamily(Codepoints|Corpus|Graphemes)|TestNormalizerCodepointParity' -v
+		$(GO) test -count=1 -tags $(GO_TEST_TAGS),parity ./tokenizer -run 'TestFamily(Codepoints|Corpus|Graphemes)|TestNormalizerCodepointParity' -v

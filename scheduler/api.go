@@ -47,7 +47,7 @@ type Tokenizer interface {
 }
 
 // Source yields the documents a run reads, in order; *input.Reader and
-// *record.Source are sources.
+// *record.Stream are sources.
 type Source interface {
 	Next() (record.Document, error)
 }

@@ -78,7 +78,7 @@ func TestETAOneHugeDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	src := record.NewSource(f, record.Options{Questions: []string{"who founded the company"}})
+	src := record.NewStream(f, record.Options{Questions: []string{"who founded the company"}})
 	pl = newPipeline(cfg, src, sim.WordTokenizer{}, []Replica{dev}, &memSink{}, nil)
 	first = pl.progress.snap()
 	sum, err := pl.run(guard(t))

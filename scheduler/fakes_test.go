@@ -184,8 +184,8 @@ func jsonLine(id int, context string) string {
 	return string(b)
 }
 
-func source(lines []string, questions ...string) *record.Source {
-	return record.NewSource(strings.NewReader(strings.Join(lines, "\n")+"\n"), record.Options{Questions: questions, Schema: record.Schema{ID: record.Int}})
+func source(lines []string, questions ...string) *record.Stream {
+	return record.NewStream(strings.NewReader(strings.Join(lines, "\n")+"\n"), record.Options{Questions: questions, Schema: record.Schema{ID: record.Int}})
 }
 
 // expectedAnswers decodes every window of (question, context) alone and

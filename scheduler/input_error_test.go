@@ -11,7 +11,7 @@ import (
 // failAfter yields the documents of a reader, then fails as a corrupt
 // compressed file does.
 type failAfter struct {
-	src *record.Source
+	src *record.Stream
 	n   int
 	err error
 }

@@ -76,5 +76,5 @@ func benchCmd(args []string) error {
 	if one.MaxBatchTokens > 0 {
 		return bench.One(context.Background(), os.Stdout, one)
 	}
-	return bench.Run(context.Background(), os.Stdout, *o)
+	return bench.Measure(context.Background(), os.Stdout, *o)
 }

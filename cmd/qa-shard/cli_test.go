@@ -124,7 +124,7 @@ func TestUsageErrors(t *testing.T) {
 // loaded once per process, and this process has already loaded it.
 func TestMissingORTLibrary(t *testing.T) {
 	if os.Getenv("QA_SHARD_CHILD") == "1" {
-		os.Exit(run([]string{"--ort-lib", "/nonexistent/libonnxruntime.so", "--model", os.Getenv("QA_SHARD_MODEL"),
+		os.Exit(dispatch([]string{"--ort-lib", "/nonexistent/libonnxruntime.so", "--model", os.Getenv("QA_SHARD_MODEL"),
 			"--input", os.Getenv("QA_SHARD_INPUT"), "--question", "q", "--output", os.Getenv("QA_SHARD_OUTPUT")}))
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestMissingORTLibrary$")
@@ -167,7 +167,7 @@ func TestModelVariants(t *testing.T) {
 // TestHelp documents every flag and the exit codes, on standard output.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help"}, {"-h"}} {
-		code, stdout, _ := capture(t, func() int { return run(args) })
+		code, stdout, _ := capture(t, func() int { return dispatch(args) })
 		if code != exitOK {
 			t.Fatalf("%q: exit %d", args, code)
 		}

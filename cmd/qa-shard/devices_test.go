@@ -58,7 +58,7 @@ func TestDevicesExitCodes(t *testing.T) {
 // TestDevicesOnThisMachine: whatever NVML this machine has (none in CI),
 // the subcommand answers with exit 0.
 func TestDevicesOnThisMachine(t *testing.T) {
-	if code, stdout, stderr := capture(t, func() int { return run([]string{"devices"}) }); code != exitOK {
+	if code, stdout, stderr := capture(t, func() int { return dispatch([]string{"devices"}) }); code != exitOK {
 		t.Errorf("qa-shard devices: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -38,7 +38,7 @@ func TestDemoModelAnswers(t *testing.T) {
 		r.Overall.EM, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N)
 
 	code, stdout, errs := capture(t, func() int {
-		return run([]string{"eval", "--gold", "testdata/eval-gold.jsonl", "demo=" + out, out})
+		return dispatch([]string{"eval", "--gold", "testdata/eval-gold.jsonl", "demo=" + out, out})
 	})
 	if code != exitOK {
 		t.Fatalf("eval: exit %d: %s", code, errs)
@@ -80,7 +80,7 @@ func TestEvalUsage(t *testing.T) {
 		{[]string{"--gold", "testdata/eval-docs.jsonl", "testdata/eval-gold.jsonl"}, exitUsage, "eval-docs.jsonl line 1"},
 		{[]string{"-gold", "testdata/eval-gold.jsonl", "a.jsonl"}, exitUsage, "two dashes"},
 	} {
-		code, stdout, stderr := capture(t, func() int { return run(append([]string{"eval"}, c.args...)) })
+		code, stdout, stderr := capture(t, func() int { return dispatch(append([]string{"eval"}, c.args...)) })
 		if code != c.code || !strings.Contains(stdout+stderr, c.msg) {
 			t.Errorf("eval %v: exit %d, %q; want %d and a message with %q", c.args, code, stdout+stderr, c.code, c.msg)
 		}
@@ -95,7 +95,7 @@ func TestDemoModelInt8(t *testing.T) {
 	dir := t.TempDir()
 	int8Dir := filepath.Join(dir, "demo-int8")
 	if code, _, stderr := capture(t, func() int {
-		return run([]string{"quantize", "--model", model(t, "demo"), "--out", int8Dir, "--ort-lib", ortLib, "--log-format", "json"})
+		return dispatch([]string{"quantize", "--model", model(t, "demo"), "--out", int8Dir, "--ort-lib", ortLib, "--log-format", "json"})
 	}); code != exitOK {
 		t.Fatalf("quantize: exit %d:\n%s", code, stderr)
 	}

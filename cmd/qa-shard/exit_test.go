@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"qa-shard/internal/errkind"
 	"qa-shard/internal/filelock"
 	"qa-shard/output"
 )
@@ -46,13 +47,16 @@ func TestExitCodeTable(t *testing.T) {
 // TestExitCodeThroughWraps: the code is found however deep the error is
 // wrapped, and a cause wrapped with %w keeps its own chain.
 func TestExitCodeThroughWraps(t *testing.T) {
-	interrupted := &exitError{exitInterrupted, errors.New("interrupted")}
+	interrupted := errkind.Mark(errkind.Resumable, errors.New("interrupted"))
+	records := errkind.Mark(errkind.Records, errors.New("completed with 2 error records"))
 	for _, tc := range []struct {
 		err  error
 		want int
 	}{
 		{nil, exitOK},
 		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", interrupted)), exitInterrupted},
+		{fmt.Errorf("a: %w", records), exitRecords},
+		{errors.Join(records, fmt.Errorf("%w: x", errUsage)), exitUsage},
 		{fmt.Errorf("x: %w", fmt.Errorf("%w: --metrics-addr: %w", errUsage, errors.New("bind"))), exitUsage},
 		{errors.New("disk full"), exitInternal},
 		{fmt.Errorf("x: %w", output.Fault(&os.PathError{Op: "write", Path: "a", Err: syscall.ENOSPC})), exitInterrupted},
@@ -109,7 +113,7 @@ func TestSubcommandExitCodes(t *testing.T) {
 		{"bench with a bad flag", []string{"bench", "--scheduling=maybe"}, exitUsage, "invalid argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := capture(t, func() int { return run(tc.args) })
+			code, stdout, stderr := capture(t, func() int { return dispatch(tc.args) })
 			text := messages(t, stderr)
 			if tc.code == exitOK {
 				text = stdout

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,32 +28,6 @@ func familyModel(t *testing.T, family string) string {
 func TestFamiliesBatchedEqualsSingle(t *testing.T) {
 	for _, f := range testmodel.Families {
 		t.Run(f.Name, func(t *testing.T) { checkBatchedEqualsSingle(t, familyModel(t, f.Name)) })
-	}
-}
-
-// TestFamiliesKillAndResume: for every family, runs SIGKILLed at points
-// of progress and resumed end with the bytes of an uninterrupted run.
-func TestFamiliesKillAndResume(t *testing.T) {
-	for _, f := range testmodel.Families {
-		t.Run(f.Name, func(t *testing.T) {
-			const docs = 300
-			r := newResumeRun(t, docs)
-			r.args[1] = familyModel(t, f.Name) // after --model
-			want := r.baseline()
-			killed := 0
-			for _, target := range []int64{docs / 3, 2 * docs / 3} {
-				if killAfterSaved(t, r.with("--resume"), r.output, target) {
-					killed++
-				}
-			}
-			if code, out := runCLI(t, r.with("--resume")...); code != exitOK {
-				t.Fatalf("final resume exit %d:\n%s", code, out)
-			}
-			if got, _ := os.ReadFile(r.output); !bytes.Equal(got, want) {
-				t.Fatalf("after %d kills the output (%d bytes) differs from an uninterrupted run (%d bytes)", killed, len(got), len(want))
-			}
-			checkLogitsOnce(t, r.logits, docs)
-		})
 	}
 }
 

@@ -156,7 +156,7 @@ func TestMixedInputsRanksMerged(t *testing.T) {
 				}
 				merged := filepath.Join(dir, fmt.Sprint(world), "merged-"+name)
 				margs := append([]string{"merge", "--output", merged}, rankFiles(out, world)...)
-				if code, _, stderr := capture(t, func() int { return run(margs) }); code != exitOK {
+				if code, _, stderr := capture(t, func() int { return dispatch(margs) }); code != exitOK {
 					t.Fatalf("merge of %d exit %d:\n%s", world, code, stderr)
 				}
 				if got := answerRecords(t, merged); strings.Join(got, "\n") != joined {

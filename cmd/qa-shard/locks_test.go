@@ -1,3 +1,5 @@
+//go:build testhooks
+
 package main
 
 import (
@@ -79,11 +81,6 @@ func TestConcurrentRunsOneWins(t *testing.T) {
 	}
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
 // TestHeldOutputRefusesEverything: while a run holds its output,
 // --overwrite, --resume, a plain run and a run sharing only the logits
 // folder are refused before any model is loaded (the model path is
@@ -143,7 +140,7 @@ func TestRanksLockTheirOwnFiles(t *testing.T) {
 	heldMessage(t, "a second rank 0", code, stderr, file0+".lock", rank0.Process.Pid)
 	file1 := filepath.Join(dir, "answers.rank-00001-of-00002.jsonl")
 	merged := filepath.Join(dir, "merged.jsonl")
-	code, _, stderr = capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) })
+	code, _, stderr = capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) })
 	heldMessage(t, "merge while rank 0 runs", code, stderr, file0+".lock", rank0.Process.Pid)
 	if code := rank0.exit(); code != exitOK {
 		t.Fatalf("rank 0 exit %d:\n%s", code, rank0.stderr)
@@ -153,10 +150,10 @@ func TestRanksLockTheirOwnFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) })
+	code, _, stderr = capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) })
 	heldMessage(t, "merge onto a held output", code, stderr, merged+".lock", os.Getpid())
 	l.Release()
-	if code, _, stderr := capture(t, func() int { return run([]string{"merge", "--output", merged, file0, file1}) }); code != exitOK {
+	if code, _, stderr := capture(t, func() int { return dispatch([]string{"merge", "--output", merged, file0, file1}) }); code != exitOK {
 		t.Fatalf("merge exit %d:\n%s", code, stderr)
 	}
 	a, _ := os.ReadFile(single)

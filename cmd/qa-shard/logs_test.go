@@ -1,45 +1,13 @@
+//go:build testhooks
+
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// logLine is one line of standard error in JSON mode.
-type logLine map[string]any
-
-// jsonLines parses stderr line by line: every line must be one JSON object
-// with a level, a time and a message.
-func jsonLines(t *testing.T, stderr string) []logLine {
-	t.Helper()
-	var out []logLine
-	for i, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
-		var m logLine
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("stderr line %d is not one JSON object (%v):\n%s\n--- all of stderr:\n%s", i+1, err, line, stderr)
-		}
-		for _, k := range []string{"level", "ts", "msg"} {
-			if _, ok := m[k]; !ok {
-				t.Errorf("stderr line %d has no %q: %s", i+1, k, line)
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// find returns the first line whose message contains msg, or nil.
-func find(lines []logLine, msg string) logLine {
-	for _, l := range lines {
-		if s, _ := l["msg"].(string); strings.Contains(s, msg) {
-			return l
-		}
-	}
-	return nil
-}
 
 // TestJSONLogs: with --log-format json (or log-format: json in --config)
 // every line on standard error is one JSON object, for every subcommand and
@@ -81,7 +49,7 @@ func TestJSONLogs(t *testing.T) {
 			if tc.args[0] == "merge" || tc.args[0] == "devices" || tc.args[0] == "bench" || tc.args[0] == "version" || tc.args[0] == "quantize" {
 				args = tc.args
 			}
-			code, _, stderr := capture(t, func() int { return run(args) })
+			code, _, stderr := capture(t, func() int { return dispatch(args) })
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr)
 			}
@@ -137,7 +105,7 @@ func TestConsoleKeepsTheTable(t *testing.T) {
 	in := writeCorpus(t, 10, 5)
 	args := []string{"--ort-lib", ortLib, "--log-format", "console", "--model", model(t, "tiny"), "--input", in, "--question", "Who?",
 		"--devices", "sim:1", "--output", filepath.Join(t.TempDir(), "a.jsonl")}
-	code, _, stderr := capture(t, func() int { return run(args) })
+	code, _, stderr := capture(t, func() int { return dispatch(args) })
 	if code != exitOK || !strings.Contains(stderr, "qa-shard summary\n  documents      10") || strings.Contains(stderr, `"msg"`) {
 		t.Errorf("exit %d; console stderr:\n%s", code, stderr)
 	}

@@ -39,39 +39,27 @@ var exitCodes = []struct {
 // errUsage marks errors the user fixes by changing the command line.
 var errUsage = cli.ErrUsage
 
-// exitError carries the exit code of an outcome no package sentinel
-// names: a run that completed with record errors (3) or was interrupted
-// and can be resumed (75).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// exitCode is the one place errors become exit codes: each package
-// declares its sentinels with their kind (package errkind), which travels
-// with them through every %w.
+// exitCode is the one place errors become exit codes, one a kind: each
+// package declares its sentinels with their kind, or marks an outcome no
+// sentinel names (errkind.Mark), and the kind travels with them through
+// every %w.
 func exitCode(err error) int {
-	var e *exitError
-	switch {
-	case err == nil, errors.Is(err, pflag.ErrHelp):
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
 		return exitOK
-	case errors.As(err, &e):
-		return e.code
 	}
 	switch errkind.Of(err) {
 	case errkind.Resumable:
 		return exitInterrupted
 	case errkind.User:
 		return exitUsage
+	case errkind.Records:
+		return exitRecords
 	}
 	return exitInternal
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(dispatch(os.Args[1:]))
 }
 
 // command returns the subcommand called name (each in the file named after
@@ -81,9 +69,9 @@ func command(name string) func([]string) error {
 		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
 }
 
-// run dispatches to a subcommand (run when the first argument names
+// dispatch runs a subcommand (run when the first argument names
 // none), reports its error and returns the exit code.
-func run(args []string) int {
+func dispatch(args []string) int {
 	name := "run"
 	if len(args) > 0 && command(args[0]) != nil {
 		name, args = args[0], args[1:]

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envAsMain) == "1" {
 		// A child started by startChild: be the qa-shard command.
 		installHooks()
-		os.Exit(run(os.Args[1:]))
+		os.Exit(dispatch(os.Args[1:]))
 	}
 	dir, err := os.MkdirTemp("", "qa-shard-e2e-")
 	if err != nil {
@@ -45,7 +45,16 @@ func TestMain(m *testing.M) {
 	}
 	modelsDir = dir
 	// Runs measure their batch shape and cache it in the user's cache
-	// directory: keep the tests' choices to themselves.
+	// directory: keep the tests' choices to themselves. The go command a
+	// test runs (TestProductLinksNoHooks) keeps the user's build cache,
+	// which would otherwise move with XDG_CACHE_HOME.
+	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		err = os.Setenv("GOCACHE", filepath.Join(cache, "go-build"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -76,7 +85,7 @@ var stderrMu sync.Mutex
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	code, _, stderr := capture(t, func() int {
-		return run(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
+		return dispatch(append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...))
 	})
 	return code, stderr
 }

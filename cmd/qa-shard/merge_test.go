@@ -44,7 +44,7 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 			merged := filepath.Join(dir, "merged.jsonl")
 			// Flags after the rank files, as an operator types them.
 			margs := append(append([]string{"merge"}, files...), "--output", merged, "--logits", filepath.Join(dir, "merged-logits"))
-			code, _, stderr := capture(t, func() int { return run(margs) })
+			code, _, stderr := capture(t, func() int { return dispatch(margs) })
 			if code != exitOK {
 				t.Fatalf("merge exit %d:\n%s", code, stderr)
 			}
@@ -69,7 +69,7 @@ func TestRanksMergeEqualsSingle(t *testing.T) {
 				t.Fatalf("merged logits have %d rows, single %d", len(b), len(a))
 			}
 			code, _, stderr = capture(t, func() int {
-				return run(append(append([]string{"merge"}, files...), "--output", filepath.Join(dir, "answers-only.jsonl")))
+				return dispatch(append(append([]string{"merge"}, files...), "--output", filepath.Join(dir, "answers-only.jsonl")))
 			})
 			if code != exitOK || !strings.Contains(stderr, "add --logits DIR") {
 				t.Errorf("a merge without --logits of ranks with logits: exit %d, no word of them:\n%s", code, stderr)
@@ -107,7 +107,7 @@ func TestMergeExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "m.jsonl")
 			a := append([]string{"merge", "--output", out}, tc.args...)
-			code, _, stderr := capture(t, func() int { return run(a) })
+			code, _, stderr := capture(t, func() int { return dispatch(a) })
 			if code != tc.code || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.code, tc.want)
 			}
@@ -128,7 +128,7 @@ func TestMergeExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "m.jsonl")
-	code, _, stderr := capture(t, func() int { return run(append([]string{"merge", "--output", out}, files...)) })
+	code, _, stderr := capture(t, func() int { return dispatch(append([]string{"merge", "--output", out}, files...)) })
 	if code != exitInternal || !strings.Contains(stderr, "is a directory") {
 		t.Errorf("merge with an unreadable rank file: exit %d, want %d:\n%s", code, exitInternal, stderr)
 	}

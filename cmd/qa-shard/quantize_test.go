@@ -49,7 +49,7 @@ func runQuantize(t *testing.T, args ...string) (int, string) {
 	}
 	saved := os.Stderr
 	os.Stderr = f
-	code := run(append([]string{"quantize"}, args...))
+	code := dispatch(append([]string{"quantize"}, args...))
 	os.Stderr = saved
 	f.Close()
 	b, _ := os.ReadFile(f.Name())
@@ -153,33 +153,6 @@ func TestInt8Deterministic(t *testing.T) {
 	if got, _ := os.ReadFile(merged); !bytes.Equal(got, a) {
 		t.Fatalf("3 ranks merged (%d bytes) differ from one process (%d bytes)", len(got), len(a))
 	}
-}
-
-// TestInt8KillAndResume: runs of the int8 model SIGKILLed at points of
-// progress and resumed, with another layout than an uninterrupted run,
-// end with the same bytes as that run.
-func TestInt8KillAndResume(t *testing.T) {
-	const docs = 400
-	dir := t.TempDir()
-	in := writeCorpus(t, docs, 13)
-	want, _ := int8Run(t, in, "--devices", "cpu:1", "--threads", "2")
-	r := resumeRun{t: t, output: filepath.Join(dir, "answers.jsonl"), logits: filepath.Join(dir, "logits"),
-		args: []string{"--model", int8Model(t), "--input", in, "--question", "Who founded the company?",
-			"--devices", "cpu:2", "--threads", "1", "--max-batch-tokens", "1024", "--checkpoint-interval", "50ms"}}
-	killed := 0
-	for _, target := range []int64{docs / 4, docs / 2, 3 * docs / 4} {
-		if killAfterSaved(t, r.with("--resume"), r.output, target) {
-			killed++
-		}
-	}
-	if code, out := runCLI(t, r.with("--resume")...); code != exitOK {
-		t.Fatalf("final resume exit %d:\n%s", code, out)
-	}
-	if got, _ := os.ReadFile(r.output); !bytes.Equal(got, want) {
-		t.Fatalf("after %d kills the output (%d bytes) differs from an uninterrupted run with another layout (%d bytes)", killed, len(got), len(want))
-	}
-	checkLogitsOnce(t, r.logits, docs)
-	t.Logf("%d of 3 runs killed and resumed; output identical (%d bytes)", killed, len(want))
 }
 
 func sameBits(a, b []float32) bool {

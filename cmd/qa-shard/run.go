@@ -18,6 +18,7 @@ import (
 	"qa-shard/internal/journal"
 	"qa-shard/internal/logs"
 	"qa-shard/internal/metrics"
+	"qa-shard/internal/outcome"
 	"qa-shard/internal/signals"
 	"qa-shard/internal/tune"
 	"qa-shard/output"
@@ -46,8 +47,9 @@ func runCmd(args []string) error {
 
 // runJob runs one job as a list of steps, each a function below: check
 // the options, open the inputs, claim the outputs, open the model, start
-// the fleet, fingerprint the run, open the outputs, open the source, start
-// the metrics, run the scheduler, report.
+// the fleet, fingerprint the run, start the tuner, open the outputs, open
+// the source, start the metrics, run the scheduler; package outcome ends
+// it (what is saved, what the outcome means).
 func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	ctx := h.Context
 	questions, err := checkOptions(o, log)
@@ -77,21 +79,18 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 		return err
 	}
 	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
-	if ctx.Err() != nil {
-		return stoppedEarly(ctx, err)
-	}
-	if err != nil {
+	if err = outcome.StoppedEarly(ctx, err); err != nil {
 		return err
 	}
-	out, err := output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
-		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
+	out, err := openOutputs(o, in, fp)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
+	end := ending(o, fl, log)
 	if out.Complete {
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
-		return judgeRecords(o, log, scheduler.Summary{}.Whole(out.Counts()))
+		return outcome.Judge(end, log, scheduler.Summary{}.Whole(out.Counts()))
 	}
 	countCtx, stopCount := context.WithCancel(ctx)
 	defer stopCount() // before src.Close: defers run last in, first out
@@ -113,7 +112,12 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	if n, est := src.Docs(); n > 0 && !est {
 		total = n
 	}
-	return finish(o, out, fl, log, sum, stopOutcome(ctx, h, sum, runErr), total)
+	return outcome.Finish(end, out, log, sum, outcome.Cause(ctx, h, sum, runErr), total)
+}
+
+// ending is what package outcome needs of the run to end it.
+func ending(o *cli.RunOptions, fl *fleet.Fleet, log *zap.Logger) outcome.Run {
+	return outcome.Run{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o, s, fl) }}
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
@@ -193,10 +197,10 @@ func startFleet(ctx context.Context, o *cli.RunOptions, m loaded, log *zap.Logge
 		fo.Precision, fo.SingleWindow = "int8", true
 	}
 	fl, err := fleet.Start(ctx, fo, m.model)
-	if ctx.Err() != nil {
-		return nil, stoppedEarly(ctx, err)
+	if err = outcome.StoppedEarly(ctx, err); err != nil {
+		return nil, err
 	}
-	return fl, err
+	return fl, nil
 }
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
@@ -212,6 +216,13 @@ func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (journal.
 		r.Block = &in.plan.Block
 	}
 	return fingerprint.Of(r)
+}
+
+// openOutputs opens the answers (and logits) where a resumed run ends, or
+// new ones.
+func openOutputs(o *cli.RunOptions, in *inputs, fp journal.Fingerprint) (*output.Outputs, error) {
+	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
+		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
 }
 
 // openSource opens the input where the outputs end and starts counting
@@ -280,12 +291,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 	if out.Logits != nil {
 		lg = out.Logits
 	}
-	var source scheduler.Source = src
-	var answers scheduler.AnswerSink = out.Answers
-	replicas := fl.Replicas
-	if testHook != nil {
-		source, answers, replicas = testHook(ctx, stop, out, source, answers, replicas)
-	}
+	source, answers, replicas := hooked(ctx, stop, out, src, out.Answers, fl.Replicas)
 	sum, err := scheduler.Run(ctx, cfg, source, m.tok, replicas, answers, lg)
 	if err == nil {
 		err = src.Check() // the input was the same to its end
@@ -304,13 +310,6 @@ func checkInputs(src *input.Reader, checkpoint func(int64) error) func(int64) er
 		return checkpoint(next)
 	}
 }
-
-// testHook, set only by the tests (hooks_test.go, from environment
-// variables a test gives the child process it starts), wraps the input and
-// the answers to stop, pause or kill the process at a chosen document, so
-// that those tests depend on progress, never on timing. Nil in the program.
-var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
-	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica)
 
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -41,16 +38,10 @@ func statusCmd(args []string) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", errUsage)
 	}
-	var outputs []string
-	for _, a := range fs.Args() {
-		found, err := runstatus.Find(a)
-		if err != nil {
-			return err
-		}
-		outputs = append(outputs, found...)
+	outputs, err := runstatus.FindAll(fs.Args())
+	if err != nil {
+		return err
 	}
-	slices.Sort(outputs)
-	outputs = slices.Compact(outputs)
 	if len(outputs) == 0 {
 		return fmt.Errorf("%w: no run found at %s (no journal, no rank files)", errUsage, strings.Join(fs.Args(), " "))
 	}
@@ -61,101 +52,11 @@ func statusCmd(args []string) error {
 	}
 	all = runstatus.AddMissing(all)
 	if *asJSON {
-		if err := writeStatusJSON(os.Stdout, all); err != nil {
+		if err := runstatus.WriteJSON(os.Stdout, all); err != nil {
 			return err
 		}
 	} else {
-		writeStatus(os.Stdout, all, now)
+		runstatus.WriteTable(os.Stdout, all, now)
 	}
-	return statusOutcome(all)
-}
-
-func writeStatus(w io.Writer, all []runstatus.Rank, now time.Time) {
-	count := map[string]int{}
-	var docs, errs int64
-	for _, s := range all {
-		count[s.State]++
-		docs += s.Documents
-		errs += s.Errors
-		line := fmt.Sprintf("rank %d/%d  %-9s  %s documents", s.Rank, s.World, s.State, thousands(s.Documents))
-		if s.Percent != nil {
-			line += fmt.Sprintf(" (%.1f%% of its input)", *s.Percent)
-		}
-		if s.Errors > 0 {
-			line += fmt.Sprintf(", %s error records", thousands(s.Errors))
-		}
-		if !s.Checkpoint.IsZero() {
-			line += fmt.Sprintf("  last checkpoint %s ago", now.Sub(s.Checkpoint).Round(time.Second))
-		}
-		switch {
-		case s.State == "running" && s.Checked:
-			line += fmt.Sprintf("  on %s, pid %d", s.Host, s.PID)
-		case s.State == "running":
-			line += fmt.Sprintf("  on %s, pid %d (per its lock file; not checkable from this host)", s.Host, s.PID)
-		case s.State == "stopped":
-			line += "  resumable: rerun the same command with --resume"
-		}
-		if s.Problem != "" {
-			line += "  " + s.Problem
-		}
-		fmt.Fprintf(w, "%s  %s\n", line, s.Output)
-	}
-	var parts []string
-	for _, k := range []string{"complete", "running", "stopped", "missing", "corrupt"} {
-		if count[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
-		}
-	}
-	fmt.Fprintf(w, "total: %d of %d ranks complete (%s); %s documents, %s error records\n", count["complete"], len(all), strings.Join(parts, ", "), thousands(docs), thousands(errs))
-}
-
-func writeStatusJSON(w io.Writer, all []runstatus.Rank) error {
-	enc := json.NewEncoder(w)
-	total := struct {
-		Total     bool           `json:"total"`
-		Ranks     int            `json:"ranks"`
-		States    map[string]int `json:"states"`
-		Documents int64          `json:"documents"`
-		Errors    int64          `json:"error_records"`
-	}{Total: true, Ranks: len(all), States: map[string]int{}}
-	for _, s := range all {
-		if err := enc.Encode(s); err != nil {
-			return err
-		}
-		total.States[s.State]++
-		total.Documents += s.Documents
-		total.Errors += s.Errors
-	}
-	return enc.Encode(total)
-}
-
-// statusOutcome is the exit status: 2 when a rank is missing or corrupt,
-// 75 when one is not complete yet, 0 when all are.
-func statusOutcome(all []runstatus.Rank) error {
-	worst := exitOK
-	for _, s := range all {
-		switch s.State {
-		case "missing", "corrupt":
-			worst = exitUsage
-		case "running", "stopped":
-			if worst == exitOK {
-				worst = exitInterrupted
-			}
-		}
-	}
-	if worst == exitOK {
-		return nil
-	}
-	return &exitError{code: worst, err: errStatusQuiet{worst}}
-}
-
-// errStatusQuiet is the outcome of a status that printed its report: main
-// has nothing to add but the exit code.
-type errStatusQuiet struct{ code int }
-
-func (e errStatusQuiet) Error() string {
-	if e.code == exitUsage {
-		return "a rank is missing or corrupt (see above)"
-	}
-	return "not every rank is complete yet (see above)"
+	return runstatus.Outcome(all)
 }

@@ -1,3 +1,5 @@
+//go:build testhooks
+
 package main
 
 import (
@@ -15,7 +17,7 @@ import (
 // standard output.
 func statusOf(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	code, stdout, _ := capture(t, func() int { return run(append([]string{"status"}, args...)) })
+	code, stdout, _ := capture(t, func() int { return dispatch(append([]string{"status"}, args...)) })
 	return code, stdout
 }
 

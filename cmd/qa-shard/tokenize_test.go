@@ -11,7 +11,7 @@ import (
 
 func tokenizeOut(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	return capture(t, func() int { return run(append([]string{"tokenize"}, args...)) })
+	return capture(t, func() int { return dispatch(append([]string{"tokenize"}, args...)) })
 }
 
 // TestTokenizeCommand: tokenize describes the folder's tokenizer and lists

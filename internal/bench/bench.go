@@ -1,5 +1,5 @@
 // Package bench measures qa-shard: the whole picture side by side in one
-// run (Run: the raw model's best shape, qa-shard end to end with the
+// run (Measure: the raw model's best shape, qa-shard end to end with the
 // previous defaults, by hand, tuned from scratch and from the cache, an
 // int8 model, and the naive loop), and pull-based scheduling against a
 // static split on simulated devices (Scheduling).
@@ -33,11 +33,11 @@ type Options struct {
 	Log                               *zap.Logger // progress, one line per run; nil: none
 }
 
-// Run measures, in one process and interleaved repetitions, the raw
+// Measure measures, in one process and interleaved repetitions, the raw
 // model at every candidate shape, qa-shard end to end in several
 // configurations and the naive loop, and prints the medians side by side
 // with the load average. ONNX Runtime must be initialised (worker.Init).
-func Run(ctx context.Context, w io.Writer, o Options) error {
+func Measure(ctx context.Context, w io.Writer, o Options) error {
 	o.Reps, o.RawBatches = max(1, o.Reps), max(1, o.RawBatches)
 	if o.Log == nil {
 		o.Log = zap.NewNop()

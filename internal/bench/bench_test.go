@@ -37,7 +37,7 @@ func TestWholePicture(t *testing.T) {
 	var out strings.Builder
 	o := Options{Model: filepath.Join(dir, "tiny"), Int8Model: filepath.Join(dir, "no-such-model"), Input: input,
 		Question: "Who founded the company?", Devices: "cpu", Reps: 1, RawBatches: 1, NaiveDocs: 3}
-	if err := Run(ctx, &out, o); err != nil {
+	if err := Measure(ctx, &out, o); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

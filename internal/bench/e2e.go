@@ -119,7 +119,7 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		PadID:    pad,
 		Batching: scheduler.Batching{MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn, SingleWindowBatches: mi.m.QuantizedActivations},
 	}
-	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
+	src := record.NewStream(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, src, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	if err != nil {

@@ -72,7 +72,7 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 		PadID:    pad,
 		Batching: scheduler.Batching{MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations},
 	}
-	sum, err := scheduler.Run(ctx, cfg, record.NewSource(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
+	sum, err := scheduler.Run(ctx, cfg, record.NewStream(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"qa-shard/internal/isa"
 )
 
-// picture is everything one Run measured, and how it is printed.
+// picture is everything one Measure measured, and how it is printed.
 type picture struct {
 	o           Options
 	load0       string
@@ -130,7 +130,7 @@ func (p *picture) write(w io.Writer) error {
 	fmt.Fprintf(&b, "\nTarget: defaults end to end ≥ 0.95 of the best by hand: wall clock %.3f (next run, from the cache) %s, %.3f (first run, searching); per CPU-second %.3f %s\n",
 		ratio, verdict(ratio >= 0.95), p.vsHand(cfgFirst, false), ratioCPU, verdict(ratioCPU >= 0.95))
 	if len(p.configs) > cfgInt8 {
-		// The same windows both ways (Run checks), so a ratio of walls is one of tokens/s.
+		// The same windows both ways (Measure checks), so a ratio of walls is one of tokens/s.
 		x, xCPU := p.vs(cfgInt8, cfgNext, false), p.vs(cfgInt8, cfgNext, true)
 		fmt.Fprintf(&b, "Target: int8 end to end ≥ 1.7x float32 (defaults, next run) on %s: wall clock %.2fx %s; per CPU-second %.2fx %s\n",
 			isa.Detect(), x, verdict(x >= 1.7), xCPU, verdict(xCPU >= 1.7))

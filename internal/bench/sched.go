@@ -135,7 +135,7 @@ func schedPull(ctx context.Context, p schedBench, corpus string, c schedConfig, 
 		PadID:    0,
 		Batching: scheduler.Batching{MaxBatchTokens: p.maxBatchTokens},
 	}
-	src := record.NewSource(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
+	src := record.NewStream(strings.NewReader(corpus), record.Options{Questions: []string{"who founded the company"}})
 	start := time.Now()
 	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, reps, record.NewWriter(io.Discard), nil)
 	end := time.Now()

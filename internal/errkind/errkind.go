@@ -1,9 +1,11 @@
 // Package errkind says what the person running qa-shard does about an
 // error: fix the command line, a file or the environment (User), rerun
-// with --resume once the cause is gone (Resumable), or report it (any
-// other error: Internal). Each package declares its sentinel errors with
-// the kind they are, so the kind travels with the error through every %w;
-// cmd/qa-shard turns kinds into exit codes in one place.
+// with --resume once the cause is gone (Resumable), read the error records
+// of a run that completed with more than it tolerates (Records), or report
+// it (any other error: Internal). Each package declares its sentinel
+// errors with the kind they are, and marks an outcome no sentinel names
+// (Mark), so the kind travels with the error through every %w;
+// cmd/qa-shard turns kinds into exit codes in one place, one code a kind.
 package errkind
 
 // Kind is what to do about an error.
@@ -12,6 +14,9 @@ type Kind int
 const (
 	// Internal: a bug or an unexpected failure of the system.
 	Internal Kind = iota
+	// Records: the run completed, with more error records (bad lines,
+	// unanswerable questions) than it tolerates; each record says why.
+	Records
 	// User: the user fixes flags, files or environment.
 	User
 	// Resumable: the journal is consistent; the run passes with --resume
@@ -25,6 +30,8 @@ func (k Kind) String() string {
 		return "user"
 	case Resumable:
 		return "resumable"
+	case Records:
+		return "records"
 	}
 	return "internal"
 }
@@ -54,9 +61,24 @@ func NewResumable(msg string) error { return &sentinel{msg, Resumable} }
 // explicitly so that no sentinel is left without a kind by oversight.
 func NewInternal(msg string) error { return &sentinel{msg, Internal} }
 
+// Mark is err with kind k, its message and its chain unchanged: the
+// outcome of a run that no sentinel names (interrupted and resumable,
+// completed past its error limit). As for any error, Of is the highest
+// kind in its tree, so a resumable cause inside stays resumable.
+func Mark(k Kind, err error) error { return &marked{err, k} }
+
+type marked struct {
+	err  error
+	kind Kind
+}
+
+func (m *marked) Error() string     { return m.err.Error() }
+func (m *marked) Unwrap() error     { return m.err }
+func (m *marked) FailureKind() Kind { return m.kind }
+
 // Of is err's kind: Resumable if any error in its tree (every %w, every
-// errors.Join) is resumable, else User if any is the user's, else
-// Internal. A resumable cause wins because what was written is safe and
+// errors.Join) is resumable, else User if any is the user's, else Records
+// if any is marked so, else Internal. A resumable cause wins because what was written is safe and
 // the rerun is what passes.
 func Of(err error) Kind {
 	k := Internal

@@ -22,10 +22,18 @@ func TestOf(t *testing.T) {
 		{errors.Join(errors.New("x"), fmt.Errorf("y: %w", user)), User},
 		{fmt.Errorf("x: %w", errors.Join(user, fmt.Errorf("z: %w", res))), Resumable},
 		{fmt.Errorf("x: %v", user), Internal}, //nolint:errorlint // %v drops the chain: the case tested
+		{Mark(Records, errors.New("too many error records")), Records},
+		{Mark(Resumable, fmt.Errorf("stopped: %w", bug)), Resumable},
+		{Mark(Records, user), User},
+		{Mark(User, res), Resumable},
+		{fmt.Errorf("x: %w", Mark(Resumable, errors.New("interrupted"))), Resumable},
 	} {
 		if got := Of(tc.err); got != tc.want {
 			t.Errorf("Of(%v) = %s, want %s", tc.err, got, tc.want)
 		}
+	}
+	if m := Mark(Resumable, fmt.Errorf("x: %w", user)); m.Error() != "x: bad flag" || !errors.Is(m, user) {
+		t.Errorf("Mark changed the message or lost the chain: %q", m)
 	}
 	if !errors.Is(fmt.Errorf("x: %w", user), user) || errors.Is(user, NewUser("bad flag")) {
 		t.Error("sentinels must compare by identity, like errors.New")

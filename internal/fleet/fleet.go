@@ -74,7 +74,7 @@ func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, erro
 	if nerr == nil {
 		found, nerr = n.Devices()
 	}
-	sel, err := gpu.Plan(spec, found, nerr, os.LookupEnv)
+	sel, err := gpu.Select(spec, found, nerr, os.LookupEnv)
 	if err == nil && sel.OnGPU() && (spec == "" || spec == "all") {
 		sel, err = slurmLocalShare(sel, found, nerr, log)
 	}
@@ -110,7 +110,7 @@ func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap
 		}
 	}
 	log.Info("sharing the node's GPUs among Slurm tasks", zap.Int("local_task", local), zap.Int("tasks_per_node", n), zap.Strings("gpus", mine))
-	return gpu.Plan(strings.Join(mine, ","), found, nerr, os.LookupEnv)
+	return gpu.Select(strings.Join(mine, ","), found, nerr, os.LookupEnv)
 }
 
 // Start creates the replicas: simulated ones for "sim:..." (tests and

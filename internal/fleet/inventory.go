@@ -48,7 +48,7 @@ func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver stri
 			doc.CUDAVisible.Visible = append(doc.CUDAVisible.Visible, u.UUID)
 		}
 	}
-	sel, err := gpu.Plan("all", found, foundErr, getenv)
+	sel, err := gpu.Select("all", found, foundErr, getenv)
 	if err != nil {
 		doc.Warnings = append(doc.Warnings, "--devices all: "+err.Error())
 	}

@@ -20,7 +20,7 @@ import (
 // Options.MaxLineBytes is zero.
 const DefaultMaxLineBytes = 16 << 20
 
-// Options configures a Source.
+// Options configures a Stream.
 type Options struct {
 	// MaxLineBytes bounds one input line, not counting its "\n" or "\r\n".
 	// A longer line becomes a document with ErrLineTooLong and is skipped
@@ -42,9 +42,9 @@ type Options struct {
 	// End, when positive, ends the stream before the first line that
 	// starts at or after it: the rest belongs to another rank.
 	End int64
-	// Tee, when set, hashes every byte the Source consumes, in order,
+	// Tee, when set, hashes every byte the Stream consumes, in order,
 	// blank and dropped lines included (the input's fingerprint). A hash
-	// never fails, so nothing the Source reads can be lost to it.
+	// never fails, so nothing the Stream reads can be lost to it.
 	Tee hash.Hash
 }
 
@@ -112,12 +112,12 @@ var (
 	ErrBadField         = errkind.NewInternal("bad kept field")
 )
 
-// Source yields the Documents of one JSONL text, in order: the source of
-// documents a run reads when its input is one JSONL stream (input.Reader
-// joins one per part of many files). Its memory is bounded by
+// Stream decodes one JSONL text into its Documents, in order: what a run
+// reads when its input is one JSONL stream (input.Reader joins one per
+// part of many files, and is the scheduler's Source). Its memory is bounded by
 // the longest accepted line: buffers are reused, and nothing is kept per
-// document. A Source is not safe for concurrent use.
-type Source struct {
+// document. A Stream is not safe for concurrent use.
+type Stream struct {
 	br  *bufio.Reader
 	max int
 	opt Options
@@ -133,8 +133,8 @@ type Source struct {
 	err     error // sticky: I/O error or io.EOF
 }
 
-// NewSource returns the Source of the JSONL text r.
-func NewSource(r io.Reader, opt Options) *Source {
+// NewStream returns the Stream of the JSONL text r.
+func NewStream(r io.Reader, opt Options) *Stream {
 	max := opt.MaxLineBytes
 	if max <= 0 {
 		max = DefaultMaxLineBytes
@@ -143,7 +143,7 @@ func NewSource(r io.Reader, opt Options) *Source {
 		opt.File = "stdin"
 	}
 	m := NewMapper(opt)
-	return &Source{
+	return &Stream{
 		br:   bufio.NewReaderSize(r, readBufferSize),
 		max:  max,
 		opt:  opt,
@@ -154,10 +154,10 @@ func NewSource(r io.Reader, opt Options) *Source {
 
 // Offset is the position in the file's text after the last byte consumed:
 // after Next returned a document, the end of its line.
-func (r *Source) Offset() int64 { return r.opt.Base + r.offset }
+func (r *Stream) Offset() int64 { return r.opt.Base + r.offset }
 
 // readBufferSize is the bufio chunk; lines longer than it are assembled in
-// Source.buf, so it bounds nothing but the cost of a read call.
+// Stream.buf, so it bounds nothing but the cost of a read call.
 const readBufferSize = 64 << 10
 
 // Answer is one candidate span of a document's context, offsets in code points.

@@ -28,8 +28,8 @@ func (f Fields) Names() Fields {
 	return f
 }
 
-// fieldPlan lists the paths a Source extracts from each record, with the
-// index of each role in Source.vals.
+// fieldPlan lists the paths a Stream extracts from each record, with the
+// index of each role in Stream.vals.
 type fieldPlan struct {
 	paths     [][]string // each path's segments; paths[i] fills vals[i]
 	literal   []string   // the whole name, tried first as one key

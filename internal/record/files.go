@@ -16,7 +16,7 @@ var ErrNoQuestions = errkind.NewUser("no questions")
 
 // ReadQuestionsFile reads one question per line; lines that are blank or
 // start with '#' (after trimming) are comments. Questions are trimmed and
-// kept in order; duplicates are left for the Source to drop.
+// kept in order; duplicates are left for the Stream to drop.
 func ReadQuestionsFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -47,8 +47,8 @@ func TestReadQuestionsFile(t *testing.T) {
 	}
 }
 
-func BenchmarkSource(b *testing.B) {
-	r := NewSource(&genReader{n: 1 << 40}, Options{})
+func BenchmarkStream(b *testing.B) {
+	r := NewStream(&genReader{n: 1 << 40}, Options{})
 	for b.Loop() {
 		if _, err := r.Next(); err != nil {
 			b.Fatal(err)

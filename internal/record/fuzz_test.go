@@ -52,7 +52,7 @@ func nonBlankLines(data []byte) []line {
 }
 
 func readAll(t *testing.T, data []byte, opt record.Options) []record.Document {
-	r := record.NewSource(bytes.NewReader(data), opt)
+	r := record.NewStream(bytes.NewReader(data), opt)
 	var docs []record.Document
 	for {
 		d, err := r.Next()
@@ -66,7 +66,7 @@ func readAll(t *testing.T, data []byte, opt record.Options) []record.Document {
 	}
 }
 
-// FuzzSource: whatever the bytes (malformed UTF-8, huge numbers, deep
+// FuzzStream: whatever the bytes (malformed UTF-8, huge numbers, deep
 // nesting, duplicate keys, NUL bytes, BOMs, CRLF, no final newline, lines
 // over the limit), the reader does not panic, every non-blank line yields
 // exactly one document, in order, with Seq 0, 1, 2, ... and the offset
@@ -74,7 +74,7 @@ func readAll(t *testing.T, data []byte, opt record.Options) []record.Document {
 // is not valid JSON or UTF-8 or is too long is bad; a good document has
 // text and questions, and its canonical JSON reads back as the same
 // document.
-func FuzzSource(f *testing.F) {
+func FuzzStream(f *testing.F) {
 	for _, s := range []string{
 		`{"id": 1, "context": "Ada founded the company."}` + "\n",
 		"\xEF\xBB\xBF" + `{"id": "a", "context": "x", "question": "q"}` + "\r\n" + `{"context": "y"}`,

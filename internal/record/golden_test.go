@@ -10,17 +10,17 @@ import (
 	"testing"
 )
 
-// TestSourceGolden reads a mixed file of good and bad records and renders
+// TestStreamGolden reads a mixed file of good and bad records and renders
 // every Document, error message included, so that a change in what users
 // see shows up in review as a diff of testdata/mixed.golden.jsonl.
-func TestSourceGolden(t *testing.T) {
+func TestStreamGolden(t *testing.T) {
 	path := filepath.Join("testdata", "mixed.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := NewSource(f, Options{Questions: []string{"What is this about?"}, File: "mixed.jsonl"})
+	r := NewStream(f, Options{Questions: []string{"What is this about?"}, File: "mixed.jsonl"})
 
 	type view struct {
 		Seq       int64           `json:"seq"`

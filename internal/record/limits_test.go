@@ -19,7 +19,7 @@ func lineOf(t *testing.T, n int) string {
 	return `{"context": "` + strings.Repeat("x", n-len(frame)) + `", "question": "q"}`
 }
 
-func TestSourceMaxLineBytes(t *testing.T) {
+func TestStreamMaxLineBytes(t *testing.T) {
 	const max = 64
 	exact, over := lineOf(t, max), lineOf(t, max+1)
 	if len(exact) != max || len(over) != max+1 {
@@ -60,12 +60,12 @@ func TestSourceMaxLineBytes(t *testing.T) {
 	}
 }
 
-// TestSourceDoesNotBufferLongLines reads a line far past the limit and
+// TestStreamDoesNotBufferLongLines reads a line far past the limit and
 // checks that the line buffer never grew beyond what the limit allows.
-func TestSourceDoesNotBufferLongLines(t *testing.T) {
+func TestStreamDoesNotBufferLongLines(t *testing.T) {
 	const max = 1000
 	input := strings.Repeat("z", 8<<20) + "\n" + lineOf(t, 100) + "\n"
-	r := NewSource(strings.NewReader(input), Options{MaxLineBytes: max})
+	r := NewStream(strings.NewReader(input), Options{MaxLineBytes: max})
 	d, err := r.Next()
 	if err != nil || !errors.Is(d.Err, ErrLineTooLong) {
 		t.Fatalf("Next = %v, %v; want ErrLineTooLong", d.Err, err)
@@ -107,12 +107,12 @@ func (g *genReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestSourceMemoryIsFlat reads 100k documents, dropping each, and checks
+// TestStreamMemoryIsFlat reads 100k documents, dropping each, and checks
 // that the heap afterwards is about what it was before: a reader that kept
 // anything per document (an id set, a line index) would hold megabytes.
-func TestSourceMemoryIsFlat(t *testing.T) {
+func TestStreamMemoryIsFlat(t *testing.T) {
 	const n = 100_000
-	r := NewSource(&genReader{n: n}, Options{Questions: []string{"global?"}})
+	r := NewStream(&genReader{n: n}, Options{Questions: []string{"global?"}})
 	// Warm up so that the reused buffers exist before the baseline.
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
@@ -150,12 +150,12 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-// TestSourceAllocsPerLine bounds the allocations per document: five for
+// TestStreamAllocsPerLine bounds the allocations per document: five for
 // what the Document hands out (id, context, two questions, the list), the
 // rest inside encoding/json's two Unmarshal calls (14 in all with Go 1.26).
 // A reader that copied the line or built state per document would exceed it.
-func TestSourceAllocsPerLine(t *testing.T) {
-	r := NewSource(&genReader{n: 1 << 30}, Options{})
+func TestStreamAllocsPerLine(t *testing.T) {
+	r := NewStream(&genReader{n: 1 << 30}, Options{})
 	allocs := testing.AllocsPerRun(10_000, func() {
 		if d, err := r.Next(); err != nil || d.Err != nil {
 			t.Fatalf("Next: %v %v", err, d.Err)

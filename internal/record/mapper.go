@@ -12,7 +12,7 @@ import (
 // Mapper turns the raw values of a record's fields into a Document: the
 // id in the run's id kind (or the default id), the kept fields in their
 // kinds, the context and the questions, or the error that makes it an
-// error record. The JSONL Source and the Parquet reader both use one, so
+// error record. The JSONL Stream and the Parquet reader both use one, so
 // every input format checks records the same way. A Mapper is not safe
 // for concurrent use.
 type Mapper struct {

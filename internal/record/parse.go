@@ -11,7 +11,7 @@ import (
 )
 
 // parse fills doc from one non-blank line, or sets doc.Err.
-func (r *Source) parse(line []byte, doc *Document) {
+func (r *Stream) parse(line []byte, doc *Document) {
 	utf8Err := checkUTF8(line)
 	if trimmed := bytes.TrimLeft(line, " \t\r\v\f"); trimmed[0] != '{' {
 		doc.Err = firstErr(utf8Err, fmt.Errorf("%w: a record must be a JSON object, found %s", ErrMalformedJSON, kind(trimmed)))

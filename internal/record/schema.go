@@ -126,7 +126,7 @@ func compactJSON(raw []byte) json.RawMessage {
 	return b.Bytes()
 }
 
-// Decode returns a value already in kind k (as the Source makes them) as a
+// Decode returns a value already in kind k (as the Stream makes them) as a
 // Go value for a typed column: string (JSON values of kind JSON as their
 // text), int64, float64 or bool; nil for null or nothing.
 func Decode(raw json.RawMessage, k Kind) (any, error) {

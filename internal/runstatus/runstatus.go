@@ -21,6 +21,13 @@ import (
 // ErrPattern marks an argument that is not a valid glob.
 var ErrPattern = errkind.NewUser("bad pattern")
 
+// The outcomes of a status that printed its report (Outcome): the report
+// says the rest.
+var (
+	ErrBroken     = errkind.NewUser("a rank is missing or corrupt (see above)")
+	ErrIncomplete = errkind.NewResumable("not every rank is complete yet (see above)")
+)
+
 // Rank is one output's state: a rank of a split run, or the output of
 // a single process (rank 0 of 1).
 type Rank struct {
@@ -70,6 +77,36 @@ func Find(arg string) ([]string, error) {
 		ranks[i] = strings.TrimSuffix(ranks[i], journal.Suffix)
 	}
 	return ranks, nil
+}
+
+// FindAll is the outputs all of args name (Find), sorted, each once.
+func FindAll(args []string) ([]string, error) {
+	var outputs []string
+	for _, a := range args {
+		found, err := Find(a)
+		if err != nil {
+			return nil, err
+		}
+		outputs = append(outputs, found...)
+	}
+	slices.Sort(outputs)
+	return slices.Compact(outputs), nil
+}
+
+// Outcome is what the ranks' states mean together: ErrBroken when a rank
+// is missing or corrupt, else ErrIncomplete when one is running or
+// stopped, else nil (every rank complete).
+func Outcome(all []Rank) error {
+	var err error
+	for _, s := range all {
+		switch s.State {
+		case "missing", "corrupt":
+			return ErrBroken
+		case "running", "stopped":
+			err = ErrIncomplete
+		}
+	}
+	return err
 }
 
 // Read reads one output's journal and lock.

@@ -41,3 +41,29 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find of an output that is not there: %v, %v (want it, to report as missing)", got, err)
 	}
 }
+
+// TestOutcome: a missing or corrupt rank outweighs one not complete yet,
+// and only a run complete everywhere is nil.
+func TestOutcome(t *testing.T) {
+	ranks := func(states ...string) []Rank {
+		var all []Rank
+		for _, s := range states {
+			all = append(all, Rank{State: s})
+		}
+		return all
+	}
+	for _, tc := range []struct {
+		states []string
+		want   error
+	}{
+		{[]string{"complete", "complete"}, nil},
+		{[]string{"complete", "stopped"}, ErrIncomplete},
+		{[]string{"running", "complete"}, ErrIncomplete},
+		{[]string{"running", "missing", "stopped"}, ErrBroken},
+		{[]string{"corrupt", "complete"}, ErrBroken},
+	} {
+		if got := Outcome(ranks(tc.states...)); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
+			t.Errorf("Outcome(%v) = %v, want %v", tc.states, got, tc.want)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func run(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Shaper,
 	var out bytes.Buffer
 	w := record.NewWriter(&out)
 	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), Batching: scheduler.Batching{MaxBatchTokens: budget, Shaper: sh}}
-	src := record.NewSource(strings.NewReader(docs), record.Options{Questions: []string{"who founded the company"}})
+	src := record.NewStream(strings.NewReader(docs), record.Options{Questions: []string{"who founded the company"}})
 	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, rs, w, nil)
 	if err != nil {
 		t.Fatal(err)

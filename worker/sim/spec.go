@@ -15,7 +15,7 @@ import (
 // it to a usage error.
 var ErrSpec = errkind.NewUser("simulated devices")
 
-// maxReplicas matches the bound gpu.Plan puts on cpu:N.
+// maxReplicas matches the bound gpu.Select puts on cpu:N.
 const maxReplicas = 256
 
 // IsSpec tells whether a --devices value asks for simulated replicas.

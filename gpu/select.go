@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Plan turns a --devices value into the devices to start replicas on and
+// Select turns a --devices value into the devices to start replicas on and
 // the environment CUDA must see. found and foundErr are what discovery
 // returned (NVML.Devices, or the error of OpenSystem); getenv is os.LookupEnv in the
 // program.
@@ -18,10 +18,10 @@ import (
 // prefixes, a single MIG-<uuid>, "cpu", "cpu:N". The user's order is kept;
 // replica i gets CUDA device_id i, because Env lists the chosen UUIDs in
 // that order with CUDA_DEVICE_ORDER=PCI_BUS_ID.
-func Plan(spec string, found []Device, foundErr error, getenv func(string) (string, bool)) (Selection, error) {
+func Select(spec string, found []Device, foundErr error, getenv func(string) (string, bool)) (Selection, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "cpu" || strings.HasPrefix(spec, "cpu:") {
-		return cpuPlan(spec)
+		return cpuSelect(spec)
 	}
 	auto := spec == "" || spec == "all"
 	switch {
@@ -37,9 +37,9 @@ func Plan(spec string, found []Device, foundErr error, getenv func(string) (stri
 	var sel Selection
 	var err error
 	if auto {
-		sel, err = planAll(found, vis)
+		sel, err = selectAll(found, vis)
 	} else {
-		sel, err = planList(spec, found, vis)
+		sel, err = selectList(spec, found, vis)
 	}
 	if err != nil {
 		return Selection{}, err
@@ -57,7 +57,7 @@ func Plan(spec string, found []Device, foundErr error, getenv func(string) (stri
 	return sel, nil
 }
 
-func cpuPlan(spec string) (Selection, error) {
+func cpuSelect(spec string) (Selection, error) {
 	if spec == "cpu" {
 		return Selection{Devices: cpus(1)}, nil
 	}
@@ -68,12 +68,12 @@ func cpuPlan(spec string) (Selection, error) {
 	return Selection{Devices: cpus(n)}, nil
 }
 
-// planAll picks every usable whole GPU the process may see, in NVML order
+// selectAll picks every usable whole GPU the process may see, in NVML order
 // or, when CUDA_VISIBLE_DEVICES is set, in the launcher's order.
 // MIG-enabled GPUs are left out (one process can use one MIG device), unless
 // the only thing visible is exactly one MIG device, as under a Slurm job
 // granted one MIG slice.
-func planAll(found []Device, vis Visibility) (Selection, error) {
+func selectAll(found []Device, vis Visibility) (Selection, error) {
 	pool := found
 	if vis.Set {
 		pool = vis.Units
@@ -116,9 +116,9 @@ func planAll(found []Device, vis Visibility) (Selection, error) {
 	return sel, nil
 }
 
-// planList resolves an explicit comma list. Every mistake is an error: a
+// selectList resolves an explicit comma list. Every mistake is an error: a
 // run that quietly lands on other GPUs than asked is worse than no run.
-func planList(spec string, found []Device, vis Visibility) (Selection, error) {
+func selectList(spec string, found []Device, vis Visibility) (Selection, error) {
 	toks := strings.Split(spec, ",")
 	var sel Selection
 	seen := map[string]string{}

@@ -10,7 +10,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-type planCase struct {
+type selectCase struct {
 	name  string
 	spec  string
 	env   map[string]string
@@ -19,18 +19,18 @@ type planCase struct {
 	warn  string   // substring of one warning
 }
 
-// runPlan checks one case: names, device ids, the environment and warnings.
-func runPlan(t *testing.T, found []Device, foundErr error, tc planCase) {
+// runSelect checks one case: names, device ids, the environment and warnings.
+func runSelect(t *testing.T, found []Device, foundErr error, tc selectCase) {
 	t.Helper()
-	sel, err := Plan(tc.spec, found, foundErr, env(tc.env))
+	sel, err := Select(tc.spec, found, foundErr, env(tc.env))
 	if tc.err != "" {
 		if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), tc.err) {
-			t.Fatalf("Plan(%q) error = %v; want ErrSelection containing %q", tc.spec, err, tc.err)
+			t.Fatalf("Select(%q) error = %v; want ErrSelection containing %q", tc.spec, err, tc.err)
 		}
 		return
 	}
 	if err != nil {
-		t.Fatalf("Plan(%q): %v", tc.spec, err)
+		t.Fatalf("Select(%q): %v", tc.spec, err)
 	}
 	var names, uuids []string
 	for i, d := range sel.Devices {
@@ -41,7 +41,7 @@ func runPlan(t *testing.T, found []Device, foundErr error, tc planCase) {
 		}
 	}
 	if !slices.Equal(names, tc.names) {
-		t.Errorf("Plan(%q) = %v, want %v", tc.spec, names, tc.names)
+		t.Errorf("Select(%q) = %v, want %v", tc.spec, names, tc.names)
 	}
 	wantEnv := []EnvVar(nil)
 	if sel.OnGPU() {
@@ -64,9 +64,9 @@ func gpuNames(idx ...int) []string {
 	return out
 }
 
-func TestPlanGrammar(t *testing.T) {
+func TestSelectGrammar(t *testing.T) {
 	found := newMachine(t, "h100", 8).discover(t)
-	for _, tc := range []planCase{
+	for _, tc := range []selectCase{
 		{name: "default", spec: "", names: gpuNames(0, 1, 2, 3, 4, 5, 6, 7)},
 		{name: "all", spec: "all", names: gpuNames(0, 1, 2, 3, 4, 5, 6, 7)},
 		{name: "indices", spec: "0,1", names: gpuNames(0, 1)},
@@ -90,14 +90,14 @@ func TestPlanGrammar(t *testing.T) {
 		{name: "cpu:0", spec: "cpu:0", err: "cpu:N"},
 		{name: "MIG on a machine without", spec: "MIG-0100", err: "no device has a UUID"},
 	} {
-		t.Run(tc.name, func(t *testing.T) { runPlan(t, found, nil, tc) })
+		t.Run(tc.name, func(t *testing.T) { runSelect(t, found, nil, tc) })
 	}
 }
 
-func TestPlanCUDAVisibleDevices(t *testing.T) {
+func TestSelectCUDAVisibleDevices(t *testing.T) {
 	found := newMachine(t, "h100", 8).discover(t)
 	cvd := func(v string) map[string]string { return map[string]string{"CUDA_VISIBLE_DEVICES": v} }
-	for _, tc := range []planCase{
+	for _, tc := range []selectCase{
 		{name: "indices bound all", env: cvd("2,3"), names: gpuNames(2, 3)},
 		{name: "launcher order kept", env: cvd("5,1"), names: gpuNames(5, 1)},
 		{name: "explicit inside", spec: "3", env: cvd("2,3"), names: gpuNames(3)},
@@ -114,16 +114,16 @@ func TestPlanCUDAVisibleDevices(t *testing.T) {
 		{name: "truncated, explicit after the cut", spec: "2", env: cvd("1,x,2"), err: "outside"},
 		{name: "cpu ignores it", spec: "cpu:2", env: cvd("0"), names: []string{"cpu:0", "cpu:1"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { runPlan(t, found, nil, tc) })
+		t.Run(tc.name, func(t *testing.T) { runSelect(t, found, nil, tc) })
 	}
 }
 
-func TestPlanMIG(t *testing.T) {
+func TestSelectMIG(t *testing.T) {
 	m := newMachine(t, "h100", 4)
 	m.enableMIG(1, 2)
 	found := m.discover(t)
 	mig0, mig1 := migOf(1, 0), migOf(1, 1)
-	for _, tc := range []planCase{
+	for _, tc := range []selectCase{
 		{name: "all skips MIG GPU", names: gpuNames(0, 2, 3), warn: "gpu1 (" + uuidOf(1) + ") left out: MIG is enabled and one process can use one MIG device"},
 		{name: "MIG GPU by index", spec: "1", err: "gpu1 has MIG enabled and one process can use one MIG device: pass one of " + mig0},
 		{name: "single MIG", spec: mig1, names: []string{"gpu1/mig1"}},
@@ -134,58 +134,58 @@ func TestPlanMIG(t *testing.T) {
 		{name: "launcher gave one MIG", env: map[string]string{"CUDA_VISIBLE_DEVICES": mig1}, names: []string{"gpu1/mig1"}},
 		{name: "launcher gave MIG, asked other", spec: mig0, env: map[string]string{"CUDA_VISIBLE_DEVICES": mig1}, err: "outside"},
 	} {
-		t.Run(tc.name, func(t *testing.T) { runPlan(t, found, nil, tc) })
+		t.Run(tc.name, func(t *testing.T) { runSelect(t, found, nil, tc) })
 	}
 }
 
-func TestPlanOnlyMIG(t *testing.T) {
+func TestSelectOnlyMIG(t *testing.T) {
 	m := newMachine(t, "a100", 2)
 	m.enableMIG(0, 2)
 	m.enableMIG(1, 1)
-	runPlan(t, m.discover(t), nil, planCase{spec: "all", err: "no whole GPU to run on: MIG is enabled and one process can use one MIG device; pass one of " + migOf(0, 0)})
+	runSelect(t, m.discover(t), nil, selectCase{spec: "all", err: "no whole GPU to run on: MIG is enabled and one process can use one MIG device; pass one of " + migOf(0, 0)})
 }
 
-func TestPlanNoDriver(t *testing.T) {
+func TestSelectNoDriver(t *testing.T) {
 	_, noDriver := discoverWith(noDriverLib())
 	if !errors.Is(noDriver, ErrNoDriver) {
 		t.Fatalf("no-driver library gave %v", noDriver)
 	}
-	for _, tc := range []planCase{
+	for _, tc := range []selectCase{
 		{name: "default", spec: "", names: []string{"cpu:0"}, warn: "no NVIDIA driver found"},
 		{name: "all", spec: "all", names: []string{"cpu:0"}, warn: "no NVIDIA driver found"},
 		{name: "explicit index", spec: "0,1", err: "asks for GPUs, but no NVIDIA driver was found"},
 		{name: "explicit uuid", spec: uuidOf(0), err: "no NVIDIA driver was found"},
 		{name: "cpu:2", spec: "cpu:2", names: []string{"cpu:0", "cpu:1"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { runPlan(t, nil, noDriver, tc) })
+		t.Run(tc.name, func(t *testing.T) { runSelect(t, nil, noDriver, tc) })
 	}
 }
 
 // NVML present but broken: only an explicit CPU run proceeds.
-func TestPlanBrokenNVML(t *testing.T) {
+func TestSelectBrokenNVML(t *testing.T) {
 	broken := errors.New("NVML initialisation failed: ERROR_LIB_RM_VERSION_MISMATCH")
-	runPlan(t, nil, broken, planCase{spec: "", err: "ERROR_LIB_RM_VERSION_MISMATCH (use --devices cpu"})
-	runPlan(t, nil, broken, planCase{spec: "cpu", names: []string{"cpu:0"}})
+	runSelect(t, nil, broken, selectCase{spec: "", err: "ERROR_LIB_RM_VERSION_MISMATCH (use --devices cpu"})
+	runSelect(t, nil, broken, selectCase{spec: "cpu", names: []string{"cpu:0"}})
 }
 
-func TestPlanNoGPU(t *testing.T) {
-	runPlan(t, []Device{}, nil, planCase{spec: "", names: []string{"cpu:0"}, warn: "NVML found no GPU"})
-	runPlan(t, []Device{}, nil, planCase{spec: "0", err: "NVML sees no GPU"})
+func TestSelectNoGPU(t *testing.T) {
+	runSelect(t, []Device{}, nil, selectCase{spec: "", names: []string{"cpu:0"}, warn: "NVML found no GPU"})
+	runSelect(t, []Device{}, nil, selectCase{spec: "0", err: "NVML sees no GPU"})
 }
 
-func TestPlanLostGPU(t *testing.T) {
+func TestSelectLostGPU(t *testing.T) {
 	m := newMachine(t, "h100", 3)
 	m.tel[1].pciRet = nvml.ERROR_GPU_IS_LOST
 	found := m.discover(t)
-	runPlan(t, found, nil, planCase{spec: "all", names: gpuNames(0, 2), warn: "gpu1 left out: GPU is lost"})
-	runPlan(t, found, nil, planCase{spec: "0,1", err: "gpu1 cannot be used: GPU is lost"})
+	runSelect(t, found, nil, selectCase{spec: "all", names: gpuNames(0, 2), warn: "gpu1 left out: GPU is lost"})
+	runSelect(t, found, nil, selectCase{spec: "0,1", err: "gpu1 cannot be used: GPU is lost"})
 	m.tel[0].pciRet, m.tel[2].pciRet = nvml.ERROR_GPU_IS_LOST, nvml.ERROR_GPU_IS_LOST
-	runPlan(t, m.discover(t), nil, planCase{spec: "all", err: "no usable GPU"})
+	runSelect(t, m.discover(t), nil, selectCase{spec: "all", err: "no usable GPU"})
 }
 
 func TestSelectionApply(t *testing.T) {
 	found := newMachine(t, "h100", 2).discover(t)
-	sel, err := Plan("1,0", found, nil, env(nil))
+	sel, err := Select("1,0", found, nil, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

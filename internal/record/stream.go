@@ -15,7 +15,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // is a Document with Err set, never an error here; the error return is
 // only for failures of the underlying reader, after which every call
 // returns the same error.
-func (r *Source) Next() (Document, error) {
+func (r *Stream) Next() (Document, error) {
 	for {
 		if r.err != nil {
 			return Document{}, r.err
@@ -55,8 +55,8 @@ func (r *Source) Next() (Document, error) {
 	}
 }
 
-// consume counts and tees bytes the Source has taken from the stream.
-func (r *Source) consume(b []byte) {
+// consume counts and tees bytes the Stream has taken from the stream.
+func (r *Stream) consume(b []byte) {
 	r.offset += int64(len(b))
 	if r.opt.Tee != nil && len(b) > 0 {
 		r.opt.Tee.Write(b)
@@ -67,7 +67,7 @@ func (r *Source) consume(b []byte) {
 // line longer than r.max is not kept: it is read through in bufio-sized
 // chunks, remembering only whether it had text, so one huge line cannot
 // exhaust memory. It returns io.EOF only when no bytes were left.
-func (r *Source) readLine() error {
+func (r *Stream) readLine() error {
 	r.buf = r.buf[:0]
 	r.tooLong, r.hasText = false, false
 	if r.offset == 0 && r.opt.Base == 0 {

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// readAll drains a Source, failing the test on an I/O error.
+// readAll drains a Stream, failing the test on an I/O error.
 func readAll(t *testing.T, input string, opt Options) []Document {
 	t.Helper()
-	r := NewSource(strings.NewReader(input), opt)
+	r := NewStream(strings.NewReader(input), opt)
 	var docs []Document
 	for {
 		d, err := r.Next()
@@ -24,7 +24,7 @@ func readAll(t *testing.T, input string, opt Options) []Document {
 	}
 }
 
-func TestSourceBadLines(t *testing.T) {
+func TestStreamBadLines(t *testing.T) {
 	tests := []struct {
 		name    string
 		line    string
@@ -80,7 +80,7 @@ func TestSourceBadLines(t *testing.T) {
 	}
 }
 
-func TestSourceGoodLines(t *testing.T) {
+func TestStreamGoodLines(t *testing.T) {
 	tests := []struct {
 		name    string
 		line    string
@@ -125,10 +125,10 @@ func TestSourceGoodLines(t *testing.T) {
 	}
 }
 
-// TestSourceQuestionsNotShared guards against handing every document the
+// TestStreamQuestionsNotShared guards against handing every document the
 // same backing array of global questions, which a caller appending to one
 // document's list would corrupt for the others.
-func TestSourceQuestionsNotShared(t *testing.T) {
+func TestStreamQuestionsNotShared(t *testing.T) {
 	docs := readAll(t, "{\"context\":\"c\"}\n{\"context\":\"c\"}\n", Options{Questions: []string{"g"}})
 	docs[0].Questions[0] = "changed"
 	if docs[1].Questions[0] != "g" {
@@ -136,7 +136,7 @@ func TestSourceQuestionsNotShared(t *testing.T) {
 	}
 }
 
-func TestSourceLineStructure(t *testing.T) {
+func TestStreamLineStructure(t *testing.T) {
 	good := `{"context": "c", "question": "q"}`
 	tests := []struct {
 		name  string
@@ -187,9 +187,9 @@ func (r *errReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestSourceIOError(t *testing.T) {
+func TestStreamIOError(t *testing.T) {
 	boom := errors.New("disk on fire")
-	r := NewSource(&errReader{data: "{\"context\":\"c\",\"question\":\"q\"}\n{\"cont", err: boom}, Options{})
+	r := NewStream(&errReader{data: "{\"context\":\"c\",\"question\":\"q\"}\n{\"cont", err: boom}, Options{})
 	if d, err := r.Next(); err != nil || d.Err != nil {
 		t.Fatalf("first line: %v, %v", err, d.Err)
 	}
