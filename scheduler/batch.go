@@ -13,9 +13,12 @@ import (
 // makes runs of a whole pool; the dispatcher cuts each batch a replica
 // runs from the head of a run, at that replica's budget at that moment.
 type batch struct {
-	refs   []windowRef
-	len    int
-	budget int // the token budget it was cut at; 0 for a part of a split batch
+	refs []windowRef
+	len  int
+	// budget is the token budget it was cut at, for the Shaper; 0 when the
+	// batch does not measure it: a part of a split batch, or one cut short
+	// because its run ran out of windows (see cut).
+	budget int
 }
 
 // idleFlush is how long the batcher waits for more windows before it cuts
@@ -102,6 +105,11 @@ func cut(run *batch, maxTokens, maxRows int) (head, rest *batch) {
 	head = &batch{refs: run.refs[:n:n], len: padTo8(run.refs[n-1].window().Len()), budget: maxTokens}
 	if n < len(run.refs) {
 		rest = &batch{refs: run.refs[n:], len: run.len}
+	} else if (maxRows <= 0 || n < maxRows) && (n+1)*head.len <= maxTokens {
+		// The run ran out before the budget was reached (its tail, or a
+		// pool flushed while the reader was slow): another window as long
+		// would have fit, so the batch measures the pool, not the budget.
+		head.budget = 0
 	}
 	return head, rest
 }

@@ -154,3 +154,26 @@ func TestCutBatchesRowCap(t *testing.T) {
 		t.Errorf("rows per batch %v, want [3 3 3 1]", rows)
 	}
 }
+
+// TestCutShortMeasuresNothing: a batch cut at the budget keeps it for the
+// Shaper; the tail of a run that ran out of windows with room for another
+// reports 0 (it measures the pool, not the budget), and so does none that
+// is full.
+func TestCutShortMeasuresNothing(t *testing.T) {
+	run := sortRun(windowsOfLen(t, []int{16, 16, 16, 16, 16}))
+	head, rest := cut(run, 64, 0) // four rows of 16 fill 64
+	if len(head.refs) != 4 || head.budget != 64 || rest == nil {
+		t.Fatalf("first batch: %d rows, budget %d, rest %v; want 4 rows at budget 64 and a rest", len(head.refs), head.budget, rest != nil)
+	}
+	tail, rest := cut(rest, 64, 0) // one row of 16 where four fit
+	if len(tail.refs) != 1 || tail.budget != 0 || rest != nil {
+		t.Fatalf("tail: %d rows, budget %d, rest %v; want 1 row reported at budget 0 and nothing left", len(tail.refs), tail.budget, rest != nil)
+	}
+	exact := sortRun(windowsOfLen(t, []int{16, 16}))
+	if b, _ := cut(exact, 32, 0); b.budget != 32 {
+		t.Errorf("a run that fills its budget exactly: budget %d, want 32", b.budget)
+	}
+	if b, _ := cut(sortRun(windowsOfLen(t, []int{16, 16})), 64, 2); b.budget != 64 {
+		t.Errorf("a run that fills the row cap: budget %d, want 64", b.budget)
+	}
+}

@@ -19,8 +19,9 @@ type Shaper interface {
 	// its own cost by the run's size.
 	Done(share float64)
 	// Ran reports, once per batch Budget gave a budget for, that the
-	// replica is done with it: the budget it was cut at (0 when it did not
-	// run whole: split after a failure, so it measures nothing), the real
+	// replica is done with it: the budget it was cut at (0 when it does not
+	// measure that budget: split after a failure, or cut short because its
+	// run of windows ran out before the budget was reached), the real
 	// tokens and padded positions that ran, and how long the device took.
 	Ran(replica string, budget, tokens, padded int, d time.Duration)
 	// OutOfMemory reports a batch of padded positions that did not fit the
