@@ -133,3 +133,15 @@ func (lr *lineReader) endsShort(eof error) error {
 	return fmt.Errorf("%w: input file %s was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
 		ErrChanged, f.Name, lr.t.base+lr.t.raw.n, f.Size)
 }
+
+// Guard makes each checkpoint check first that the input files are still
+// those read (Check): a checkpoint must never vouch for documents of a
+// changed file.
+func (s *Reader) Guard(checkpoint func(next int64) error) func(next int64) error {
+	return func(next int64) error {
+		if err := s.Check(); err != nil {
+			return err
+		}
+		return checkpoint(next)
+	}
+}

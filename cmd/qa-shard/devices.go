@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -50,44 +49,8 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := open()
-	var found []gpu.Device
-	driver := ""
-	if err == nil {
-		defer n.Close()
-		driver = n.DriverVersion()
-		found, err = n.Devices()
-	}
-	if *compare != "" {
-		return compareSMI(w, found, err, *compare)
-	}
-	if err := fleet.WriteInventory(w, found, err, driver, os.LookupEnv, *asJSON); err != nil || *sample <= 0 {
-		return err
-	}
-	if n == nil {
-		return fmt.Errorf("--sample: %s", fleet.NoDriverLine)
-	}
+	o := fleet.DevicesOptions{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, Log: log}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *sample)
-	defer cancel()
-	fleet.Sample(ctx, w, n, found, *every, log)
-	return nil
-}
-
-// compareSMI checks discovery (found, or the error that prevented it)
-// against nvidia-smi's --query-gpu=index,uuid,pci.bus_id --format=csv,noheader output.
-func compareSMI(w io.Writer, found []gpu.Device, foundErr error, path string) error {
-	if foundErr != nil {
-		return fmt.Errorf("--compare-smi: %w", foundErr)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w: --compare-smi: %w", errUsage, err)
-	}
-	defer f.Close()
-	if err := fleet.CompareSMI(w, found, f); err != nil {
-		return fmt.Errorf("--compare-smi: %w", err)
-	}
-	return nil
+	return fleet.Devices(ctx, w, open, o)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"go.uber.org/zap"
 
 	"qa-shard/internal/cli"
 	"qa-shard/internal/logs"
@@ -43,12 +42,6 @@ func mergeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info(fmt.Sprintf("merged %d ranks, %d documents, into %s", res.Ranks, res.Documents, *output), zap.Int("ranks", res.Ranks),
-		zap.Int64("documents", res.Documents), zap.String("output", *output), zap.Int("answer_parts", res.AnswerParts),
-		zap.String("logits", *lg), zap.Int("logits_parts", res.LogitsParts))
-	if res.LogitsLeft > 0 {
-		log.Warn(fmt.Sprintf("the ranks also wrote logits (%d parts), which this merge left where they are: add --logits DIR to merge them into one folder", res.LogitsLeft),
-			zap.Int("logits_parts_not_merged", res.LogitsLeft))
-	}
+	res.Log(log, *output, *lg)
 	return nil
 }

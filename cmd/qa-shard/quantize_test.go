@@ -196,7 +196,7 @@ func TestInt8SchemeWarning(t *testing.T) {
 		warns  bool
 	}{{"s8", avx2, true}, {"s7", avx2, false}, {"s8", vnni, false}} {
 		core, logs := observer.New(zap.InfoLevel)
-		warnPreciseInt8(zap.New(core), copies[c.scheme], c.cpu)
+		quantize.WarnPrecise(zap.New(core), copies[c.scheme], c.cpu)
 		got := logs.FilterLevelExact(zap.WarnLevel).All()
 		if !c.warns {
 			if len(got) > 0 {

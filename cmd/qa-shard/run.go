@@ -19,12 +19,13 @@ import (
 	"qa-shard/internal/logs"
 	"qa-shard/internal/metrics"
 	"qa-shard/internal/outcome"
+	"qa-shard/internal/qamodel"
+	"qa-shard/internal/quantize"
 	"qa-shard/internal/signals"
 	"qa-shard/internal/tune"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
-	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
 )
@@ -147,56 +148,28 @@ func claimOutputs(o *cli.RunOptions) (filelock.Set, error) {
 	return locks, nil
 }
 
-// loaded is the model folder, read: the graph's signature and the
-// tokenizer.
-type loaded struct {
-	model *worker.Model
-	tok   *tokenizer.Tokenizer
-}
-
 // openModel loads ONNX Runtime and reads the model folder and its
 // tokenizer, refusing a folder whose parts do not fit together.
-func openModel(o *cli.RunOptions, log *zap.Logger) (loaded, error) {
+func openModel(o *cli.RunOptions, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
-		return loaded{}, err
+		return nil, err
 	}
 	if logs.Resolve(o.LogFormat) == "json" { // ONNX Runtime's own logger writes plain text
 		if err := worker.QuietNativeLog(); err != nil {
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
 	}
-	model, err := worker.OpenModel(o.Model)
-	if err != nil {
-		return loaded{}, err
-	}
-	tok, origin, err := modeldir.OpenWith(model.Dir, mecabOptions(o.MecabLib, o.MecabDicdir))
-	if err != nil {
-		return loaded{}, fmt.Errorf("%w: %w", worker.ErrConfig, err)
-	}
-	model.TokenizerPath = origin.Path()
-	if origin.Converted() {
-		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.String(),
-			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
-	} else {
-		log.Info("tokenizer: "+origin.String(), zap.Strings("files", origin.Files))
-	}
-	if err := model.CheckVocab(tok.VocabSize()); err != nil {
-		return loaded{}, err
-	}
-	if model.MaxPositions > 0 && o.Settings.MaxSeqLen > model.MaxPositions {
-		return loaded{}, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", errUsage, o.Settings.MaxSeqLen, model.MaxPositions)
-	}
-	return loaded{model: model, tok: tok}, nil
+	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), o.Settings.MaxSeqLen, log)
 }
 
 // startFleet opens a replica per device session.
-func startFleet(ctx context.Context, o *cli.RunOptions, m loaded, log *zap.Logger) (*fleet.Fleet, error) {
+func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
-	if m.model.QuantizedActivations {
+	if m.Graph.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.
 		fo.Precision, fo.SingleWindow = "int8", true
 	}
-	fl, err := fleet.Start(ctx, fo, m.model)
+	fl, err := fleet.Start(ctx, fo, m.Graph)
 	if err = outcome.StoppedEarly(ctx, err); err != nil {
 		return nil, err
 	}
@@ -239,18 +212,18 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 }
 
 // schedulerConfig is the run's options as the scheduler takes them.
-func schedulerConfig(o *cli.RunOptions, m loaded, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
+func schedulerConfig(o *cli.RunOptions, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	return scheduler.Config{
-		Settings: o.Settings, Template: m.tok.Template(), PadID: m.tok.PadID(), Logger: log,
+		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
 		Batching: scheduler.Batching{
 			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
-			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.model.QuantizedActivations,
+			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.Graph.QuantizedActivations,
 			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
 		},
 		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
 		Checkpoints: scheduler.Checkpoints{
-			Stop: stop, SkipBelow: out.Skip, Checkpoint: checkInputs(src, out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
+			Stop: stop, SkipBelow: out.Skip, Checkpoint: src.Guard(out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
 		},
 		Reporting: scheduler.Reporting{
 			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
@@ -260,15 +233,15 @@ func schedulerConfig(o *cli.RunOptions, m loaded, tn *tune.Tuner, fl *fleet.Flee
 }
 
 // logStart says what is about to run.
-func logStart(log *zap.Logger, o *cli.RunOptions, m loaded, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
+func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
 	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
-		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", m.model.TokenTypeIDs != ""),
-		zap.String("logits", m.model.LogitsTypeName()))
-	if m.model.QuantizedActivations {
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", m.Graph.TokenTypeIDs != ""),
+		zap.String("logits", m.Graph.LogitsTypeName()))
+	if m.Graph.QuantizedActivations {
 		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
-		warnPreciseInt8(log, m.model, isa.Detect())
+		quantize.WarnPrecise(log, m.Graph, isa.Detect())
 	}
 }
 
@@ -286,29 +259,17 @@ func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *f
 
 // runScheduler answers every document of src on the fleet's replicas into
 // the outputs, then checks that the input was the same to its end.
-func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Reader, m loaded, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
+func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Reader, m *qamodel.Model, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
 	var lg scheduler.LogitsSink
 	if out.Logits != nil {
 		lg = out.Logits
 	}
 	source, answers, replicas := hooked(ctx, stop, out, src, out.Answers, fl.Replicas)
-	sum, err := scheduler.Run(ctx, cfg, source, m.tok, replicas, answers, lg)
+	sum, err := scheduler.Run(ctx, cfg, source, m.Tok, replicas, answers, lg)
 	if err == nil {
 		err = src.Check() // the input was the same to its end
 	}
 	return sum, err
-}
-
-// checkInputs makes each checkpoint check first that the input files are
-// still those read (input.Reader.Check): a checkpoint must never vouch
-// for documents of a changed file.
-func checkInputs(src *input.Reader, checkpoint func(int64) error) func(int64) error {
-	return func(next int64) error {
-		if err := src.Check(); err != nil {
-			return err
-		}
-		return checkpoint(next)
-	}
 }
 
 // claim checks that the outputs can be written and locks them for the

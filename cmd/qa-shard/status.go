@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -38,25 +37,16 @@ func statusCmd(args []string) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", errUsage)
 	}
-	outputs, err := runstatus.FindAll(fs.Args())
+	all, err := runstatus.Collect(fs.Args())
 	if err != nil {
 		return err
 	}
-	if len(outputs) == 0 {
-		return fmt.Errorf("%w: no run found at %s (no journal, no rank files)", errUsage, strings.Join(fs.Args(), " "))
-	}
-	now := time.Now()
-	var all []runstatus.Rank
-	for _, o := range outputs {
-		all = append(all, runstatus.Read(o))
-	}
-	all = runstatus.AddMissing(all)
 	if *asJSON {
 		if err := runstatus.WriteJSON(os.Stdout, all); err != nil {
 			return err
 		}
 	} else {
-		runstatus.WriteTable(os.Stdout, all, now)
+		runstatus.WriteTable(os.Stdout, all, time.Now())
 	}
 	return runstatus.Outcome(all)
 }

@@ -10,11 +10,13 @@ import (
 
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/fleet"
+	"qa-shard/internal/qamodel"
 	"qa-shard/internal/record"
 	"qa-shard/internal/tune"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
 )
 
@@ -64,11 +66,7 @@ func (ms *models) get(dir string) (*modelInfo, error) {
 	if mi, ok := ms.by[dir]; ok {
 		return mi, nil
 	}
-	m, err := worker.OpenModel(dir)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := tokenizer.Load(m.TokenizerPath)
+	m, err := qamodel.Open(dir, modeldir.EnvOptions(), 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +74,7 @@ func (ms *models) get(dir string) (*modelInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	mi := &modelInfo{m: m, tok: tok, fp: fp}
+	mi := &modelInfo{m: m.Graph, tok: m.Tok, fp: fp}
 	ms.by[dir] = mi
 	return mi, nil
 }

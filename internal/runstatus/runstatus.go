@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/journal"
@@ -79,8 +80,11 @@ func Find(arg string) ([]string, error) {
 	return ranks, nil
 }
 
-// FindAll is the outputs all of args name (Find), sorted, each once.
-func FindAll(args []string) ([]string, error) {
+// Collect is the state of every output args name (Find: a run's
+// --output, a rank's file, a glob), sorted, each once, with a "missing"
+// entry for each rank of a split run that has none (AddMissing). Nothing
+// found at all is a usage error.
+func Collect(args []string) ([]Rank, error) {
 	var outputs []string
 	for _, a := range args {
 		found, err := Find(a)
@@ -89,8 +93,15 @@ func FindAll(args []string) ([]string, error) {
 		}
 		outputs = append(outputs, found...)
 	}
+	if len(outputs) == 0 {
+		return nil, fmt.Errorf("%w: no run found at %s (no journal, no rank files)", cli.ErrUsage, strings.Join(args, " "))
+	}
 	slices.Sort(outputs)
-	return slices.Compact(outputs), nil
+	var all []Rank
+	for _, o := range slices.Compact(outputs) {
+		all = append(all, Read(o))
+	}
+	return AddMissing(all), nil
 }
 
 // Outcome is what the ranks' states mean together: ErrBroken when a rank

@@ -29,6 +29,19 @@ func EnvOptions() Options {
 	return Options{MecabLib: os.Getenv("QA_SHARD_MECAB_LIB"), MecabDicdir: os.Getenv("QA_SHARD_MECAB_DICDIR")}
 }
 
+// FlagOptions are the --mecab-lib and --mecab-dicdir flags (lib, dicdir)
+// over EnvOptions: a flag that is set wins over its variable.
+func FlagOptions(lib, dicdir string) Options {
+	o := EnvOptions()
+	if lib != "" {
+		o.MecabLib = lib
+	}
+	if dicdir != "" {
+		o.MecabDicdir = dicdir
+	}
+	return o
+}
+
 // Mecab says which MeCab a tokenizer runs on (Origin.Mecab).
 type Mecab struct {
 	Library    string            `json:"library"`

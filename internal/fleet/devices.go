@@ -1,0 +1,66 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+
+	"qa-shard/gpu"
+	"qa-shard/internal/cli"
+)
+
+// DevicesOptions are what qa-shard devices prints besides the inventory.
+type DevicesOptions struct {
+	JSON bool
+	// Sample, when > 0, prints GPU telemetry and health every Every for
+	// this long after the inventory (scripts/gpu-check.sh).
+	Sample, Every time.Duration
+	// SMI, when set, is a file of nvidia-smi's --query-gpu=index,uuid,pci.bus_id
+	// --format=csv,noheader output: the list is checked against it
+	// instead of printed (scripts/gpu-check.sh).
+	SMI string
+	Log *zap.Logger
+}
+
+// Devices prints the GPUs NVML sees (open loads it), numbered as
+// nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
+// --devices make of them; or checks them against nvidia-smi's list; then
+// samples them while ctx lasts, up to o.Sample.
+func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o DevicesOptions) error {
+	n, err := open()
+	var found []gpu.Device
+	driver := ""
+	if err == nil {
+		defer n.Close()
+		driver = n.DriverVersion()
+		found, err = n.Devices()
+	}
+	if o.SMI != "" {
+		if err != nil {
+			return fmt.Errorf("--compare-smi: %w", err)
+		}
+		f, err := os.Open(o.SMI)
+		if err != nil {
+			return fmt.Errorf("%w: --compare-smi: %w", cli.ErrUsage, err)
+		}
+		defer f.Close()
+		if err := CompareSMI(w, found, f); err != nil {
+			return fmt.Errorf("--compare-smi: %w", err)
+		}
+		return nil
+	}
+	if err := WriteInventory(w, found, err, driver, os.LookupEnv, o.JSON); err != nil || o.Sample <= 0 {
+		return err
+	}
+	if n == nil {
+		return fmt.Errorf("--sample: %s", NoDriverLine)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Sample)
+	defer cancel()
+	Sample(ctx, w, n, found, o.Every, o.Log)
+	return nil
+}

@@ -1,0 +1,19 @@
+package merge
+
+import (
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// Log says what the merge wrote into output (and logits, "" when no
+// logits folder was asked for), and what it left where it was.
+func (r Result) Log(log *zap.Logger, output, logits string) {
+	log.Info(fmt.Sprintf("merged %d ranks, %d documents, into %s", r.Ranks, r.Documents, output), zap.Int("ranks", r.Ranks),
+		zap.Int64("documents", r.Documents), zap.String("output", output), zap.Int("answer_parts", r.AnswerParts),
+		zap.String("logits", logits), zap.Int("logits_parts", r.LogitsParts))
+	if r.LogitsLeft > 0 {
+		log.Warn(fmt.Sprintf("the ranks also wrote logits (%d parts), which this merge left where they are: add --logits DIR to merge them into one folder", r.LogitsLeft),
+			zap.Int("logits_parts_not_merged", r.LogitsLeft))
+	}
+}
