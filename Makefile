@@ -1,5 +1,8 @@
-# qa-shard: every dependency the project needs is fetched or generated here.
+# qa-shard: every dependency the project needs is fetched or generated here,
+# but the system packages, which `sudo make deps` installs (mk/deps.mk).
 SHELL := /bin/bash
+include mk/deps.mk
+.DEFAULT_GOAL := ort
 GO ?= go
 BUILD := build
 ORT_VERSION := 1.30.0
@@ -89,11 +92,11 @@ TEST_ENV := QA_SHARD_ORT_LIB=$(abspath $(ORT_LIB)) QA_SHARD_VOCAB_JSON=$(abspath
 	QA_SHARD_TOKENIZERS_DIR=$(abspath $(TOKENIZERS)) QA_SHARD_SPM_JS=$(abspath $(SPM_JS))
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 
-# MeCab and its dictionaries for the Japanese BERT tests (make mecab).
+# MeCab and its dictionaries for the Japanese BERT tests.
 include mk/mecab.mk
 
 .PHONY: test
-test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) mecab
+test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) vet -tags $(GO_TEST_TAGS) ./...
 	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -count=1 ./...
@@ -151,7 +154,7 @@ fuzz: $(VOCAB_JSON)
 	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) ./internal/record -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 
 # A real two-node Slurm cluster on this machine (Debian's slurmctld, slurmd,
-# slurm-client and munge, installed with apt-get when missing; run as root):
+# slurm-client and munge: `sudo make deps`; run as root):
 # srun -N2 -n4 ranks merged byte-identical to one process, the batch scripts
 # in configs/slurm/ (USR1 before the time limit, exit 75, requeue, resume; an
 # array with a malformed line whose afterany merge still completes).

@@ -90,8 +90,8 @@ bench-tokenizer-load: tokenizer-fixtures $(TOKLOAD_SPM)/spiece.model
 # same libmecab), on documents of 20 golden texts each.
 TOKBENCH_JA := $(BUILD)/bench-tokenizers-ja
 .PHONY: bench-tokenizers-ja
-bench-tokenizers-ja: mecab $(BIN)
-	$(call apt_ensure,python3-mecab)
+bench-tokenizers-ja: $(BIN)
+	$(call require_packages,$(DEPS_TEST) python3-mecab,deps deps-dev)
 	@mkdir -p $(TOKBENCH_JA)/model
 	cp $(JA_VOCAB) $(TOKBENCH_JA)/model/vocab.txt
 	cp $(JA_GOLDENS)/ipadic-wordpiece.config.json $(TOKBENCH_JA)/model/tokenizer_config.json
@@ -123,7 +123,7 @@ $(INT8_MODELS): $(MODELS)/%-int8/model.onnx: $(MODELS)/%/model.onnx | $(BIN)
 
 # Share of CPU time the tokenizer takes in a CPU run of each demo model
 # (BERT WordPiece, RoBERTa BPE, ALBERT Unigram) on the demo corpus,
-# sampled by Linux perf (installed with apt-get when missing): the
+# sampled by Linux perf (Debian's linux-perf: `sudo make deps-dev`): the
 # inclusive share of Tokenizer.Encode (allocation and GC work under it
 # included) and of tokenizer.Load (once per run). Then the Japanese demo
 # model (MeCab + WordPiece) on the same corpus in Japanese (gencorpus -lang
@@ -136,7 +136,7 @@ PROFILE_QUESTIONS_JA := --question "この会社を設立したのは誰です�
 .PHONY: profile-tokenizer
 profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODELS)/demo-unigram/model.onnx \
 		$(MODELS)/demo-ja/model.onnx
-	@command -v perf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf)
+	$(call require_command,perf,linux-perf,deps-dev)
 	$(GO) run ./tools/gencorpus -n $(PROFILE_DOCS) -min-words 20 -max-words 1500 -out $(BUILD)/profile-docs.jsonl >/dev/null
 	$(GO) run ./tools/gencorpus -lang ja -n $(PROFILE_DOCS) -min-words 20 -max-words 1500 -out $(BUILD)/profile-docs-ja.jsonl >/dev/null
 	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)"

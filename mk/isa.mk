@@ -5,14 +5,14 @@
 # are, instruction by instruction: the figures are those of a real AVX2
 # machine, only slower (about 3 minutes). QEMU's TCG has no AVX-512, so
 # AVX-512 without VNNI cannot be emulated this way; AMX neither.
-# Installs Debian's qemu-user when qemu-x86_64 is missing (CI runs as root).
+# Needs Debian's qemu-user (`sudo make deps`).
 QEMU_CPU ?= Haswell
 QEMU_ISA ?= AVX2
 ISA_TEST := $(BUILD)/isa/quantize.test
 
 .PHONY: test-int8-isa
 test-int8-isa: ort $(VOCAB_JSON)
-	@command -v qemu-x86_64 >/dev/null || { apt-get update -qq && apt-get install -y -qq qemu-user >/dev/null; }
+	$(call require_command,qemu-x86_64,qemu-user,deps)
 	@mkdir -p $(dir $(ISA_TEST))
 	$(GO) test -tags $(GO_TEST_TAGS) -c -o $(ISA_TEST) ./internal/quantize
 	cd internal/quantize && $(TEST_ENV) QA_SHARD_EXPECT_ISA="$(QEMU_ISA)" qemu-x86_64 -cpu $(QEMU_CPU) $(abspath $(ISA_TEST)) -test.count=1 -test.v -test.run 'Test' 2>&1 \

@@ -5,13 +5,14 @@
 # (metrics' TestDashboardQueriesParse, through promtool); then a real
 # Prometheus server on loopback watches two ranks of a real run
 # (TestPrometheusWatchesRanks: the test starts and kills it, about 20 s).
-# Installs Debian's prometheus package (prometheus and promtool) when
-# promtool is missing.
+# Needs Debian's prometheus package (prometheus and promtool: `sudo make
+# deps`).
 PROM_DIR := configs/prometheus
 
 .PHONY: prometheus-check
 prometheus-check: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
-	@command -v promtool >/dev/null && command -v prometheus >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus >/dev/null; }
+	$(call require_command,promtool,prometheus,deps)
+	$(call require_command,prometheus,prometheus,deps)
 	promtool --version | head -n 1
 	cd $(PROM_DIR) && promtool check config prometheus.yml && promtool check config prometheus-textfile.yml
 	cd $(PROM_DIR) && promtool check rules qa-shard.rules.yml

@@ -93,11 +93,11 @@ tokenizer-real-goldens: tokenizer-npm
 	done
 
 # Word-level goldens of the SentencePiece converters, made by SentencePiece
-# itself (Debian's python3-sentencepiece, installed when missing):
+# itself (Debian's python3-sentencepiece: `sudo make deps-dev`):
 # tokenizer/testdata/spm/*.golden.json, and spm-bpe.model when absent.
 .PHONY: tokenizer-spm-goldens
 tokenizer-spm-goldens: $(SPM_JS)
-	@/usr/bin/python3 -c 'import sentencepiece' 2>/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-sentencepiece)
+	$(call require_packages,python3-sentencepiece,deps-dev)
 	/usr/bin/python3 $(FAMILY_DATA)/spm-golden.py $(SPM_JS)
 
 .PHONY: tokenizer-codepoints

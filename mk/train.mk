@@ -1,6 +1,6 @@
 # Retrain the demo model's weights (internal/testmodel/demo/*.safetensors, committed)
 # from scratch. Only this target needs Python: Debian's python3-torch
-# (apt-get install python3-torch libopenblas0-pthread; OpenBLAS because the
+# (`sudo make deps-dev` installs python3-torch libopenblas0-pthread; OpenBLAS because the
 # reference BLAS torch links by default is several times slower). Seeds are
 # fixed: the corpus, the windows, the initialisation and the batch order.
 # Then `make demo-model eval` rebuilds the ONNX model and measures it, and

@@ -22,9 +22,7 @@ func TestComponents(t *testing.T) {
 		{"t5-small", []string{"normalizer: Precompiled", "pre_tokenizer: Sequence[WhitespaceSplit, Metaspace]", "model: Unigram (32100 tokens)", "post_processor: TemplateProcessing"}, 1, "</s>"},
 	} {
 		dir, err := testenv.RealTokenizer(c.folder)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testenv.Need(t, err)
 		tk, err := Load(filepath.Join(dir, "tokenizer.json"))
 		if err != nil {
 			t.Fatal(err)

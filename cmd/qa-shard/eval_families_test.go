@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"qa-shard/internal/evaluate"
 	"qa-shard/internal/testenv"
 	"qa-shard/internal/testfixtures"
+	"qa-shard/tokenizer/mecab/mecabtest"
 )
 
 // TestDemoFamilyModelsAnswers runs the demo models trained with RoBERTa's
@@ -51,8 +53,9 @@ func TestDemoJapaneseModelAnswers(t *testing.T) {
 		t.Fatalf("test setup: %v", setupErr)
 	}
 	if japaneseErr != nil {
-		t.Fatalf("the Japanese demo model: %v", japaneseErr)
+		testenv.Need(t, fmt.Errorf("the Japanese demo model: %w", japaneseErr))
 	}
+	mecabtest.Require(t, "ipadic-utf8")
 	checkDemoAnswers(t, root, testfixtures.DemoJapanese, japaneseDir, "-tokenizer", japaneseDir, "-lang", "ja")
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"qa-shard/internal/testenv"
 	"qa-shard/internal/testmodel"
+	"qa-shard/tokenizer/mecab/mecabtest"
 )
 
 // japaneseModel is a random-weight tiny BERT sized to the real
@@ -21,7 +22,8 @@ import (
 func japaneseModel(t *testing.T) string {
 	t.Helper()
 	src, err := testenv.RealTokenizer("bert-base-japanese-v3")
-	must(t, err)
+	testenv.Need(t, err)
+	mecabtest.Require(t, "ipadic-utf8")
 	raw, err := os.ReadFile(filepath.Join(src, "vocab.txt"))
 	must(t, err)
 	vocab := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")

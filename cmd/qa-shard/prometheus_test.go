@@ -43,10 +43,7 @@ const envRequirePrometheus = "QA_SHARD_REQUIRE_PROMETHEUS"
 func TestPrometheusWatchesRanks(t *testing.T) {
 	prom, err := exec.LookPath("prometheus")
 	if err != nil {
-		if os.Getenv(envRequirePrometheus) != "" {
-			t.Fatalf("prometheus is required here: %v", err)
-		}
-		t.Skip("Prometheus (Debian's prometheus package) is not installed; make prometheus-check installs it and runs this test")
+		testenv.Need(t, testenv.Absent("Prometheus", "install Debian's prometheus (`sudo make deps`)", err), envRequirePrometheus)
 	}
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")

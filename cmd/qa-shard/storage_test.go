@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"qa-shard/internal/testenv"
 )
 
 // tmpfs mounts a tmpfs of the given size (mount -o size=...) on a fresh
@@ -14,7 +16,7 @@ import (
 func tmpfs(t *testing.T, size string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("skipped: mounting a small tmpfs needs root (CI runs as root, so it runs there)")
+		testenv.Need(t, testenv.Absent("root (to mount a small tmpfs)", "run the tests as root to run this one (CI does)", nil))
 	}
 	dir := t.TempDir()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {

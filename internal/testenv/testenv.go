@@ -1,7 +1,11 @@
 // Package testenv locates what the tests need outside the Go sources: the
 // repository root, the ONNX Runtime library and the offline vocabulary that
-// the Makefile fetches. A missing piece is a test failure naming the make
-// target that provides it, never a skip.
+// the Makefile fetches (missing, a test fails naming the make target that
+// provides them), and what a clone of the repository alone may lack: files
+// kept outside it (../shared/real-tokenizers) and system packages (MeCab).
+// A test that needs one of those skips with one line naming what is
+// missing and how to get it, except under CI=true, where it fails, so CI
+// still proves it (Need).
 package testenv
 
 import (
@@ -9,7 +13,63 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 )
+
+// ErrAbsent marks something a test needs that a clone of the repository
+// alone may lack: a file kept outside it, a system package. Need skips
+// on it (fails under CI=true); every other error fails the test.
+var ErrAbsent = errors.New("absent from this machine")
+
+// absent is an ErrAbsent naming what is missing and how to get it.
+type absent struct {
+	what, how string
+	err       error
+}
+
+func (a *absent) Error() string {
+	s := a.what + " is missing"
+	if a.err != nil {
+		s += " (" + a.err.Error() + ")"
+	}
+	return s + ": " + a.how
+}
+
+func (a *absent) Is(target error) bool { return target == ErrAbsent }
+func (a *absent) Unwrap() error        { return a.err }
+
+// Absent is an ErrAbsent error: what is missing, how to get it, and the
+// error that showed it (may be nil).
+func Absent(what, how string, err error) error {
+	return &absent{what: what, how: how, err: err}
+}
+
+// EnvCI is the variable CI sets (CI=true): there every test must run, so
+// Need fails where it would skip.
+const EnvCI = "CI"
+
+// Need stops t when err is not nil: an ErrAbsent error skips it with one
+// line (the error says what is missing and how to get it), unless
+// $CI is true or one of the variables in require is set, where it fails;
+// any other error fails it.
+func Need(t testing.TB, err error, require ...string) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, ErrAbsent) {
+		t.Fatal(err)
+	}
+	if os.Getenv(EnvCI) == "true" {
+		t.Fatalf("CI=true, so this test must run: %v", err)
+	}
+	for _, env := range require {
+		if os.Getenv(env) != "" {
+			t.Fatalf("%s is set, so this test must run: %v", env, err)
+		}
+	}
+	t.Skip("skipped: " + err.Error())
+}
 
 // RepoRoot walks up from the working directory to the folder with go.mod.
 func RepoRoot() (string, error) {
@@ -70,17 +130,30 @@ func SentencePieceJS() (string, error) {
 	return locate("QA_SHARD_SPM_JS", "build/sentencepiece-js/index.js", "tokenizer-fixtures")
 }
 
-// RealTokenizer is ../shared/real-tokenizers/name, relative to the
-// repository root: tokenizer folders written by others, kept outside the
-// repository (each with a SOURCE.txt).
+// EnvRealTokenizers names the folder of real tokenizer folders when it is
+// not ../shared/real-tokenizers beside the repository.
+const EnvRealTokenizers = "QA_SHARD_REAL_TOKENIZERS"
+
+// RealTokenizer is the real tokenizer folder name: under
+// $QA_SHARD_REAL_TOKENIZERS, else under ../shared/real-tokenizers relative
+// to the repository root. These are tokenizer folders written by others,
+// kept outside the repository (each with a SOURCE.txt); missing, the error
+// is ErrAbsent and names where their sources are listed.
 func RealTokenizer(name string) (string, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
+	base := os.Getenv(EnvRealTokenizers)
+	shown := "$" + EnvRealTokenizers + "/" + name
+	if base == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(root, "..", "shared", "real-tokenizers")
+		shown = "../shared/real-tokenizers/" + name + " (beside the repository)"
 	}
-	p := filepath.Join(root, "..", "shared", "real-tokenizers", name)
+	p := filepath.Join(base, name)
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("the real tokenizer folder ../shared/real-tokenizers/%s (relative to the repository root) is missing: %w", name, err)
+		return "", Absent("the real tokenizer folder "+shown,
+			"its files come from public repositories, listed with their SHA-256 in tokenizer/testdata/real/SOURCES.md; put them in ../shared/real-tokenizers beside the repository or in $"+EnvRealTokenizers, nil)
 	}
 	return p, nil
 }

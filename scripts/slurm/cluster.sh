@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real two-node Slurm cluster on this host, for tests.
 #
-#   scripts/slurm/cluster.sh start DIR   # install (apt) if missing, configure, start, wait idle
+#   scripts/slurm/cluster.sh start DIR   # configure, start, wait idle (packages: `sudo make deps`)
 #   scripts/slurm/cluster.sh stop DIR    # cancel jobs, stop exactly the daemons start launched
 #   scripts/slurm/cluster.sh env DIR     # prints: export SLURM_CONF=DIR/slurm.conf
 #
@@ -24,23 +24,13 @@ usage() { echo "usage: $0 start|stop|env DIR" >&2; exit 2; }
 cmd=$1
 DIR=$2
 
-install_packages() {
+require_packages() {
 	local missing=()
 	command -v slurmctld >/dev/null || missing+=(slurmctld)
 	command -v slurmd >/dev/null || missing+=(slurmd)
 	command -v srun >/dev/null || missing+=(slurm-client)
 	command -v munged >/dev/null || missing+=(munge)
-	[[ ${#missing[@]} -eq 0 ]] && return 0
-	[[ $(id -u) -eq 0 ]] || die "missing ${missing[*]} and not root: install them with apt-get"
-	echo "cluster.sh: installing ${missing[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null || die "apt-get update failed"
-	# policy-rc.d 101: do not start the packages' own services on install.
-	local prc=/usr/sbin/policy-rc.d created=0
-	if [[ ! -e $prc ]]; then printf '#!/bin/sh\nexit 101\n' >"$prc"; chmod 755 "$prc"; created=1; fi
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || { [[ $created = 1 ]] && rm -f "$prc"; die "apt-get install ${missing[*]} failed"; }
-	[[ $created = 1 ]] && rm -f "$prc"
-	return 0
+	[[ ${#missing[@]} -eq 0 ]] || die "missing Debian's ${missing[*]}: run \`sudo make deps\`"
 }
 
 # port_free PORT: nothing listens on PORT (TCP, IPv4 or IPv6), from /proc/net.
@@ -82,7 +72,7 @@ log_tails() {
 }
 
 start() {
-	install_packages
+	require_packages
 	[[ ! -e $DIR/pids ]] || die "$DIR/pids exists: a cluster may be running there; run: $0 stop $DIR"
 	mkdir -p "$DIR"/{spool/d-n1,spool/d-n2,spool/ctld,run,log,munge}
 	DIR=$(cd "$DIR" && pwd)

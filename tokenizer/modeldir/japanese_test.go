@@ -18,6 +18,7 @@ import (
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/mecab"
+	"qa-shard/tokenizer/mecab/mecabtest"
 )
 
 // The goldens of tools/jagolden/golden.py (make ja-goldens): transformers'
@@ -32,9 +33,7 @@ const jaGoldens = "testdata/japanese"
 func jaFolder(t *testing.T, config []byte) string {
 	t.Helper()
 	src, err := testenv.RealTokenizer("bert-base-japanese-v3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.Need(t, err)
 	vocab, err := os.ReadFile(filepath.Join(src, "vocab.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,14 +48,12 @@ func jaFolder(t *testing.T, config []byte) string {
 }
 
 // systemDictionary is the system folder of a Debian MeCab dictionary
-// package (make mecab installs them).
+// package (make deps installs them); missing, with libmecab, the test
+// skips (fails under CI=true).
 func systemDictionary(t *testing.T, name string) string {
 	t.Helper()
-	dirs := mecab.SystemFolders(name)
-	if len(dirs) == 0 {
-		t.Fatalf("no MeCab system dictionary %s: run make mecab (Debian: apt-get install mecab-ipadic-utf8 unidic-mecab)", name)
-	}
-	return dirs[0]
+	mecabtest.Require(t, name)
+	return mecab.SystemFolders(name)[0]
 }
 
 func readGzipLines(t *testing.T, path string, each func(line []byte)) {
@@ -107,6 +104,9 @@ func TestJapaneseGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var o Options
+			if strings.HasPrefix(name, "ipadic") {
+				mecabtest.Require(t, "ipadic-utf8")
+			}
 			if strings.HasPrefix(name, "unidic") {
 				// Debian's UniDic 3.1.1, named by the user in place of
 				// pip's unidic (the golden maker used the same folder).
@@ -180,6 +180,7 @@ func TestJapaneseConcurrentEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mecabtest.Require(t, "ipadic-utf8")
 	tk, _, err := OpenWith(jaFolder(t, cfg), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -229,20 +230,24 @@ func TestJapaneseRefusals(t *testing.T) {
 	for _, c := range []struct {
 		name, config string
 		o            Options
+		dic          string // a system dictionary given as --mecab-dicdir
 		sentinel     error
 		want         []string
 	}{
-		{"sudachi", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "sudachi"}`, Options{}, tokenizer.ErrUnsupported, []string{"sudachi", "SudachiPy", "mecab"}},
-		{"jumanpp", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "jumanpp"}`, Options{}, tokenizer.ErrUnsupported, []string{"Juman++"}},
-		{"sentencepiece", `{"tokenizer_class": "BertJapaneseTokenizer", "subword_tokenizer_type": "sentencepiece"}`, Options{}, tokenizer.ErrUnsupported, []string{"sentencepiece", "wordpiece"}},
-		{"unknown dictionary name", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "neologd"}}`, Options{}, ErrInput, []string{"neologd", "unidic_lite"}},
-		{"unknown MeCab option", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"dic": "ipadic"}}`, Options{}, ErrInput, []string{"mecab_kwargs.dic"}},
-		{"no libmecab", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab"}`, Options{MecabLib: "libmecab-missing.so.9"}, ErrInput, []string{"libmecab-missing.so.9", "apt-get install libmecab2", "--mecab-lib"}},
-		{"not a dictionary folder", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab"}`, Options{MecabDicdir: t.TempDir()}, ErrInput, []string{"not a MeCab dictionary folder", "IPAdic"}},
-		{"UniDic for an IPAdic model", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "ipadic"}}`, Options{MecabDicdir: systemDictionary(t, "unidic")}, mecab.ErrMismatch, []string{"UniDic 3.1.1", "IPAdic 2.7.0", "pip install ipadic"}},
-		{"IPAdic for a UniDic model", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "unidic"}}`, Options{MecabDicdir: systemDictionary(t, "ipadic-utf8")}, mecab.ErrMismatch, []string{"IPAdic 2.7.0", "UniDic 3.1.0", "pip install unidic"}},
+		{"sudachi", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "sudachi"}`, Options{}, "", tokenizer.ErrUnsupported, []string{"sudachi", "SudachiPy", "mecab"}},
+		{"jumanpp", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "jumanpp"}`, Options{}, "", tokenizer.ErrUnsupported, []string{"Juman++"}},
+		{"sentencepiece", `{"tokenizer_class": "BertJapaneseTokenizer", "subword_tokenizer_type": "sentencepiece"}`, Options{}, "", tokenizer.ErrUnsupported, []string{"sentencepiece", "wordpiece"}},
+		{"unknown dictionary name", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "neologd"}}`, Options{}, "", ErrInput, []string{"neologd", "unidic_lite"}},
+		{"unknown MeCab option", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"dic": "ipadic"}}`, Options{}, "", ErrInput, []string{"mecab_kwargs.dic"}},
+		{"no libmecab", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab"}`, Options{MecabLib: "libmecab-missing.so.9"}, "", ErrInput, []string{"libmecab-missing.so.9", "apt-get install libmecab2", "--mecab-lib"}},
+		{"not a dictionary folder", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab"}`, Options{MecabDicdir: t.TempDir()}, "", ErrInput, []string{"not a MeCab dictionary folder", "IPAdic"}},
+		{"UniDic for an IPAdic model", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "ipadic"}}`, Options{}, "unidic", mecab.ErrMismatch, []string{"UniDic 3.1.1", "IPAdic 2.7.0", "pip install ipadic"}},
+		{"IPAdic for a UniDic model", `{"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "mecab", "mecab_kwargs": {"mecab_dic": "unidic"}}`, Options{}, "ipadic-utf8", mecab.ErrMismatch, []string{"IPAdic 2.7.0", "UniDic 3.1.0", "pip install unidic"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.dic != "" {
+				c.o.MecabDicdir = systemDictionary(t, c.dic)
+			}
 			_, _, err := OpenWith(jaFolder(t, []byte(c.config)), c.o)
 			if err == nil || !errors.Is(err, c.sentinel) {
 				t.Fatalf("err = %v, want %v", err, c.sentinel)
@@ -262,9 +267,7 @@ func TestJapaneseRefusals(t *testing.T) {
 // to install it, never run with another dictionary.
 func TestJapaneseRealFolderNeedsUnidicLite(t *testing.T) {
 	dir, err := testenv.RealTokenizer("bert-base-japanese-v3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.Need(t, err)
 	k, _ := mecab.KnownDictionary("unidic_lite")
 	if loc, err := mecab.FindDictionary(k, ""); err == nil {
 		t.Skipf("unidic_lite is installed here (%s): the refusal cannot be seen", loc.Dir)

@@ -21,9 +21,7 @@ import (
 func slowCopy(t *testing.T, name string, files []string, extra map[string]string) (slow, real string) {
 	t.Helper()
 	src, err := testenv.RealTokenizer(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.Need(t, err)
 	dst := t.TempDir()
 	for _, f := range files {
 		raw, err := os.ReadFile(filepath.Join(src, f))

@@ -16,6 +16,7 @@ import (
 	"qa-shard/internal/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
+	"qa-shard/tokenizer/mecab/mecabtest"
 	"qa-shard/tokenizer/modeldir"
 )
 
@@ -196,9 +197,8 @@ func TestGoldAnswersJapanese(t *testing.T) {
 		t.Fatal(err)
 	}
 	realDir, err := testenv.RealTokenizer("bert-base-japanese-v3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.Need(t, err)
+	mecabtest.Require(t, "ipadic-utf8")
 	dir := t.TempDir()
 	tokDir := filepath.Join(dir, "tok")
 	if err := os.Mkdir(tokDir, 0o755); err != nil {
