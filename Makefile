@@ -166,6 +166,8 @@ slurm-test: build demo-model ort
 # make gpu-kit (an offline bundle to check a GPU machine) and make
 # gpu-check-cpu (its CPU-only steps, run by CI): see mk/gpu-kit.mk.
 include mk/gpu-kit.mk
+# make install PREFIX=DIR (and install-gpu, dist, dist-gpu): see mk/install.mk.
+include mk/install.mk
 # make eval (accuracy table) and make train (the demo model's weights).
 include mk/eval.mk mk/train.mk
 # make lint (golangci-lint, pinned) and make test-race: see mk/lint.mk.

@@ -49,6 +49,14 @@ $(KIT_ORT)/libonnxruntime_providers_cuda.so:
 	$(foreach p,$(GPU_PROVIDERS_SHA256),echo "$(lastword $(subst =, ,$(p)))  $(KIT_ORT)/$(firstword $(subst =, ,$(p)))" | sha256sum --check --quiet &&) true
 	rm -f $(KIT)/$(GPU_PROVIDERS_PKG)-$(GPU_PROVIDERS_VERSION).tgz
 
+# ONNX Runtime's GPU build alone (core and providers above, checked by
+# SHA-256): what `make install-gpu` installs beside the binary, or what a
+# run's --ort-lib points at on a GPU node.
+GPU_ORT_DIR := $(KIT_ORT)
+.PHONY: ort-gpu
+ort-gpu: $(KIT_ORT)/libonnxruntime.so.1 $(KIT_ORT)/libonnxruntime_providers_cuda.so
+	@echo "ONNX Runtime $(GPU_ORT_VERSION) GPU build (CUDA 13) in $(KIT_ORT)/: --ort-lib $(KIT_ORT)/libonnxruntime.so.1"
+
 # The check runs on a machine without Go: prebuilt binaries, without their
 # symbol tables (-s -w: 5 MB less to carry; stack traces still work). The
 # generators are pure Go (no cgo), so they run on any Linux of the
@@ -63,7 +71,7 @@ $(KIT_BIN)/gencorpus: $(GO_SOURCES)
 
 .PHONY: xz-tool
 xz-tool:
-	@command -v xz >/dev/null || { echo "installing xz-utils (xz compresses the kit)"; apt-get install -y -q xz-utils >/dev/null; }
+	$(call require_command,xz,xz-utils,deps-dev)
 
 .PHONY: gpu-kit
 gpu-kit: $(KIT_TOOLS) $(VOCAB_JSON) $(KIT_ORT)/libonnxruntime.so.1 $(KIT_ORT)/libonnxruntime_providers_cuda.so xz-tool
@@ -87,7 +95,20 @@ gpu-kit: $(KIT_TOOLS) $(VOCAB_JSON) $(KIT_ORT)/libonnxruntime.so.1 $(KIT_ORT)/li
 # no GPU, as CI runs it.
 CPU_KIT := $(BUILD)/gpu-check-cpu/$(KIT_NAME)
 .PHONY: gpu-check-cpu
-gpu-check-cpu: $(KIT_TOOLS) $(VOCAB_JSON) $(ORT_LIB)
+gpu-check-cpu: $(KIT_TOOLS) $(VOCAB_JSON) $(ORT_LIB) ort-gpu-check
 	rm -rf $(CPU_KIT)
 	bash scripts/gpu-kit-stage.sh $(CPU_KIT) $(KIT_BIN) $(dir $(ORT_LIB)) $(VOCAB_JSON) "qa-shard $(VERSION); ONNX Runtime $(ORT_VERSION) CPU build (make ort)"
 	QA_SHARD_ORT_LIB= $(CPU_KIT)/scripts/gpu-check.sh --cpu-only $(BUILD)/gpu-check-cpu/results
+
+# The GPU build's path on this CPU-only machine (CI runs it through
+# gpu-check-cpu): make install-gpu lays it out beside the binary, which
+# then finds it with no flag; version and devices name it, its CUDA and
+# TensorRT providers, and the CUDA libraries they lack here; devices
+# --check refuses a GPU run it could not make; and the same run on its CPU
+# provider gives the answers of the CPU build (scripts/ort-gpu-check.sh).
+.PHONY: ort-gpu-check
+ort-gpu-check: $(BIN) ort-gpu $(ORT_LIB) $(MODELS)/tiny/model.onnx
+	rm -rf $(BUILD)/ort-gpu-check
+	$(MAKE) --no-print-directory install-gpu PREFIX=$(abspath $(BUILD))/ort-gpu-check/prefix
+	$(GO) run ./tools/gencorpus -n 40 -min-words 20 -max-words 900 -seed 5 -out $(BUILD)/ort-gpu-check/docs.jsonl
+	bash scripts/ort-gpu-check.sh $(BUILD)/ort-gpu-check $(ORT_LIB) $(MODELS)/tiny $(BUILD)/ort-gpu-check/docs.jsonl "$(GPU_ORT_VERSION)"

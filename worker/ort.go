@@ -39,10 +39,10 @@ func Init(libPath string) error {
 
 func initialize(libPath string) error {
 	if libPath == "" {
-		return fmt.Errorf("%w: no ONNX Runtime library given: pass --ort-lib PATH or set %s (run `make ort` to fetch the CPU build)", ErrConfig, EnvORTLib)
+		return fmt.Errorf("%w: no ONNX Runtime library given: pass --ort-lib PATH or set %s (`make install PREFIX=DIR` installs qa-shard with it, found with no flag; `make ort` fetches the CPU build)", ErrConfig, EnvORTLib)
 	}
 	if _, err := os.Stat(libPath); err != nil {
-		return fmt.Errorf("%w: ONNX Runtime library %s not found: pass --ort-lib PATH or set %s (run `make ort` to fetch the CPU build)", ErrConfig, libPath, EnvORTLib)
+		return fmt.Errorf("%w: ONNX Runtime library %s not found: pass --ort-lib PATH or set %s (`make install PREFIX=DIR` installs qa-shard with it, found with no flag; `make ort` fetches the CPU build)", ErrConfig, libPath, EnvORTLib)
 	}
 	ort.SetSharedLibraryPath(libPath)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {

@@ -12,8 +12,9 @@ import (
 // the same version as the core library, and the CUDA 13 libraries that the
 // build `make gpu-kit` bundles (ONNX Runtime 1.29.0) was linked against.
 const gpuBuildHint = "use a GPU build of ONNX Runtime 1.24 or newer whose provider libraries match its version " +
-	"(`make gpu-kit` bundles 1.29.0, built for CUDA 13), with CUDA 13's libraries installed " +
-	"(" + cudaLibs + "; cuDNN 9 for TensorRT), and point --ort-lib or QA_SHARD_ORT_LIB at its libonnxruntime.so"
+	"(`make install-gpu PREFIX=DIR` installs qa-shard beside one, 1.29.0 built for CUDA 13, found with no flag; `make ort-gpu` only fetches it), " +
+	"with CUDA 13's libraries installed (" + cudaLibs + "; cuDNN 9 for TensorRT), or point --ort-lib or QA_SHARD_ORT_LIB at another build's libonnxruntime.so; " +
+	"`qa-shard devices` says which library and providers a run would use and what they lack"
 
 // cudaLibs are the libraries the CUDA provider of that build needs besides
 // the driver's libcuda.so.1.

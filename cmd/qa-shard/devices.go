@@ -30,6 +30,9 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	sample := fs.Duration("sample", 0, "print GPU telemetry and health for this long")
 	every := fs.Duration("sample-interval", time.Second, "interval of --sample")
+	ortLib := fs.String("ort-lib", "", "the ONNX Runtime library to describe, as a run's --ort-lib (default: $QA_SHARD_ORT_LIB, else the one installed beside this binary)")
+	check := fs.Bool("check", false, "exit 2 when a run on the GPUs --devices selects would be refused (a CPU build of ONNX Runtime, CUDA libraries not found): for batch scripts")
+	selectSpec := fs.String("devices", "all", "with --check: the run's --devices")
 	compare := fs.String("compare-smi", "", "check the list against this file of nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader")
 	var logFormat, logLevel string
 	cli.AddLogFlags(fs, &logFormat, &logLevel)
@@ -38,7 +41,7 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 			return err
 		}
 	}
-	help := "Usage: qa-shard devices [--json]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use."
+	help := "Usage: qa-shard devices [--json] [--check [--devices SPEC]] [--ort-lib PATH]\n\nLists the GPUs NVML sees (nvidia-smi's numbering) and what --devices all would use,\nthen the ONNX Runtime library a run would load, its execution providers, and what\nwould stop a run on those GPUs (a CPU build, CUDA libraries the loader cannot find)."
 	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
@@ -49,7 +52,7 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := fleet.DevicesOptions{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, Log: log}
+	o := fleet.DevicesOptions{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, ORTLib: *ortLib, Check: *check, Select: *selectSpec, Log: log}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return fleet.Devices(ctx, w, open, o)

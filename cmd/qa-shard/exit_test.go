@@ -188,3 +188,33 @@ func TestSentinelsHaveKinds(t *testing.T) {
 		t.Errorf("sentinels without a kind (declare them with errkind.NewUser, NewResumable or NewInternal):\n%s", strings.Join(bad, "\n"))
 	}
 }
+
+// TestVersionNamesTheLibrary: version and --version print the build, Go,
+// the ONNX Runtime library a run would load with its version, path and
+// providers, and the CPU's instruction set; --ort-lib names another
+// library, and one that cannot be loaded is said so, exit 0.
+func TestVersionNamesTheLibrary(t *testing.T) {
+	if setupErr != nil {
+		t.Fatalf("test setup: %v", setupErr)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}, {"version", "--ort-lib", ortLib}} {
+		code, stdout, stderr := capture(t, func() int { return dispatch(args) })
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if code != exitOK || len(lines) != 5 {
+			t.Fatalf("%v: exit %d, %d lines, want 0 and 5:\n%s%s", args, code, len(lines), stdout, stderr)
+		}
+		for i, want := range []string{"qa-shard dev", "go: go1.", "onnxruntime: 1.", "providers: cpu (a CPU build", "cpu: "} {
+			if !strings.HasPrefix(lines[i], want) {
+				t.Errorf("%v: line %d %q, want it to start with %q", args, i+1, lines[i], want)
+			}
+		}
+		if !strings.Contains(lines[2], ", "+ortLib+" (") {
+			t.Errorf("%v: %q does not name the library %s", args, lines[2], ortLib)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "libonnxruntime.so.1")
+	code, stdout, _ := capture(t, func() int { return dispatch([]string{"version", "--ort-lib", missing}) })
+	if code != exitOK || !strings.Contains(stdout, "onnxruntime: "+missing+" (--ort-lib) cannot be loaded") {
+		t.Errorf("a library that is not there: exit %d:\n%s", code, stdout)
+	}
+}

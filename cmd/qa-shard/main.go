@@ -75,6 +75,8 @@ func dispatch(args []string) int {
 	name := "run"
 	if len(args) > 0 && command(args[0]) != nil {
 		name, args = args[0], args[1:]
+	} else if len(args) > 0 && args[0] == "--version" {
+		name, args = "version", args[1:]
 	}
 	err := command(name)(args)
 	code := exitCode(err)

@@ -2,25 +2,50 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"runtime"
 
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/cli"
+	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
+	"qa-shard/worker"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// versionCmd prints the version.
+// versionCmd prints the version (also `qa-shard --version`).
 func versionCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard version", pflag.ContinueOnError)
-	if err := cli.Parse(fs, args, "Usage: qa-shard version\n\nPrints the version of this build, and this CPU with the instruction set that\ndecides its int8 kernels (AVX2, AVX-512, AVX-512 VNNI, AVX-VNNI or AMX)."); err != nil {
+	ortLib := fs.String("ort-lib", "", "the ONNX Runtime library to report, as a run's --ort-lib (default: $QA_SHARD_ORT_LIB, else the one installed beside this binary)")
+	if err := cli.Parse(fs, args, "Usage: qa-shard version [--ort-lib PATH]   (or qa-shard --version)\n\nPrints this build's version and Go, the ONNX Runtime library a run would load\n(its version, path and execution providers), and this CPU with the instruction\nset that decides its int8 kernels (AVX2, AVX-512, AVX-512 VNNI, AVX-VNNI or AMX)."); err != nil {
 		return err
 	}
 	if err := cli.NoArgs(fs); err != nil {
 		return err
 	}
-	fmt.Printf("qa-shard %s\ncpu: %s, %s\n", version, isa.Model(), isa.Detect())
+	writeVersion(os.Stdout, worker.Describe(*ortLib))
 	return nil
+}
+
+// writeVersion prints what versionCmd reports, one "name: value" line
+// each after the first (scripts read the cpu line).
+func writeVersion(w io.Writer, lib worker.Library) {
+	fmt.Fprintf(w, "qa-shard %s\n", version)
+	fmt.Fprintf(w, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	switch {
+	case lib.Path == "":
+		fmt.Fprintf(w, "onnxruntime: none found: %s\n", lib.LoadErr)
+	case lib.LoadErr != "":
+		fmt.Fprintf(w, "onnxruntime: %s (%s) cannot be loaded: %s\n", lib.Path, lib.From, lib.LoadErr)
+	default:
+		fmt.Fprintf(w, "onnxruntime: %s, %s (%s)\n", lib.Version, lib.Path, lib.From)
+	}
+	if lib.Path != "" {
+		fmt.Fprintf(w, "providers: %s\n", fleet.ProvidersLine(lib))
+	}
+	fmt.Fprintf(w, "cpu: %s, %s\n", isa.Model(), isa.Detect())
 }

@@ -11,6 +11,7 @@ import (
 
 	"qa-shard/gpu"
 	"qa-shard/internal/cli"
+	"qa-shard/worker"
 )
 
 // DevicesOptions are what qa-shard devices prints besides the inventory.
@@ -23,7 +24,15 @@ type DevicesOptions struct {
 	// --format=csv,noheader output: the list is checked against it
 	// instead of printed (scripts/gpu-check.sh).
 	SMI string
-	Log *zap.Logger
+	// ORTLib is --ort-lib: the library is described as a run would find
+	// it (worker.Locate).
+	ORTLib string
+	// Check makes a problem that would stop a run on the GPUs Select
+	// selects (GPUProblem) an error (exit 2), for batch scripts.
+	Check bool
+	// Select is the run's --devices for Check ("" for all).
+	Select string
+	Log    *zap.Logger
 }
 
 // Devices prints the GPUs NVML sees (open loads it), numbered as
@@ -53,8 +62,29 @@ func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 		}
 		return nil
 	}
-	if err := WriteInventory(w, found, err, driver, os.LookupEnv, o.JSON); err != nil || o.Sample <= 0 {
+	lib := worker.Describe(o.ORTLib)
+	if err := WriteInventory(w, found, err, driver, os.LookupEnv, o.JSON, &lib); err != nil {
 		return err
+	}
+	if o.Check {
+		gpus := 0
+		spec := o.Select
+		if spec == "" {
+			spec = "all"
+		}
+		sel, selErr := gpu.Select(spec, found, err, os.LookupEnv)
+		if selErr != nil {
+			return fmt.Errorf("--check: --devices %s: %w", spec, selErr)
+		}
+		if sel.OnGPU() {
+			gpus = len(sel.Devices)
+		}
+		if problem := GPUProblem(lib, gpus); problem != "" {
+			return fmt.Errorf("%w: --check: %s", worker.ErrConfig, problem)
+		}
+	}
+	if o.Sample <= 0 {
+		return nil
 	}
 	if n == nil {
 		return fmt.Errorf("--sample: %s", NoDriverLine)

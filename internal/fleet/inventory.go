@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"qa-shard/gpu"
+	"qa-shard/worker"
 )
 
 // NoDriverLine is what a user without a GPU sees; scripts grep for it.
@@ -23,6 +24,9 @@ type devicesJSON struct {
 	CUDAVisible   *visibleJSON `json:"cuda_visible_devices,omitempty"`
 	Default       []string     `json:"default_selection"`
 	Warnings      []string     `json:"warnings,omitempty"`
+	// ONNXRuntime is the library a run would load and its providers
+	// (absent when not asked for).
+	ONNXRuntime *libraryJSON `json:"onnxruntime,omitempty"`
 }
 
 type visibleJSON struct {
@@ -33,8 +37,10 @@ type visibleJSON struct {
 // WriteInventory prints discovery (found, or the error discovery gave) as a
 // table or JSON, with what CUDA_VISIBLE_DEVICES and --devices all make of
 // it. No driver is not an error: the user learns the run will be on the
-// CPU. Other NVML failures are returned after nothing is printed.
-func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver string, getenv func(string) (string, bool), asJSON bool) error {
+// CPU. Other NVML failures are returned after nothing is printed. With lib
+// it also says which ONNX Runtime library a run would load, its providers
+// and what would stop a run on the GPUs selected.
+func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver string, getenv func(string) (string, bool), asJSON bool, lib *worker.Library) error {
 	if foundErr != nil && !errors.Is(foundErr, gpu.ErrNoDriver) {
 		return foundErr
 	}
@@ -56,6 +62,13 @@ func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver stri
 		doc.Default = append(doc.Default, d.Name())
 	}
 	doc.Warnings = append(doc.Warnings, sel.Warnings...)
+	if lib != nil {
+		gpus := 0
+		if sel.OnGPU() {
+			gpus = len(sel.Devices)
+		}
+		doc.ONNXRuntime = &libraryJSON{Library: *lib, GPUProblem: GPUProblem(*lib, gpus)}
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -65,6 +78,16 @@ func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver stri
 }
 
 func writeTable(w io.Writer, doc devicesJSON) error {
+	if err := writeGPUs(w, doc); err != nil {
+		return err
+	}
+	if doc.ONNXRuntime != nil {
+		writeLibrary(w, *doc.ONNXRuntime)
+	}
+	return nil
+}
+
+func writeGPUs(w io.Writer, doc devicesJSON) error {
 	if !doc.Driver {
 		fmt.Fprintln(w, doc.Message)
 		return nil

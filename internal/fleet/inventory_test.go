@@ -32,7 +32,7 @@ func getenv(kv map[string]string) func(string) (string, bool) {
 
 func TestDevicesTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", getenv(nil), false); err != nil {
+	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", getenv(nil), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -69,7 +69,7 @@ func TestDevicesTable(t *testing.T) {
 func TestDevicesJSON(t *testing.T) {
 	var b bytes.Buffer
 	cvd := getenv(map[string]string{"CUDA_VISIBLE_DEVICES": "1,0"})
-	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", cvd, true); err != nil {
+	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", cvd, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -110,7 +110,7 @@ func TestDevicesJSON(t *testing.T) {
 
 func TestDevicesCUDAVisibleTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteInventory(&b, twoGPUs(), nil, "", getenv(map[string]string{"CUDA_VISIBLE_DEVICES": ""}), false); err != nil {
+	if err := WriteInventory(&b, twoGPUs(), nil, "", getenv(map[string]string{"CUDA_VISIBLE_DEVICES": ""}), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`CUDA_VISIBLE_DEVICES="" restricts this process to: none`, "would use: cpu:0", "hides every GPU"} {
@@ -123,14 +123,14 @@ func TestDevicesCUDAVisibleTable(t *testing.T) {
 func TestDevicesNoDriver(t *testing.T) {
 	noDriver := fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
 	var b bytes.Buffer
-	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), false); err != nil {
+	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != NoDriverLine+"\n" {
 		t.Errorf("table = %q, want the one no-driver line", b.String())
 	}
 	b.Reset()
-	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), true); err != nil {
+	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), true, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -145,7 +145,7 @@ func TestDevicesNoDriver(t *testing.T) {
 func TestDevicesBrokenNVML(t *testing.T) {
 	broken := errors.New("NVML initialisation failed: ERROR_LIB_RM_VERSION_MISMATCH")
 	var b bytes.Buffer
-	if err := WriteInventory(&b, nil, broken, "", getenv(nil), false); !errors.Is(err, broken) || b.Len() != 0 {
+	if err := WriteInventory(&b, nil, broken, "", getenv(nil), false, nil); !errors.Is(err, broken) || b.Len() != 0 {
 		t.Fatalf("writeDevices = %v, printed %q; want the error and nothing printed", err, b.String())
 	}
 }
