@@ -95,11 +95,20 @@ export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 # MeCab and its dictionaries for the Japanese BERT tests.
 include mk/mecab.mk
 
+# The tests that skipped for something this machine lacks (testenv.Need)
+# are listed at the end, one line per missing thing.
+SKIP_LOG := $(BUILD)/test-skips.txt
+
 .PHONY: test
 test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) vet -tags $(GO_TEST_TAGS) ./...
-	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -count=1 ./...
+	@rm -f $(SKIP_LOG)
+	$(TEST_ENV) QA_SHARD_SKIP_LOG=$(abspath $(SKIP_LOG)) $(GO) test -tags $(GO_TEST_TAGS) -count=1 ./...; status=$$?; \
+	if [ -s $(SKIP_LOG) ]; then \
+		echo; echo "$$(wc -l < $(SKIP_LOG)) tests skipped, for what this machine lacks (every test: $(SKIP_LOG)):"; \
+		sed 's/^[^:]*: //' $(SKIP_LOG) | sort | uniq -c | sed 's/^ *\([0-9]*\) /  \1 x /'; \
+	fi; exit $$status
 
 .PHONY: clean
 clean:

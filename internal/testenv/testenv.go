@@ -68,7 +68,28 @@ func Need(t testing.TB, err error, require ...string) {
 			t.Fatalf("%s is set, so this test must run: %v", env, err)
 		}
 	}
+	logSkip(t.Name(), err)
 	t.Skip("skipped: " + err.Error())
+}
+
+// EnvSkipLog names a file each skip of Need is appended to, one
+// "test: reason" line, so that make test can list them at the end (go
+// test without -v shows no skip).
+const EnvSkipLog = "QA_SHARD_SKIP_LOG"
+
+func logSkip(name string, err error) {
+	path := os.Getenv(EnvSkipLog)
+	if path == "" {
+		return
+	}
+	f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	// One write per line: appends of one line from parallel test
+	// binaries do not interleave.
+	_, _ = f.Write([]byte(name + ": " + err.Error() + "\n"))
 }
 
 // RepoRoot walks up from the working directory to the folder with go.mod.
