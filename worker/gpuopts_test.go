@@ -128,7 +128,7 @@ func TestProviderErrorHints(t *testing.T) {
 		{"Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.13: cannot open shared object file: No such file or directory",
 			[]string{"it needs libcublasLt.so.13", "LD_LIBRARY_PATH", "libcurand.so.10"}},
 		{"Failed to load library libonnxruntime_providers_cuda.so with error: libonnxruntime_providers_cuda.so: cannot open shared object file: No such file or directory",
-			[]string{"has no GPU providers beside it", "CUDA 13", "make gpu-kit"}},
+			[]string{"has no GPU providers beside it", "CUDA 13", "make install-gpu PREFIX=DIR", "qa-shard devices"}},
 		{"CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version",
 			[]string{"driver version is insufficient", "CUDA 13"}},
 	} {

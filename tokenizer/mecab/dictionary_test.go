@@ -173,8 +173,8 @@ func TestReadFingerprintMatchesMecab(t *testing.T) {
 	lib, err := Load("")
 	if err != nil {
 		// mecabtest, which says this, imports this package.
-		testenv.Need(t, testenv.Absent("libmecab, MeCab's C library",
-			"install Debian's libmecab2 (`make deps` as root installs every system package the tests use)", err))
+		testenv.Need(t, testenv.Absent("libmecab (MeCab's C library)",
+			"install Debian's libmecab2 (`make deps` as root installs every system package the tests use)", nil))
 	}
 	seen := 0
 	for _, name := range []string{"ipadic-utf8", "unidic", "juman-utf8"} {
