@@ -93,7 +93,7 @@ export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 include mk/mecab.mk
 
 .PHONY: test
-test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) mecab
+test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) mecab python-test
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) vet -tags $(GO_TEST_TAGS) ./...
 	$(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -count=1 ./...
@@ -173,5 +173,7 @@ include mk/isa.mk
 
 # The Prometheus scrape configs and rules, by promtool (make prometheus-check).
 include mk/prometheus.mk
+# make python-test (the Python package's tests; make test runs them): see mk/python.mk.
+include mk/python.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk
