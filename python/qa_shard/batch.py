@@ -71,6 +71,8 @@ def answer_batch(documents: Union[Iterable[Dict[str, Any]], Any, str, os.PathLik
     argv = [find_binary(binary), "--model", model, "--input", source, "--output", output,
             "--log-format", "json", "--progress-interval", "1s", "--resume" if resume else "--overwrite"]
     argv += resolve(sanitize(settings), model_max_length(model)).flags()
+    if isinstance(questions, str):
+        questions = [questions]
     for q in questions:
         argv += ["--question", q]
     flag = devices_flag(devices, device)

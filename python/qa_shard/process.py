@@ -126,28 +126,30 @@ class Process:
                 self.close()
                 raise self.broken
             first = self._next
+            # Encoded before anything is sent: a text that cannot be (a lone
+            # surrogate) raises here and leaves the process as it was.
+            lines = [(json.dumps({"id": str(first + i), "question": q, "context": c}, ensure_ascii=False) + "\n")
+                     .encode("utf-8") for i, (q, c) in enumerate(pairs)]
             self._next += len(pairs)
             try:
-                return self._exchange(first, pairs)
+                return self._exchange(first, lines)
             except BaseException as e:
                 self.broken = e
                 self.close(at_once=True)
                 raise
 
-    def _exchange(self, first: int, pairs: Sequence[Tuple[str, str]]) -> List[Dict[str, Any]]:
-        lines = [(json.dumps({"id": str(first + i), "question": q, "context": c}, ensure_ascii=False) + "\n")
-                 .encode("utf-8") for i, (q, c) in enumerate(pairs)]
+    def _exchange(self, first: int, lines: List[bytes]) -> List[Dict[str, Any]]:
         failed: List[BaseException] = []
         # Written by a thread while the answers are read here: a call
         # larger than the pipes' buffers would otherwise deadlock.
         writer = threading.Thread(target=_write, args=(self.proc.stdin, lines, failed), daemon=True)
         writer.start()
         out = []
-        for i in range(len(pairs)):
+        for i in range(len(lines)):
             raw = self.proc.stdout.readline()
             if not raw:
                 writer.join()
-                raise self._failure("qa-shard ended after %d of %d answers" % (i, len(pairs)))
+                raise self._failure("qa-shard ended after %d of %d answers" % (i, len(lines)))
             rec = json.loads(raw)
             if rec.get("id") != str(first + i):
                 raise QAShardError("qa-shard answered record %r where %r was expected" % (rec.get("id"), str(first + i)))

@@ -183,7 +183,10 @@ class TestErrors(PipelineCase):
         with self.assertRaisesRegex(qa_shard.RecordError, "input 1: question leaves no room for the context") as cm:
             p(question=["Who?", long_q], context="Marie founded it.")
         self.assertEqual(cm.exception.index, 1)
-        self.assertEqual(len(p.pids), 1, "an error record leaves the process running")
+        pids = p.pids
+        with self.assertRaises(UnicodeEncodeError):
+            p(question="Who?\ud800", context="Marie founded it.")
+        self.assertEqual(p.pids, pids, "an error record, or a text that cannot be sent, leaves the process running")
         self.assertEqual(p(question="Who founded the company?", context="Acme was founded by Marie Dubois.")["answer"],
                          "Marie Dubois")
 
