@@ -100,7 +100,7 @@ include mk/mecab.mk
 SKIP_LOG := $(BUILD)/test-skips.txt
 
 .PHONY: test
-test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
+test: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES) python-test
 	$(TEST_ENV) $(GO) vet ./...
 	$(TEST_ENV) $(GO) vet -tags $(GO_TEST_TAGS) ./...
 	@rm -f $(SKIP_LOG)
@@ -187,5 +187,7 @@ include mk/isa.mk
 
 # The Prometheus scrape configs and rules, by promtool (make prometheus-check).
 include mk/prometheus.mk
+# make python-test (the Python package's tests; make test runs them): see mk/python.mk.
+include mk/python.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk

@@ -90,7 +90,8 @@ func (p *Plan) Open(opt record.Options, resume *readstate.State, firstSeq int64)
 // next one is read or its part ends, when the part's bytes no document
 // stood for (a straddling line's head, trailing blank lines, a compressed
 // file's trailer) go to the last one, so that the documents' Bytes add up
-// exactly to Bytes().
+// exactly to Bytes(). Standard input, whose size is unknown, is read
+// without looking ahead.
 func (s *Reader) Next() (record.Document, error) {
 	for {
 		if s.err != nil {
@@ -106,6 +107,13 @@ func (s *Reader) Next() (record.Document, error) {
 		}
 		d.Bytes += s.pending
 		s.pending = 0
+		if s.live() {
+			// Standard input: nothing to settle (its size is unknown), and
+			// a producer waiting for this document's answer before it
+			// writes the next must not wait for the next line first.
+			s.held = &held{doc: d, mark: m}
+			return s.emit(), nil
+		}
 		if s.held == nil {
 			s.held = &held{doc: d, mark: m}
 			continue
@@ -115,6 +123,10 @@ func (s *Reader) Next() (record.Document, error) {
 		return out, nil
 	}
 }
+
+// live reports whether the input is standard input, whose documents are
+// handed on as soon as each is read.
+func (s *Reader) live() bool { return s.plan.stdin() }
 
 // held is the document read ahead, with its input state.
 type held struct {

@@ -17,10 +17,17 @@ import (
 // of the first JSONL file that has one, or the column types of the first
 // Parquet file that has rows. Every rank reads the same record, so every
 // rank and a single process agree; it costs one line (or one footer).
-// idType "string" or "integer" overrides the id's kind.
+// idType "string" or "integer" overrides the id's kind. Standard input
+// is not waited for when nothing is left to decide (the id's kind given,
+// no kept fields): the model loads before the first record arrives, so a
+// long-lived pipe's producer learns at once whether the run started.
 func Schema(files []File, opt record.Options, idType string) (record.Schema, error) {
 	s := record.Schema{Keep: make([]record.Kind, len(opt.Fields.Keep))}
+	decided := (idType == "string" || idType == "integer") && len(opt.Fields.Keep) == 0
 	for i := range files {
+		if decided && files[i].Path == "-" {
+			break
+		}
 		found, err := firstRecord(&files[i], opt, &s)
 		if err != nil {
 			return s, err
@@ -120,30 +127,43 @@ func firstLine(r io.Reader, max int) ([]byte, error) {
 	}
 }
 
-// peekLine is standard input's first line, left unread (up to the buffer).
+// peekLine is standard input's first non-blank line, left unread (up to
+// the buffer). It waits for one more read at a time, never for a fuller
+// buffer: a producer that writes one record and waits for its answer (a
+// long-lived pipe, as the Python package keeps) is answered without
+// writing more.
 func peekLine(br *bufio.Reader, max int) []byte {
-	// Peek a little more at a time: a slow producer is not made to fill
-	// the whole buffer before the run starts.
-	var b []byte
-	for n := 4096; ; n *= 2 {
-		var err error
-		b, err = br.Peek(min(n, br.Size()))
-		if bytes.IndexByte(b, '\n') >= 0 || err != nil || n >= br.Size() {
-			break
+	for {
+		_, err := br.Peek(br.Buffered() + 1) // one more read, however short
+		b, _ := br.Peek(br.Buffered())
+		if line, ok := peekedLine(b); ok || err != nil || len(b) >= br.Size() {
+			return line
 		}
 	}
+}
+
+// peekedLine is the first non-blank line of b, and whether it is complete
+// (ends in a newline); else what b holds after its blank lines.
+func peekedLine(b []byte) ([]byte, bool) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			return b
+			break
 		}
 		if line := b[:i]; len(bytes.TrimSpace(line)) > 0 {
-			return line
+			return line, true
 		}
 		b = b[i+1:]
 	}
-	return nil
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, false
+	}
+	return b, false
 }
+
+// stdin reports whether the plan reads standard input (alone, as Find
+// allows it).
+func (p *Plan) stdin() bool { return len(p.Files) == 1 && p.Files[0].Path == "-" }
 
 // Identity is what the run's fingerprint knows of its input files (their
 // names and sizes, in order; fingerprint.Input), and whether the input is
@@ -151,7 +171,7 @@ func peekLine(br *bufio.Reader, max int) []byte {
 // Reader.At: the SHA-256 of the stream's text up to the resume point,
 // which a resume of the same stream replayed reproduces).
 func (p *Plan) Identity() (files []fingerprint.File, stdin bool) {
-	if len(p.Files) == 1 && p.Files[0].Path == "-" {
+	if p.stdin() {
 		return nil, true
 	}
 	files = make([]fingerprint.File, len(p.Files))

@@ -1,0 +1,244 @@
+"""qa_shard.pipeline: transformers' pipeline("question-answering"),
+answered by qa-shard.
+
+A call takes what QuestionAnsweringPipeline.__call__ took in transformers
+4.5x (inputs.py) and returns what it returned: one input gives a dict
+{"score", "start", "end", "answer"}, or a list of them when top_k > 1 and
+more than one answer was found; several inputs give a list of those; a
+generator gives an iterator. The answers are qa-shard's, which reproduce
+the pipeline of transformers 4.54 and later (legacy_top_k=True: 4.53).
+
+One qa-shard process answers every call with the same settings: it is
+started when the pipeline is made (so a model qa-shard refuses is an
+exception there) and kept until close(), the end of a with block, the
+pipeline's collection or the interpreter's exit. Settings that change
+answers are qa-shard's flags for a whole run, so a call with other
+settings (another top_k, say) starts a process for them and keeps it
+too, up to max_processes (the least recently used is closed).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import os
+import threading
+import warnings
+import weakref
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from .binary import find_binary
+from .errors import QAShardError, RecordError
+from .inputs import Pair, examples
+from .process import Process, environ
+from .settings import NAMES, Settings, model_max_length, resolve, sanitize
+
+#: transformers.pipeline's loading options, accepted and ignored: the
+#: model folder (model.onnx, its tokenizer, config.json) decides them.
+LOADING_OPTIONS = ("config", "framework", "revision", "use_fast", "token", "use_auth_token", "device_map",
+                   "torch_dtype", "dtype", "trust_remote_code", "model_kwargs", "feature_extractor",
+                   "image_processor", "processor")
+#: The call's options that change nothing here (qa-shard batches itself).
+IGNORED_CALL_OPTIONS = ("batch_size", "num_workers")
+#: Inputs a generator is cut into, one exchange with qa-shard each.
+GENERATOR_CHUNK = 64
+
+Result = Union[Dict[str, Any], List[Dict[str, Any]]]
+
+
+def pipeline(task: Optional[str] = None, model: Optional[Union[str, os.PathLike]] = None,
+             tokenizer: Optional[Union[str, os.PathLike]] = None, *, device: Any = None,
+             devices: Optional[Union[str, Sequence[Any]]] = None, binary: Optional[str] = None,
+             args: Sequence[str] = (), env: Optional[Dict[str, str]] = None, max_processes: int = 2,
+             **kwargs: Any) -> "QuestionAnsweringPipeline":
+    """transformers.pipeline("question-answering", model=DIR, ...) for a
+    model folder exported to ONNX (optimum-cli export onnx --task
+    question-answering). device= takes transformers' values (-1 or "cpu",
+    N or "cuda:N"); devices= is qa-shard's --devices ("cpu:2", "0,1",
+    "all"); neither: qa-shard's default (every GPU, else the CPU).
+    Answer settings given here (top_k=3...) are every call's defaults.
+    binary= names the qa-shard to run (else $QA_SHARD_BIN, qa-shard on
+    PATH, the source checkout's build/bin/qa-shard); args= adds qa-shard
+    flags (--threads 4...); env= adds environment variables."""
+    if task is not None and task != "question-answering":
+        raise ValueError('qa_shard.pipeline answers the task "question-answering" only (got %r)' % (task,))
+    if model is None:
+        raise ValueError("model= must name a model folder exported to ONNX "
+                         "(optimum-cli export onnx --task question-answering MODEL DIR)")
+    model = os.fspath(model)
+    if tokenizer is not None and os.path.realpath(os.fspath(tokenizer)) != os.path.realpath(model):
+        raise ValueError("tokenizer=%r: qa-shard reads the tokenizer from the model folder %r; "
+                         "leave tokenizer= out or give the same folder" % (tokenizer, model))
+    for name in LOADING_OPTIONS + IGNORED_CALL_OPTIONS:
+        kwargs.pop(name, None)
+    defaults = {k: kwargs.pop(k) for k in NAMES if k in kwargs}
+    if kwargs:
+        raise TypeError("pipeline() got unexpected keyword arguments: %s" % ", ".join(sorted(kwargs)))
+    return QuestionAnsweringPipeline(model, devices=devices_flag(devices, device), binary=binary, args=args,
+                                     env=env, max_processes=max_processes, **defaults)
+
+
+def devices_flag(devices: Any, device: Any) -> Optional[str]:
+    """qa-shard's --devices for devices= (its own grammar) or device=
+    (transformers': -1 or "cpu", N, "cuda" or "cuda:N", a torch.device)."""
+    if devices is not None and device is not None:
+        raise ValueError("give devices= (qa-shard's --devices) or device= (transformers'), not both")
+    if devices is not None:
+        if isinstance(devices, (list, tuple)):
+            return ",".join(str(d) for d in devices)
+        return str(devices)
+    if device is None:
+        return None
+    d = str(device)
+    if d in ("-1", "cpu"):
+        return "cpu"
+    if d == "cuda":
+        return "0"
+    if d.startswith("cuda:") and d[5:].isdigit():
+        return d[5:]
+    if d.isdigit():
+        return d
+    raise ValueError("device=%r: qa-shard runs on the CPU or NVIDIA GPUs: device=-1 or \"cpu\", N or \"cuda:N\" "
+                     "(or devices= in qa-shard's grammar: \"cpu:2\", \"0,1\")" % (device,))
+
+
+class QuestionAnsweringPipeline:
+    """Answers questions with qa-shard; made by qa_shard.pipeline()."""
+
+    def __init__(self, model: str, *, devices: Optional[str] = None, binary: Optional[str] = None,
+                 args: Sequence[str] = (), env: Optional[Dict[str, str]] = None, max_processes: int = 2,
+                 **defaults: Any):
+        if max_processes < 1:
+            raise ValueError("max_processes must be at least 1")
+        self.model = os.fspath(model)
+        self.binary = find_binary(binary)
+        self.devices = devices
+        self.max_processes = max_processes
+        self._args = list(args)
+        self._env = environ(env)
+        self._defaults = sanitize(defaults)
+        self._model_max_length = model_max_length(self.model)
+        self._lock = threading.Lock()
+        self._processes: "collections.OrderedDict[Settings, Process]" = collections.OrderedDict()
+        self._closed = False
+        # Closes the processes when the pipeline is collected or at the
+        # interpreter's exit; it holds the dict, not the pipeline.
+        self._finalizer = weakref.finalize(self, _close_all, self._processes)
+        self._process(resolve(self._defaults, self._model_max_length))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Union[Result, List[Result], Iterator[Result]]:
+        given = dict(self._defaults)
+        given.update(sanitize({k: kwargs.pop(k) for k in NAMES if k in kwargs}))
+        for name in IGNORED_CALL_OPTIONS:
+            kwargs.pop(name, None)
+        unknown = sorted(set(kwargs) - {"question", "context", "X", "data"})
+        if unknown:
+            warnings.warn("qa_shard pipeline: ignored keyword arguments %s" % ", ".join(unknown), UserWarning, stacklevel=2)
+        settings = resolve(given, self._model_max_length)
+        pairs = examples(args, kwargs)
+        if not isinstance(pairs, list):
+            return self._lazy(pairs, settings)
+        results = self._answer(pairs, settings)
+        return results[0] if len(results) == 1 else results
+
+    def _lazy(self, pairs: Iterator[Pair], settings: Settings) -> Iterator[Result]:
+        while True:
+            chunk = list(itertools.islice(pairs, GENERATOR_CHUNK))
+            if not chunk:
+                return
+            yield from self._answer(chunk, settings)
+
+    def _answer(self, pairs: List[Pair], settings: Settings) -> List[Result]:
+        if not pairs:
+            return []
+        proc = self._process(settings)
+        try:
+            records = proc.ask(pairs)
+        finally:
+            if proc.broken is not None:
+                self._drop(settings, proc)
+        results = []
+        for i, rec in enumerate(records):
+            if "error" in rec:
+                where = "input %d: " % i if len(records) > 1 else ""
+                raise RecordError(where + str(rec["error"]), i)
+            results.append(result(rec, settings.top_k))
+        return results
+
+    def _process(self, settings: Settings) -> Process:
+        """The process for these settings, started if there is none."""
+        with self._lock:
+            if self._closed:
+                raise QAShardError("this pipeline is closed", None, "user")
+            p = self._processes.get(settings)
+            if p is not None and p.broken is None:
+                # Even if it ended: ask() then says how, once.
+                self._processes.move_to_end(settings)
+                return p
+            if p is not None:
+                del self._processes[settings]
+                p.close()
+            while len(self._processes) >= self.max_processes:
+                _, old = self._processes.popitem(last=False)
+                old.close()
+            p = Process(self.argv(settings), self._env)
+            self._processes[settings] = p
+            return p
+
+    def _drop(self, settings: Settings, proc: Process) -> None:
+        with self._lock:
+            if self._processes.get(settings) is proc:
+                del self._processes[settings]
+
+    def argv(self, settings: Settings) -> List[str]:
+        """The qa-shard command that answers calls with these settings."""
+        argv = [self.binary, "--model", self.model, "--input", "-", "--output", "-", "--id-type", "string",
+                "--log-format", "json", "--max-errors", "100%"]
+        if self.devices is not None:
+            argv += ["--devices", self.devices]
+        return argv + settings.flags() + self._args
+
+    @property
+    def pids(self) -> List[int]:
+        """The process ids of the qa-shard processes kept."""
+        with self._lock:
+            return [p.pid for p in self._processes.values()]
+
+    def close(self) -> None:
+        """Ends the qa-shard processes and waits for them."""
+        with self._lock:
+            self._closed = True
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "QuestionAnsweringPipeline":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "<qa_shard.QuestionAnsweringPipeline model=%r devices=%r binary=%r>" % (self.model, self.devices, self.binary)
+
+
+def _close_all(processes: "collections.OrderedDict[Settings, Process]") -> None:
+    while processes:
+        _, p = processes.popitem(last=False)
+        p.close()
+
+
+def result(rec: Dict[str, Any], top_k: int) -> Result:
+    """transformers' result for one answer record: the answer as a dict
+    (its keys in the pipeline's order) for top_k 1; for more, the list of
+    answers, or the one answer itself when only one was found."""
+    if top_k == 1:
+        return _answer(rec)
+    answers = [_answer(a) for a in rec.get("answers", [])]
+    return answers[0] if len(answers) == 1 else answers
+
+
+def _answer(a: Dict[str, Any]) -> Dict[str, Any]:
+    return {"score": a["score"], "start": a["start"], "end": a["end"], "answer": a["answer"]}
