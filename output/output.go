@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,12 @@ type Outputs struct {
 	logitsDir string
 	// journalPin is the journal as last written (check).
 	journalPin *pinnedFile
+	// created: this process created the answers and journal (a fresh
+	// run); logitsPath is the logits folder as given ("" for none),
+	// logitsCreated whether the run created it. Discard reads them.
+	created       bool
+	logitsPath    string
+	logitsCreated bool
 	// failed is the first failure to write or save: after it no
 	// checkpoint is made, so the journal keeps describing the output as
 	// it was before (a failed write may have left part of a record, a
@@ -161,20 +168,25 @@ func fresh(o Options) (*Outputs, error) {
 	if err := freshLogits(o); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(o.Logits)
+	logitsCreated := o.Logits != "" && errors.Is(statErr, fs.ErrNotExist)
 	j, err := journal.Create(o.Answers, o.Fingerprint)
 	if err != nil {
 		return nil, Fault(err)
 	}
 	s, err := openSink(o, -1, 0)
 	if err != nil {
-		return nil, Fault(denied(fmt.Errorf("cannot create --output: %w", err)))
+		return nil, errors.Join(Fault(denied(fmt.Errorf("cannot create --output: %w", err))), remove(o.Answers))
 	}
 	c := &counter{Records: s}
-	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}
+	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, created: true, logitsPath: o.Logits, logitsCreated: logitsCreated}
 	if err := out.pinJournal(); err != nil {
-		return nil, Fault(err)
+		return nil, errors.Join(Fault(err), out.Discard())
 	}
-	return out, out.openLogits(o, j.State())
+	if err := out.openLogits(o, j.State()); err != nil {
+		return nil, errors.Join(err, out.Discard())
+	}
+	return out, nil
 }
 
 // openLogits opens the logits folder after the parts st records (none
