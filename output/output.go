@@ -66,7 +66,8 @@ type Outputs struct {
 	Logits   *logits.Parts // nil without a logits folder
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
-	// Input is where the input continues (resume); nil for a fresh start.
+	// Input is where the input continues (resume), what a complete run
+	// read (Complete); nil for a fresh start.
 	Input   *readstate.State
 	path    string
 	sink    sink
@@ -132,7 +133,7 @@ func Open(o Options) (*Outputs, error) {
 		case err != nil:
 			return nil, denied(fmt.Errorf("cannot resume: %w", err))
 		case st.Complete:
-			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
+			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, Input: &st.Input, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
 		s, err := openSink(o, st.Bytes, st.AnswerParts)
 		if err != nil {
