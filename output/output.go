@@ -100,6 +100,9 @@ type sink interface {
 	seal() error
 	// size is the length of the answers file and the sealed parts.
 	size() (bytes int64, parts int)
+	// hashState is the answers file's digest state after size's bytes
+	// ("" for none: see digest.go).
+	hashState() string
 	// syncer is what must reach the disk before the journal says so.
 	syncer() journal.Syncer
 	// check says what changed when the answers are no longer the files
@@ -135,7 +138,7 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, Input: &st.Input, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
-		s, err := openSink(o, st.Bytes, st.AnswerParts)
+		s, err := openSink(o, st.Bytes, st.AnswerParts, st.AnswersHash)
 		if err != nil {
 			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
@@ -175,7 +178,7 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, Fault(err)
 	}
-	s, err := openSink(o, -1, 0)
+	s, err := openSink(o, -1, 0, "")
 	if err != nil {
 		return nil, errors.Join(Fault(denied(fmt.Errorf("cannot create --output: %w", err))), remove(o.Answers))
 	}
@@ -296,6 +299,7 @@ func (o *Outputs) save(next int64, done bool) error {
 		return nil
 	}
 	p.Bytes, p.AnswerParts = o.sink.size()
+	p.AnswersHash = o.sink.hashState()
 	if o.at != nil {
 		p.Input = o.at(next)
 	} else {

@@ -21,9 +21,10 @@ import (
 // length, its Parquet folder and its logits folder exactly the journaled
 // parts, each still ending in a Parquet footer; an unfinished run's have
 // at least those (what follows, a resume drops). With deep their content is read too: the answers' records are
-// counted (each whole, compressed members and frames whole; Parquet parts
-// readable, with that many rows) and the logits parts are held to the
-// journal's digest of their sizes and footers. What does not match is
+// counted (each whole, compressed members and frames whole), a JSONL
+// file hashed against the journal's digest (digest.go), Parquet parts
+// read for their rows, and the logits parts held to the journal's digest
+// of their sizes and footers. What does not match is
 // journal.ErrCorrupt (logits.ErrParts for the logits' digest), saying what
 // differs.
 func CheckSaved(path string, st journal.State, logitsDir string, deep bool) error {

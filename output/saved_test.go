@@ -54,6 +54,16 @@ func TestCheckSaved(t *testing.T) {
 	must(t, os.WriteFile(path, []byte(strings.Replace(whole, "\n", " ", 1)), 0o644))
 	check(t, path, st, false, "")
 	check(t, path, st, true, "hold 2 records")
+	// An answer changed at the same length, with as many records: only
+	// the digest finds it; a journal without one (an older qa-shard's)
+	// gets the other checks.
+	must(t, os.WriteFile(path, []byte(strings.Replace(whole, `"b"`, `"B"`, 1)), 0o644))
+	check(t, path, st, false, "")
+	check(t, path, st, true, "SHA-256")
+	old := st
+	old.AnswersHash = ""
+	check(t, path, old, true, "")
+	must(t, os.WriteFile(path, []byte(whole), 0o644))
 	must(t, os.WriteFile(path, []byte(whole+"{}\n"), 0o644))
 	check(t, path, st, false, "written to after the run")
 	must(t, os.WriteFile(path, []byte(whole[:10]), 0o644))
@@ -86,4 +96,49 @@ func mustReadFile(t *testing.T, path string) string {
 	b, err := os.ReadFile(path)
 	must(t, err)
 	return string(b)
+}
+
+// TestAnswersDigest: the journal's digest of a JSONL answers file (plain,
+// gzip, zstd) covers its journaled bytes across a stop and a resume, so
+// the deep check passes on the resumed and finished output; a resume
+// refuses answers changed in place at the same length.
+func TestAnswersDigest(t *testing.T) {
+	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	for _, name := range []string{"answers.jsonl", "answers.jsonl.gz", "answers.jsonl.zst"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			out, err := Open(Options{Answers: path, Fingerprint: fp})
+			must(t, err)
+			write(t, out, "a", "b")
+			must(t, out.Checkpoint(2))
+			write(t, out, "c") // not journaled: a resume cuts it
+			must(t, out.Flush())
+			out.Close()
+			st, err := journal.Read(path)
+			must(t, err)
+			if st.AnswersHash == "" {
+				t.Fatal("the checkpoint recorded no digest")
+			}
+			out, err = Open(Options{Answers: path, Resume: true, Fingerprint: fp})
+			must(t, err)
+			write(t, out, "c", "d")
+			must(t, out.Finish(4))
+			out.Close()
+			st, err = journal.Read(path)
+			must(t, err)
+			if err := CheckSaved(path, st, "", true); err != nil {
+				t.Fatalf("the resumed output fails its own digest: %v", err)
+			}
+		})
+	}
+	path := filepath.Join(t.TempDir(), "answers.jsonl")
+	out, err := Open(Options{Answers: path, Fingerprint: fp})
+	must(t, err)
+	write(t, out, "a", "b")
+	must(t, out.Checkpoint(2))
+	out.Close()
+	must(t, os.WriteFile(path, []byte(strings.Replace(mustReadFile(t, path), `"a"`, `"z"`, 1)), 0o644))
+	if _, err := Open(Options{Answers: path, Resume: true, Fingerprint: fp}); !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("resume over an answer changed in place: %v, want journal.ErrCorrupt naming the digest", err)
+	}
 }

@@ -17,9 +17,9 @@ import (
 // its journal or its lock file alike. A rank rerun with another question,
 // or on another input, is mismatched (exit 2), naming what differs. A
 // rank whose answers were truncated or removed after the run is corrupt
-// (exit 2). A logits part replaced by another rank's (a whole Parquet
-// file) passes the size check, and --verify finds it against the
-// journal's digest.
+// (exit 2). An answer changed in place at the same length, and a logits
+// part replaced by another rank's (a whole Parquet file), pass the size
+// checks, and --verify finds them against the journal's digests.
 func TestStatusChecksOutputs(t *testing.T) {
 	dir := t.TempDir()
 	in, other := writeCorpus(t, 60, 3), writeCorpus(t, 60, 8)
@@ -72,6 +72,15 @@ func TestStatusChecksOutputs(t *testing.T) {
 	status(exitUsage, []string{"rank 0/3  corrupt", "is missing"}, out)
 	must(t, os.WriteFile(rank(0), []byte(answers), 0o644))
 	status(exitOK, complete, out)
+	// A score changed in place: the same length and records; the digest
+	// finds it.
+	if !strings.Contains(answers, `"score":0.`) {
+		t.Fatalf("no score to change in %s", rank(0))
+	}
+	must(t, os.WriteFile(rank(0), []byte(strings.Replace(answers, `"score":0.`, `"score":1.`, 1)), 0o644))
+	status(exitOK, complete, out)
+	status(exitUsage, []string{"rank 0/3  corrupt", "SHA-256"}, "--verify", out)
+	must(t, os.WriteFile(rank(0), []byte(answers), 0o644))
 
 	mine, theirs := partfolder.Path(shard.Path(lg, shard.Rank{Rank: 0, World: 3}), 0), partfolder.Path(shard.Path(lg, shard.Rank{Rank: 1, World: 3}), 0)
 	must(t, os.WriteFile(mine, []byte(mustRead(t, theirs)), 0o644))
