@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,17 +17,7 @@ import (
 func slowFolder(t *testing.T, edit func(dir string)) string {
 	t.Helper()
 	src := familyModel(t, "roberta")
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	must(t, err)
-	for _, e := range entries {
-		if e.IsDir() || e.Name() == "tokenizer.json" {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
-		must(t, err)
-		must(t, os.WriteFile(filepath.Join(dst, e.Name()), raw, 0o644))
-	}
+	dst := copyFolder(t, src, "tokenizer.json")
 	raw, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
 	must(t, err)
 	var tj struct {
@@ -102,17 +93,7 @@ func TestFolderWithoutTokenizerJSON(t *testing.T) {
 func bertSlowFolder(t *testing.T) (string, int) {
 	t.Helper()
 	src := model(t, "tiny")
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	must(t, err)
-	for _, e := range entries {
-		if e.IsDir() || e.Name() == "tokenizer.json" || e.Name() == "tokenizer_config.json" {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
-		must(t, err)
-		must(t, os.WriteFile(filepath.Join(dst, e.Name()), raw, 0o644))
-	}
+	dst := copyFolder(t, src, "tokenizer.json", "tokenizer_config.json")
 	raw, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
 	must(t, err)
 	var tj struct {
@@ -166,4 +147,22 @@ func TestAddedTokensJSON(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s was written by a refused run", out)
 	}
+}
+
+// copyFolder copies the files of the folder src, but those named in skip,
+// into a new folder.
+func copyFolder(t *testing.T, src string, skip ...string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	must(t, err)
+	for _, e := range entries {
+		if e.IsDir() || slices.Contains(skip, e.Name()) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dst, e.Name()), raw, 0o644))
+	}
+	return dst
 }
