@@ -35,9 +35,11 @@ func hashAfter(path, state string, bytes int64) (hash.Hash, error) {
 		return nil, nil
 	}
 	h, n, err := unmarshalHash(state)
-	if err != nil || n != bytes {
-		return nil, fmt.Errorf("%w: %s: its journal's answers digest does not cover the %d journaled bytes (%v): the journal was edited; start over with --overwrite",
-			journal.ErrCorrupt, path, bytes, err)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: its journal's answers digest cannot be read (%w): the journal was edited; start over with --overwrite", journal.ErrCorrupt, path, err)
+	}
+	if n != bytes {
+		return nil, fmt.Errorf("%w: %s: its journal's answers digest covers %d bytes, not the %d journaled: the journal was edited; start over with --overwrite", journal.ErrCorrupt, path, n, bytes)
 	}
 	return h, nil
 }
