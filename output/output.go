@@ -85,6 +85,7 @@ type Outputs struct {
 	created       bool
 	logitsPath    string
 	logitsCreated bool
+	closed        bool // Close ran
 	// failed is the first failure to write or save: after it no
 	// checkpoint is made, so the journal keeps describing the output as
 	// it was before (a failed write may have left part of a record, a
@@ -317,6 +318,10 @@ func (o *Outputs) save(next int64, done bool) error {
 
 // Close releases the files; what was not checkpointed is redone on resume.
 func (o *Outputs) Close() {
+	if o.closed {
+		return // closed once, however often called (Discard closes too)
+	}
+	o.closed = true
 	if o.Logits != nil {
 		o.Logits.Abort()
 	}

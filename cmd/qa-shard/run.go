@@ -48,8 +48,8 @@ func runCmd(args []string) error {
 
 // runJob runs one job as a list of steps, each a function below: check
 // the options, open the inputs, claim the outputs, open the model, start
-// the fleet, fingerprint the run, start the tuner, start the metrics,
-// open the outputs, open the source, run the scheduler; package outcome ends
+// the fleet, fingerprint the run, start the tuner, open the outputs, open
+// the source, start the metrics, run the scheduler; package outcome ends
 // it (what is saved, what the outcome means).
 func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	ctx := h.Context
@@ -83,11 +83,6 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	if err = outcome.StoppedEarly(ctx, err); err != nil {
 		return err
 	}
-	obs, stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, log)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
 	out, err := openOutputs(o, in, fp)
 	if err != nil {
 		return err
@@ -105,13 +100,16 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer stopCount() // before src.Close: defers run last in, first out
 	src, err := openSource(countCtx, in, out)
 	if err != nil {
-		// Refused before its first document: nothing is left behind.
-		return errors.Join(err, out.Discard())
+		return errors.Join(err, out.Discard()) // refused before its first document: nothing is left behind
 	}
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
-	cfg.Observer = obs
 	logStart(log, o, m, fl, in, src, out, len(questions))
+	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, &cfg, log)
+	if err != nil {
+		return errors.Join(err, out.Discard())
+	}
+	defer stopMetrics()
 	sum, runErr := runScheduler(ctx, h.Drain, cfg, src, m, fl, out)
 	fl.SaveTuning(log)
 	total := cfg.Total
@@ -251,18 +249,18 @@ func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fl
 }
 
 // startMetrics serves or writes the run's metrics (--metrics-addr,
-// --metrics-textfile, a rank's own file) and returns the observer of the
-// scheduler. It runs before the outputs are opened, so a port in use or a
-// textfile folder that cannot be written refuses the run before it
-// creates anything; a refusal stops what was started.
-func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, log *zap.Logger) (scheduler.Observer, func(), error) {
+// --metrics-textfile, a rank's own file) and observes the scheduler; a
+// refusal (a port in use, a textfile folder that cannot be written) stops
+// what it started.
+func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
 	if err != nil {
 		stop()
-		return nil, nil, err
+		return nil, err
 	}
-	return obs, stop, nil
+	cfg.Observer = obs
+	return stop, nil
 }
 
 // runScheduler answers every document of src on the fleet's replicas into
