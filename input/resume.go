@@ -123,15 +123,18 @@ func (p *Plan) checkRead(read []readstate.File, whole int) error {
 }
 
 // CheckComplete is what --resume checks of a run that had already
-// finished (st is its journal's input state): every file it read is
-// still the file of that name at that place, with the size and
+// finished into output (st is its journal's input state): every file it
+// read is still the file of that name at that place, with the size and
 // modification time it had when read, so "already complete" never
 // stands for answers of another input (a file replaced under the same
 // name, grown or shrunk). The files are not read. A run that read
 // standard input is not checked: the stream is not there to compare.
-func (p *Plan) CheckComplete(st readstate.State) error {
+func (p *Plan) CheckComplete(output string, st readstate.State) error {
 	if len(p.Files) == 1 && p.Files[0].Path == "-" {
 		return nil
 	}
-	return p.checkRead(st.Files, len(st.Files))
+	if err := p.checkRead(st.Files, len(st.Files)); err != nil {
+		return fmt.Errorf("%s is complete, but not for the input as it is now: %w; its answers are for the input it read: to answer the input as it is now, start over with --overwrite (or write to another --output)", output, err)
+	}
+	return nil
 }

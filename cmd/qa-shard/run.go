@@ -90,8 +90,8 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer out.Close()
 	end := ending(o, fl, log)
 	if out.Complete {
-		if err := in.plan.CheckComplete(*out.Input); err != nil {
-			return fmt.Errorf("%s is complete, but not for the input as it is now: %w; its answers are for the input it read: to answer the input as it is now, start over with --overwrite (or write to another --output)", o.Output, err)
+		if err := in.plan.CheckComplete(o.Output, *out.Input); err != nil {
+			return err
 		}
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
 		return outcome.Judge(end, log, scheduler.Summary{}.Whole(out.Counts()))

@@ -17,19 +17,15 @@ Says where a run stands, one line per rank and a total line, from its
 journals and lock files, without disturbing a job that is writing them (no
 lock is taken; safe to run every minute from cron). OUTPUT is the --output
 of the run (answers.jsonl: every rank of a split run is found beside it as
-answers.rank-RRRRR-of-WWWWW.jsonl), a rank's file, its journal or lock
-file, or a glob of them.
+answers.rank-RRRRR-of-WWWWW.jsonl), a rank's file, journal or lock, or a glob.
 
 A rank is: complete; running (here: its lock is held; on another host: as
 its lock file says, not checkable from here); stopped (resumable: rerun the
 same command with --resume); missing (no journal); corrupt (its journal
-cannot be read, or its outputs do not hold what the journal vouches for);
-or mismatched (it ran with another input, model, settings or questions
-than the other ranks of its run, or as a rank of another world size:
-merge refuses it). Complete and stopped ranks are checked against their
-journals: the answers file's length, the Parquet and logits parts there
-(and, for a complete run, no more); --verify also reads them: every
-answer record, and each logits part against the journal's digest.
+unreadable, or its outputs not what the journal vouches for: lengths and
+parts; --verify reads them against its digests too); or mismatched (run
+with another input, model, settings or questions than the other ranks of
+its run, or of another world size: merge refuses it).
 
 Exit status: 0 every rank complete; 75 some rank not complete yet (running
 or stopped: wait, or rerun with --resume); 2 a rank missing, corrupt or
@@ -39,7 +35,7 @@ mismatched, or nothing found.`
 func statusCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard status", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "one JSON object per rank, then one for the total")
-	verify := fs.Bool("verify", false, "read the outputs too: every answer record, and the logits parts against the journal's digest")
+	verify := fs.Bool("verify", false, "read the outputs too: every answer record, and the answers and logits against the journal's digests")
 	if err := cli.Parse(fs, args, statusHelp); err != nil {
 		return err
 	}
