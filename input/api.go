@@ -26,6 +26,7 @@ type File struct {
 	// (Sniff) before the file is split or read.
 	Format  format.Format
 	sniffed bool
+	id      fileID // who it is whatever path reached it (Find refuses a file twice)
 }
 
 // Sentinels, found with errors.Is; main maps them to exit 2.

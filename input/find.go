@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"qa-shard/internal/format"
 )
@@ -43,6 +44,7 @@ func Find(args []string) ([]File, error) {
 		files = append(files, found...)
 	}
 	seen := map[string]string{}
+	same := map[fileID]string{}
 	names := map[string]bool{}
 	clash := false
 	for _, f := range files {
@@ -50,7 +52,10 @@ func Find(args []string) ([]File, error) {
 		if prev, ok := seen[abs]; ok {
 			return nil, fmt.Errorf("%w: %s is given twice (as %s and %s): each file is read once", ErrInput, f.Path, prev, f.Path)
 		}
-		seen[abs] = f.Path
+		if prev, ok := same[f.id]; ok && f.id != (fileID{}) {
+			return nil, fmt.Errorf("%w: %s and %s are the same file (a symbolic or hard link reaches it twice): each file is read once; give it once", ErrInput, prev, f.Path)
+		}
+		seen[abs], same[f.id] = f.Path, f.Path
 		clash = clash || names[f.Name]
 		names[f.Name] = true
 	}
@@ -106,15 +111,20 @@ func expand(arg string) ([]File, error) {
 }
 
 // folder lists the input files under dir, sorted by path, named relative
-// to root.
+// to root. A dir that is a symbolic link to a folder is read as that
+// folder (the links below it are not followed, as find does not).
 func folder(dir, root string) ([]File, error) {
 	var files []File
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	walk := dir
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		walk = dir + string(filepath.Separator) // resolved by the kernel: the folder it names
+	}
+	err := filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		name := d.Name()
-		if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+		if path != walk && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -144,7 +154,19 @@ func stat(path, name string) (File, error) {
 	if !st.Mode().IsRegular() {
 		return File{}, fmt.Errorf("%w: %s is not a regular file", ErrInput, path)
 	}
-	return File{Path: path, Name: name, Size: st.Size(), ModTime: st.ModTime(), Format: format.Of(path)}, nil
+	return File{Path: path, Name: name, Size: st.Size(), ModTime: st.ModTime(), Format: format.Of(path), id: identity(st)}, nil
+}
+
+// fileID is a file's identity whatever path reaches it: its device and
+// inode.
+type fileID struct{ dev, ino uint64 }
+
+// identity is the file's fileID; zero where the system gives none.
+func identity(st os.FileInfo) fileID {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return fileID{dev: uint64(sys.Dev), ino: sys.Ino} // Dev is int32 on some systems
+	}
+	return fileID{}
 }
 
 // globRoot is the folder part of a pattern before its first wildcard.

@@ -26,6 +26,10 @@ func TestFind(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(dir, p), []byte("{}\n"), 0o644))
 	}
 	at := func(p string) string { return filepath.Join(dir, p) }
+	// One file reached by other paths, and a folder by a link.
+	must(t, os.Symlink(at("x/b.jsonl"), at("soft.jsonl")))
+	must(t, os.Link(at("x/b.jsonl"), at("hard.jsonl")))
+	must(t, os.Symlink(at("z"), at("zlink")))
 	tests := []struct {
 		name  string
 		args  []string
@@ -38,6 +42,11 @@ func TestFind(t *testing.T) {
 		{"glob sorted, named under its folders", []string{at("*/b.jsonl")}, "x/b.jsonl y/b.jsonl", ""},
 		{"clashing names fall back to paths", []string{at("x/b.jsonl"), at("y/b.jsonl")}, filepath.ToSlash(at("x/b.jsonl")) + " " + filepath.ToSlash(at("y/b.jsonl")), ""},
 		{"a file twice", []string{at("x/b.jsonl"), at("x")}, "", "given twice"},
+		{"a file and a symbolic link to it", []string{at("x/b.jsonl"), at("soft.jsonl")}, "", "are the same file"},
+		{"a file and a hard link to it", []string{at("hard.jsonl"), at("x")}, "", "are the same file"},
+		{"a symbolic link to a folder is the folder", []string{at("zlink")}, "1.ndjson.zst 2.jsonl", ""},
+		{"a folder and a link to it", []string{at("z"), at("zlink")}, "", "are the same file"},
+		{"a glob through a linked folder", []string{at("zlink/*.jsonl")}, "2.jsonl", ""},
 		{"a folder by a roundabout path", []string{at("x/sub/..") + "/../y/../z/../x/sub/.."}, "a.jsonl.gz b.jsonl sub/c.parquet", ""},
 		{"missing", []string{at("nope.jsonl")}, "", "cannot open --input"},
 		{"glob without match", []string{at("*.parquet")}, "", "matches no file"},

@@ -31,16 +31,8 @@ import (
 // Anything else (a file changed, removed or added) is ErrChanged, naming
 // the file: the journal's output would not be what this input gives.
 func (s *Reader) resume(st readstate.State) error {
-	files := s.plan.Files
-	for i, fr := range st.Files {
-		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {
-			return fmt.Errorf("%w: the journal read %s as input file %d, which it no longer is: the list of input files changed", ErrChanged, fr.Name, fr.File+1)
-		}
-		f := files[fr.File]
-		if i < len(st.Files)-1 && (f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime) {
-			return fmt.Errorf("%w: %s had %d bytes, modified %s, and now has %d bytes, modified %s",
-				ErrChanged, f.Path, fr.Size, time.Unix(0, fr.ModTime).UTC().Format(time.RFC3339Nano), f.Size, f.ModTime.UTC().Format(time.RFC3339Nano))
-		}
+	if err := s.plan.checkRead(st.Files, len(st.Files)-1); err != nil {
+		return err
 	}
 	cur := st.Files[len(st.Files)-1]
 	k := -1
@@ -107,6 +99,42 @@ func (s *Reader) resume(st readstate.State) error {
 	} else if got != cur.SHA256 {
 		return fmt.Errorf("%w: %s: what was read of it before the resume point (from %d to %d) differs from what the journal recorded (sha256 %.12s, now %.12s): the file was changed in place",
 			ErrChanged, f.Path, cur.From, st.Next.Offset, cur.SHA256, got)
+	}
+	return nil
+}
+
+// checkRead checks the files a journal says were read (read) against the
+// plan's: each is still the plan's file of that name at that place, and
+// the first whole of them, which were read to their end, have the size
+// and modification time they had then.
+func (p *Plan) checkRead(read []readstate.File, whole int) error {
+	files := p.Files
+	for i, fr := range read {
+		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {
+			return fmt.Errorf("%w: the journal read %s as input file %d, which it no longer is: the list of input files changed", ErrChanged, fr.Name, fr.File+1)
+		}
+		f := files[fr.File]
+		if i < whole && (f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime) {
+			return fmt.Errorf("%w: %s had %d bytes, modified %s, and now has %d bytes, modified %s",
+				ErrChanged, f.Path, fr.Size, time.Unix(0, fr.ModTime).UTC().Format(time.RFC3339Nano), f.Size, f.ModTime.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	return nil
+}
+
+// CheckComplete is what --resume checks of a run that had already
+// finished into output (st is its journal's input state): every file it
+// read is still the file of that name at that place, with the size and
+// modification time it had when read, so "already complete" never
+// stands for answers of another input (a file replaced under the same
+// name, grown or shrunk). The files are not read. A run that read
+// standard input is not checked: the stream is not there to compare.
+func (p *Plan) CheckComplete(output string, st readstate.State) error {
+	if len(p.Files) == 1 && p.Files[0].Path == "-" {
+		return nil
+	}
+	if err := p.checkRead(st.Files, len(st.Files)); err != nil {
+		return fmt.Errorf("%s is complete, but not for the input as it is now: %w; its answers are for the input it read: to answer the input as it is now, start over with --overwrite (or write to another --output)", output, err)
 	}
 	return nil
 }

@@ -12,9 +12,10 @@ import (
 )
 
 // openSink opens the answers for writing: fresh when bytes < 0, else
-// resumed after bytes (a file the journal already cut to that length) or
-// after parts sealed parts (a Parquet folder).
-func openSink(o Options, bytes int64, parts int) (sink, error) {
+// resumed after bytes (a file the journal already cut to that length,
+// its hash going on from state, see digest.go) or after parts sealed
+// parts (a Parquet folder).
+func openSink(o Options, bytes int64, parts int, state string) (sink, error) {
 	f := format.Of(o.Answers)
 	if f == format.Parquet {
 		return openParts(o, parts)
@@ -26,11 +27,15 @@ func openSink(o Options, bytes int64, parts int) (sink, error) {
 	if bytes >= 0 {
 		flags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
 	}
+	h, err := hashAfter(o.Answers, state, bytes)
+	if err != nil {
+		return nil, err
+	}
 	w, err := o.open(o.Answers, flags)
 	if err != nil {
 		return nil, err
 	}
-	s := newStream(w, f, max(bytes, 0), o.Keep)
+	s := newStream(w, f, max(bytes, 0), h, o.Keep)
 	if s.pinned, err = pin(o.Answers, w); err != nil {
 		w.Close()
 		return nil, err

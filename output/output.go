@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,8 @@ type Outputs struct {
 	Logits   *logits.Parts // nil without a logits folder
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
-	// Input is where the input continues (resume); nil for a fresh start.
+	// Input is where the input continues (resume), what a complete run
+	// read (Complete); nil for a fresh start.
 	Input   *readstate.State
 	path    string
 	sink    sink
@@ -77,6 +79,13 @@ type Outputs struct {
 	logitsDir string
 	// journalPin is the journal as last written (check).
 	journalPin *pinnedFile
+	// created: this process created the answers and journal (a fresh
+	// run); logitsPath is the logits folder as given ("" for none),
+	// logitsCreated whether the run created it. Discard reads them.
+	created       bool
+	logitsPath    string
+	logitsCreated bool
+	closed        bool // Close ran
 	// failed is the first failure to write or save: after it no
 	// checkpoint is made, so the journal keeps describing the output as
 	// it was before (a failed write may have left part of a record, a
@@ -92,6 +101,9 @@ type sink interface {
 	seal() error
 	// size is the length of the answers file and the sealed parts.
 	size() (bytes int64, parts int)
+	// hashState is the answers file's digest state after size's bytes
+	// ("" for none: see digest.go).
+	hashState() string
 	// syncer is what must reach the disk before the journal says so.
 	syncer() journal.Syncer
 	// check says what changed when the answers are no longer the files
@@ -125,9 +137,9 @@ func Open(o Options) (*Outputs, error) {
 		case err != nil:
 			return nil, denied(fmt.Errorf("cannot resume: %w", err))
 		case st.Complete:
-			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
+			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, Input: &st.Input, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
-		s, err := openSink(o, st.Bytes, st.AnswerParts)
+		s, err := openSink(o, st.Bytes, st.AnswerParts, st.AnswersHash)
 		if err != nil {
 			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
@@ -161,20 +173,25 @@ func fresh(o Options) (*Outputs, error) {
 	if err := freshLogits(o); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(o.Logits)
+	logitsCreated := o.Logits != "" && errors.Is(statErr, fs.ErrNotExist)
 	j, err := journal.Create(o.Answers, o.Fingerprint)
 	if err != nil {
 		return nil, Fault(err)
 	}
-	s, err := openSink(o, -1, 0)
+	s, err := openSink(o, -1, 0, "")
 	if err != nil {
-		return nil, Fault(denied(fmt.Errorf("cannot create --output: %w", err)))
+		return nil, errors.Join(Fault(denied(fmt.Errorf("cannot create --output: %w", err))), remove(o.Answers))
 	}
 	c := &counter{Records: s}
-	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j}
+	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, created: true, logitsPath: o.Logits, logitsCreated: logitsCreated}
 	if err := out.pinJournal(); err != nil {
-		return nil, Fault(err)
+		return nil, errors.Join(Fault(err), out.Discard())
 	}
-	return out, out.openLogits(o, j.State())
+	if err := out.openLogits(o, j.State()); err != nil {
+		return nil, errors.Join(err, out.Discard())
+	}
+	return out, nil
 }
 
 // openLogits opens the logits folder after the parts st records (none
@@ -283,6 +300,7 @@ func (o *Outputs) save(next int64, done bool) error {
 		return nil
 	}
 	p.Bytes, p.AnswerParts = o.sink.size()
+	p.AnswersHash = o.sink.hashState()
 	if o.at != nil {
 		p.Input = o.at(next)
 	} else {
@@ -300,6 +318,10 @@ func (o *Outputs) save(next int64, done bool) error {
 
 // Close releases the files; what was not checkpointed is redone on resume.
 func (o *Outputs) Close() {
+	if o.closed {
+		return // closed once, however often called (Discard closes too)
+	}
+	o.closed = true
 	if o.Logits != nil {
 		o.Logits.Abort()
 	}

@@ -29,7 +29,7 @@ func newStdout(keep []string) stdoutStream {
 	// without a handler, Go's runtime ends the process by SIGPIPE. The
 	// channel is never read: a signal that finds it full is dropped.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	return stdoutStream{newStream(os.Stdout, format.JSONL, 0, keep)}
+	return stdoutStream{newStream(os.Stdout, format.JSONL, 0, nil, keep)}
 }
 
 func (s stdoutStream) WriteAnswer(r record.AnswerRecord) error {

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"hash"
 	"io"
 	"os"
 
@@ -27,8 +28,8 @@ type stream struct {
 	pinned  *pinnedFile // nil for standard output
 }
 
-func newStream(f file, form format.Format, base int64, keep []string) *stream {
-	c := &countingWriter{w: f, n: base}
+func newStream(f file, form format.Format, base int64, h hash.Hash, keep []string) *stream {
+	c := &countingWriter{w: f, n: base, h: h}
 	s := &stream{counter: c, buf: bufio.NewWriterSize(c, 1<<20)}
 	if f != file(os.Stdout) {
 		s.file = f
@@ -57,6 +58,8 @@ func (s *stream) seal() error {
 }
 
 func (s *stream) size() (int64, int) { return s.counter.n, 0 }
+
+func (s *stream) hashState() string { return hashState(s.counter.h) }
 
 func (s *stream) check() error {
 	if s.pinned == nil {
@@ -112,15 +115,20 @@ func (m *member) end() error {
 	return m.z.Close()
 }
 
-// countingWriter knows the answers file's length without asking the OS.
+// countingWriter knows the answers file's length without asking the OS,
+// and hashes what reached it (h; nil: no digest, see digest.go).
 type countingWriter struct {
 	w io.Writer
 	n int64
+	h hash.Hash
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if c.h != nil {
+		c.h.Write(p[:n])
+	}
 	return n, err
 }
 

@@ -3,6 +3,7 @@ package output
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +18,10 @@ import (
 // verifyAnswers checks, before a resume cuts or appends anything, that the
 // answers hold what the journal (its checksum already checked) says: the
 // journaled length ends a record (a newline; for gzip and zstd, whole
-// members or frames whose text ends in one) and holds exactly its count
-// of records; a Parquet folder has every part the journal counts, with
-// that many rows in all. It reads the answers once (they are small beside
+// members or frames whose text ends in one), holds exactly its count of
+// records and, where the journal records their digest, hashes as the
+// bytes the run wrote did (digest.go); a Parquet folder has every part
+// the journal counts, with that many rows in all. It reads the answers once (they are small beside
 // the input); an output shorter than the journal, or missing, is left to
 // the journal, which names it.
 func verifyAnswers(path string, st journal.State) error {
@@ -37,7 +39,9 @@ func verifyAnswers(path string, st journal.State) error {
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() < st.Bytes {
 		return nil
 	}
-	var text io.Reader = bufio.NewReaderSize(io.LimitReader(f, st.Bytes), 1<<20)
+	h := sha256.New()
+	raw := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, st.Bytes), h), 1<<20)
+	var text io.Reader = raw
 	if st.Bytes > 0 {
 		z, closeZ, err := textOf(text, path)
 		if err != nil {
@@ -56,6 +60,18 @@ func verifyAnswers(path string, st journal.State) error {
 		return mismatch(path, st, fmt.Sprintf("its text before the resume point (byte %d) ends inside a record", st.Bytes))
 	case lines != st.Records:
 		return mismatch(path, st, fmt.Sprintf("its first %d bytes hold %d records", st.Bytes, lines))
+	case st.AnswersHash == "":
+		return nil // a journal of an older qa-shard: no digest
+	}
+	if _, err := io.Copy(io.Discard, raw); err != nil {
+		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
+	}
+	want, n, err := unmarshalHash(st.AnswersHash)
+	switch {
+	case err != nil || n != st.Bytes:
+		return mismatch(path, st, fmt.Sprintf("the journal's digest does not cover its %d bytes", st.Bytes))
+	case !bytes.Equal(h.Sum(nil), want.Sum(nil)):
+		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not the ones the run wrote (their SHA-256 is not the journal's)", st.Bytes))
 	}
 	return nil
 }

@@ -23,16 +23,27 @@ type addedToken struct {
 // addedVocab is tokenizers' AddedVocabulary: tokens with normalized=false
 // are found in the raw text, the others in the normalized text, each
 // leftmost-longest (the aho-corasick MatchKind::LeftmostLongest HF uses).
+// A normalized token is looked for as the normalizer writes it
+// (refresh_added_tokens normalizes each pattern), so "[LOC]" under a
+// lowercasing normalizer matches the text's "[LOC]", now "[loc]".
 type addedVocab struct {
 	raw, norm []addedToken // longest first
 	rawFirst  [256]bool    // first bytes of raw tokens: the only places a match can start
 	normFirst [256]bool
 }
 
-func newAddedVocab(tokens []addedToken) *addedVocab {
+func newAddedVocab(tokens []addedToken, norm normalizer) *addedVocab {
 	v := &addedVocab{}
 	for _, t := range tokens {
 		if t.normalized {
+			if norm != nil {
+				n := newNormalized(t.text, 0)
+				norm.normalize(&n)
+				t.text = n.s
+			}
+			if t.text == "" {
+				continue // nothing to find: the normalizer removes all of it
+			}
 			v.norm = append(v.norm, t)
 			v.normFirst[t.text[0]] = true
 		} else {

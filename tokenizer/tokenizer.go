@@ -146,7 +146,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if t.post.trim {
 		t.countSpaces()
 	}
-	vocab := newAddedVocab(added)
+	vocab := newAddedVocab(added, norm)
 	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
 	t.useBertFastPath()
 	return t, nil

@@ -199,3 +199,37 @@ func TestAddedTokenInVocabKeepsVocabID(t *testing.T) {
 		t.Fatalf("ids %v, want the vocab's id %v for hello", got, want)
 	}
 }
+
+// TestNormalizedAddedTokenMatchesNormalizedText: a normalized added token
+// is looked for as the normalizer writes it, as tokenizers'
+// refresh_added_tokens normalizes each pattern: under BERT's lowercasing
+// "[LOC]" is found in "see [LOC] x" and "see [loc] x" alike, one token,
+// its offsets the text's; written raw (normalized false) it matches only
+// as written.
+func TestNormalizedAddedTokenMatchesNormalizedText(t *testing.T) {
+	load := func(normalized bool) *Tokenizer {
+		path := editedTokenizer(t, func(d map[string]any) {
+			d["added_tokens"] = append(d["added_tokens"].([]any), map[string]any{
+				"id": 30522, "content": "[LOC]", "single_word": false, "lstrip": false, "rstrip": false, "normalized": normalized, "special": false,
+			})
+		})
+		tk, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	norm, raw := load(true), load(false)
+	for _, s := range []string{"see [LOC] x", "see [loc] x"} {
+		enc := norm.Encode(s)
+		if enc.Len() != 3 || enc.IDs[1] != 30522 || enc.Offsets[1].Start != 4 || enc.Offsets[1].End != 9 {
+			t.Errorf("normalized: %q gives %v %v, want the added token at [4, 9)", s, enc.IDs, enc.Offsets)
+		}
+	}
+	if ids := raw.Encode("see [LOC] x").IDs; len(ids) != 3 || ids[1] != 30522 {
+		t.Errorf("raw: %v, want the added token", ids)
+	}
+	if ids := raw.Encode("see [loc] x").IDs; slices.Contains(ids, 30522) {
+		t.Errorf("raw: %v: a raw token matched another case", ids)
+	}
+}

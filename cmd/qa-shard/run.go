@@ -90,6 +90,9 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer out.Close()
 	end := ending(o, fl, log)
 	if out.Complete {
+		if err := in.plan.CheckComplete(o.Output, *out.Input); err != nil {
+			return err
+		}
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
 		return outcome.Judge(end, log, scheduler.Summary{}.Whole(out.Counts()))
 	}
@@ -97,14 +100,14 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer stopCount() // before src.Close: defers run last in, first out
 	src, err := openSource(countCtx, in, out)
 	if err != nil {
-		return err
+		return errors.Join(err, out.Discard()) // refused before its first document: nothing is left behind
 	}
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
 	logStart(log, o, m, fl, in, src, out, len(questions))
 	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, &cfg, log)
 	if err != nil {
-		return err
+		return errors.Join(err, out.Discard())
 	}
 	defer stopMetrics()
 	sum, runErr := runScheduler(ctx, h.Drain, cfg, src, m, fl, out)
@@ -246,11 +249,14 @@ func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fl
 }
 
 // startMetrics serves or writes the run's metrics (--metrics-addr,
-// --metrics-textfile, a rank's own file) and observes the scheduler.
+// --metrics-textfile, a rank's own file) and observes the scheduler; a
+// refusal (a port in use, a textfile folder that cannot be written) stops
+// what it started.
 func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
 	if err != nil {
+		stop()
 		return nil, err
 	}
 	cfg.Observer = obs

@@ -11,33 +11,38 @@ import (
 	"qa-shard/internal/runstatus"
 )
 
-const statusHelp = `Usage: qa-shard status [--json] OUTPUT...
+const statusHelp = `Usage: qa-shard status [--json] [--verify] OUTPUT...
 
 Says where a run stands, one line per rank and a total line, from its
 journals and lock files, without disturbing a job that is writing them (no
 lock is taken; safe to run every minute from cron). OUTPUT is the --output
 of the run (answers.jsonl: every rank of a split run is found beside it as
-answers.rank-RRRRR-of-WWWWW.jsonl), a rank's file, or a glob of them.
+answers.rank-RRRRR-of-WWWWW.jsonl), a rank's file, journal or lock, or a glob.
 
 A rank is: complete; running (here: its lock is held; on another host: as
 its lock file says, not checkable from here); stopped (resumable: rerun the
-same command with --resume); missing (no journal); or corrupt.
+same command with --resume); missing (no journal); corrupt (its journal
+unreadable, or its outputs not what the journal vouches for: lengths and
+parts; --verify reads them against its digests too); or mismatched (run
+with another input, model, settings or questions than the other ranks of
+its run, or of another world size: merge refuses it).
 
 Exit status: 0 every rank complete; 75 some rank not complete yet (running
-or stopped: wait, or rerun with --resume); 2 a rank missing or corrupt, or
-nothing found.`
+or stopped: wait, or rerun with --resume); 2 a rank missing, corrupt or
+mismatched, or nothing found.`
 
 // statusCmd prints where the runs of its arguments stand.
 func statusCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard status", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "one JSON object per rank, then one for the total")
+	verify := fs.Bool("verify", false, "read the outputs too: every answer record, and the answers and logits against the journal's digests")
 	if err := cli.Parse(fs, args, statusHelp); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", errUsage)
 	}
-	all, err := runstatus.Collect(fs.Args())
+	all, err := runstatus.Collect(fs.Args(), *verify)
 	if err != nil {
 		return err
 	}

@@ -28,8 +28,9 @@ import (
 
 // Version is the journal format written by this package. Open refuses
 // formats newer than it or older than oldestVersion, so a future format
-// change cannot be misread as this one.
-const Version = 4
+// change cannot be misread as this one. Version 5 added AnswersHash
+// (version 4 journals are read as they are: without it).
+const Version = 5
 
 // oldestVersion is the oldest journal format Open still reads: version 3
 // stored the rank's block as a string (Fingerprint.LegacyShard); a resumed
@@ -119,6 +120,12 @@ type State struct {
 	// finds every rank's folder whatever name it is given for the merged
 	// one. "" without logits, and in journals written before it existed.
 	Logits string `json:"logits_folder,omitempty"`
+	// AnswersHash is the SHA-256 state (crypto/sha256's marshalled form,
+	// hex) after the answers file's first Bytes bytes, for a JSONL answers
+	// file (plain or compressed): what a check of the answers compares
+	// them with, and what a resume goes on hashing from. "" for a Parquet
+	// folder, and in journals written before it existed.
+	AnswersHash string `json:"answers_sha256_state,omitempty"`
 	// AnswerParts counts completed answers part files when the answers
 	// are a Parquet folder; 0 otherwise.
 	AnswerParts int `json:"answer_parts,omitempty"`

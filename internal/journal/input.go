@@ -6,6 +6,7 @@ import "qa-shard/internal/readstate"
 type Progress struct {
 	Done         int64  // documents written
 	Bytes        int64  // length of the answers file covering them (0 for a folder)
+	AnswersHash  string // the SHA-256 state after those bytes (State.AnswersHash)
 	LogitsParts  int    // sealed logits parts
 	LogitsDigest string // their digest (State.LogitsDigest)
 	Logits       string // their folder (State.Logits)

@@ -186,7 +186,7 @@ func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
 	}
 	s := last
 	s.Done, s.Bytes, s.LogitsParts, s.LogitsDigest, s.Complete = done, bytes, logitsParts, p.LogitsDigest, complete
-	s.AnswerParts, s.Input, s.Records, s.Errors = p.AnswerParts, p.Input, p.Records, p.Errors
+	s.AnswerParts, s.Input, s.Records, s.Errors, s.AnswersHash = p.AnswerParts, p.Input, p.Records, p.Errors, p.AnswersHash
 	if p.Logits != "" {
 		s.Logits = p.Logits
 	}

@@ -43,6 +43,9 @@ type Report struct {
 	InBytes, OutBytes int64    // size of model.onnx before and after
 	Copied            []string // other files of the folder, copied as they were
 	Ignored           []string // entries not copied (subfolders)
+	// Removed are the temporary folders of a quantize into the same
+	// folder that was killed part-way, removed before this one.
+	Removed []string
 }
 
 // Options are the choices of a quantization.

@@ -8,13 +8,18 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/internal/filelock"
 	"qa-shard/internal/onnxpb"
 )
 
 // Dir writes a quantized copy of the model folder src into dst: its
 // model.onnx quantized, every other file copied unchanged. dst must not
 // exist or be an empty folder. The copy is assembled in a temporary folder
-// beside dst and renamed into place, so dst never holds half a model.
+// beside dst and renamed into place, so dst never holds half a model; a
+// failure removes it, and the temporary folders a quantize into dst that
+// was killed left behind are removed first (Report.Removed). While it
+// works, dst's lock (<dst>.lock) is held, so a second quantize into dst
+// is refused rather than finding the first one's folder a leftover.
 func Dir(src, dst string, o Options) (Report, error) {
 	model := filepath.Join(src, "model.onnx")
 	if st, err := os.Stat(src); err != nil || !st.IsDir() {
@@ -26,11 +31,28 @@ func Dir(src, dst string, o Options) (Report, error) {
 	if err := emptyOrAbsent(dst); err != nil {
 		return Report{}, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dst)), "."+filepath.Base(dst)+".tmp-")
+	lock, err := filelock.Acquire(dst, "qa-shard quantize --out "+dst)
+	switch {
+	case errors.Is(err, filelock.ErrUnsupported):
+		// No locks here: another quantize may be writing its temporary
+		// folder, so none is taken for a leftover.
+	case err != nil:
+		return Report{}, fmt.Errorf("--out %s: %w", dst, err)
+	default:
+		defer lock.Release()
+	}
+	var removed []string
+	if lock != nil {
+		if removed, err = removeLeftovers(dst); err != nil {
+			return Report{}, err
+		}
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dst)), tempPrefix(dst))
 	if err != nil {
 		return Report{}, fmt.Errorf("creating the output folder: %w", err)
 	}
 	rep, err := fill(src, tmp, o)
+	rep.Removed = removed
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
@@ -49,6 +71,34 @@ func Dir(src, dst string, o Options) (Report, error) {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// tempPrefix starts the name of the temporary folder a copy into dst is
+// assembled in, beside dst (hidden).
+func tempPrefix(dst string) string {
+	return "." + filepath.Base(filepath.Clean(dst)) + ".tmp-"
+}
+
+// removeLeftovers removes the temporary folders of earlier copies into
+// dst (tempPrefix), which only a quantize killed part-way leaves: the
+// caller holds dst's lock, so none is being written. It returns their
+// paths.
+func removeLeftovers(dst string) ([]string, error) {
+	found, err := filepath.Glob(filepath.Join(filepath.Dir(filepath.Clean(dst)), tempPrefix(dst)+"*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, f := range found {
+		if st, err := os.Lstat(f); err != nil || !st.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(f); err != nil {
+			return removed, fmt.Errorf("removing %s, which an earlier quantize into %s left: %w", f, dst, err)
+		}
+		removed = append(removed, f)
+	}
+	return removed, nil
 }
 
 func emptyOrAbsent(dst string) error {

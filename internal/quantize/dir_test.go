@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"qa-shard/internal/filelock"
 )
 
 // modelFolder writes a folder like an optimum export: model.onnx, two
@@ -86,5 +88,62 @@ func TestDirRefusedLeavesNothing(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestDirRemovesLeftovers: a quantize into dst killed part-way leaves its
+// hidden temporary folder (a partial model.onnx in it) and its lock file
+// beside dst; the next quantize into dst removes both, says so, and
+// writes the whole copy. While another quantize holds dst's lock, one is
+// refused and its folder left alone.
+func TestDirRemovesLeftovers(t *testing.T) {
+	model := tinyBERT(t)
+	src := modelFolder(t, model)
+	parent := t.TempDir()
+	dst := filepath.Join(parent, "int8")
+	// What a kill leaves: the temporary folder as Dir names it, part of
+	// model.onnx in it, and the lock file, unlocked.
+	left, err := os.MkdirTemp(parent, tempPrefix(dst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, "model.onnx"), model[:len(model)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filelock.Path(dst), []byte(`{"pid": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	held, err := filelock.Acquire(dst, "another quantize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Dir(src, dst, Options{}); !errors.Is(err, filelock.ErrHeld) {
+		t.Fatalf("a quantize into a held folder: %v, want filelock.ErrHeld", err)
+	}
+	if _, err := os.Stat(left); err != nil {
+		t.Fatalf("the held quantize's folder was removed: %v", err)
+	}
+	if err := held.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filelock.Path(dst), []byte(`{"pid": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := Dir(src, dst, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Removed, []string{left}) {
+		t.Errorf("Removed %v, want %v", rep.Removed, left)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 || entries[0].Name() != "int8" {
+		t.Errorf("beside the copy: %v, want it alone", entries)
+	}
+	want, _ := mustQuantize(t, model)
+	if got, err := os.ReadFile(filepath.Join(dst, "model.onnx")); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("model.onnx is not the quantized model (%d bytes, %v)", len(got), err)
 	}
 }

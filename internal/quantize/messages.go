@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,6 +17,10 @@ import (
 
 // Log says what Dir wrote to out, in took.
 func (r Report) Log(log *zap.Logger, out string, took time.Duration) {
+	if len(r.Removed) > 0 {
+		log.Info(fmt.Sprintf("removed the temporary folder(s) an earlier quantize into %s left when it was killed: %s", out, strings.Join(r.Removed, ", ")),
+			zap.Strings("removed", r.Removed))
+	}
 	log.Info(fmt.Sprintf("wrote %s: %d MatMuls now int8 (%d with the bias folded in, %d left float32), %d attention blocks fused, model.onnx %.1f MB -> %.1f MB",
 		out, r.MatMuls, r.Folded, r.Float, r.Attention, float64(r.InBytes)/1e6, float64(r.OutBytes)/1e6), zap.Int("attention_fused", r.Attention),
 		zap.String("out", out), zap.Duration("took", took), zap.Int("matmuls_int8", r.MatMuls), zap.Int("bias_folded", r.Folded),

@@ -20,7 +20,7 @@ func WriteTable(w io.Writer, all []Rank, now time.Time) {
 		count[s.State]++
 		docs += s.Documents
 		errs += s.Errors
-		line := fmt.Sprintf("rank %d/%d  %-9s  %s documents", s.Rank, s.World, s.State, logs.Thousands(s.Documents))
+		line := fmt.Sprintf("rank %d/%d  %-10s  %s documents", s.Rank, s.World, s.State, logs.Thousands(s.Documents))
 		if s.Percent != nil {
 			line += fmt.Sprintf(" (%.1f%% of its input)", *s.Percent)
 		}
@@ -44,7 +44,7 @@ func WriteTable(w io.Writer, all []Rank, now time.Time) {
 		fmt.Fprintf(w, "%s  %s\n", line, s.Output)
 	}
 	var parts []string
-	for _, k := range []string{"complete", "running", "stopped", "missing", "corrupt"} {
+	for _, k := range []string{"complete", "running", "stopped", "missing", "corrupt", "mismatched"} {
 		if count[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 		}

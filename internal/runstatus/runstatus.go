@@ -1,6 +1,7 @@
 // Package runstatus says where a run stands from its outputs' journals
-// and lock files, without disturbing a job that writes them: no lock is
-// taken (qa-shard status, safe to run from cron every minute).
+// and lock files, and whether the outputs hold what the journals vouch
+// for, without disturbing a job that writes them: no lock is taken
+// (qa-shard status, safe to run from cron every minute).
 package runstatus
 
 import (
@@ -16,6 +17,7 @@ import (
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/journal"
+	"qa-shard/output"
 	"qa-shard/shard"
 )
 
@@ -25,7 +27,7 @@ var ErrPattern = errkind.NewUser("bad pattern")
 // The outcomes of a status that printed its report (Outcome): the report
 // says the rest.
 var (
-	ErrBroken     = errkind.NewUser("a rank is missing or corrupt (see above)")
+	ErrBroken     = errkind.NewUser("a rank is missing, corrupt or mismatched (see above)")
 	ErrIncomplete = errkind.NewResumable("not every rank is complete yet (see above)")
 )
 
@@ -35,7 +37,7 @@ type Rank struct {
 	Output     string    `json:"output"`
 	Rank       int       `json:"rank"`
 	World      int       `json:"world"`
-	State      string    `json:"state"` // complete, running, stopped, missing, corrupt
+	State      string    `json:"state"` // complete, running, stopped, missing, corrupt, mismatched
 	Documents  int64     `json:"documents"`
 	Errors     int64     `json:"error_records"`
 	Percent    *float64  `json:"percent,omitempty"` // of the rank's input bytes; absent when unknown
@@ -44,11 +46,14 @@ type Rank struct {
 	PID        int       `json:"pid,omitempty"`
 	Checked    bool      `json:"checked"` // running: seen from this host
 	Problem    string    `json:"problem,omitempty"`
+
+	fp *journal.Fingerprint // what the run ran with, from its journal (nil: none read)
 }
 
 // Find turns one argument into the outputs it names: a glob's
 // matches, an output with a journal, or the rank files beside a split
-// run's --output.
+// run's --output. An output's journal, lock file or metrics address file
+// names the output, as a glob's matches do.
 func Find(arg string) ([]string, error) {
 	if strings.ContainsAny(arg, "*?[") {
 		matches, err := filepath.Glob(arg)
@@ -57,13 +62,11 @@ func Find(arg string) ([]string, error) {
 		}
 		var out []string
 		for _, m := range matches {
-			for _, suffix := range []string{journal.Suffix, filelock.Suffix, ".metrics.json"} {
-				m = strings.TrimSuffix(m, suffix)
-			}
-			out = append(out, m)
+			out = append(out, outputOf(m))
 		}
 		return out, nil
 	}
+	arg = outputOf(arg)
 	if _, err := os.Stat(journal.Path(arg)); err == nil || isRank(arg) {
 		return []string{arg}, nil
 	}
@@ -80,11 +83,23 @@ func Find(arg string) ([]string, error) {
 	return ranks, nil
 }
 
+// outputOf is the output a file beside it names (its journal, its lock
+// file, its metrics address file), or path itself.
+func outputOf(path string) string {
+	for _, suffix := range []string{journal.Suffix, filelock.Suffix, ".metrics.json"} {
+		path = strings.TrimSuffix(path, suffix)
+	}
+	return path
+}
+
 // Collect is the state of every output args name (Find: a run's
 // --output, a rank's file, a glob), sorted, each once, with a "missing"
-// entry for each rank of a split run that has none (AddMissing). Nothing
+// entry for each rank of a split run that has none (AddMissing), and the
+// ranks that ran with other inputs, model, settings or questions than the
+// others of their run marked mismatched (Mismatched). Each output is
+// checked against its journal (Read; deep: its content too). Nothing
 // found at all is a usage error.
-func Collect(args []string) ([]Rank, error) {
+func Collect(args []string, deep bool) ([]Rank, error) {
 	var outputs []string
 	for _, a := range args {
 		found, err := Find(a)
@@ -99,19 +114,19 @@ func Collect(args []string) ([]Rank, error) {
 	slices.Sort(outputs)
 	var all []Rank
 	for _, o := range slices.Compact(outputs) {
-		all = append(all, Read(o))
+		all = append(all, Read(o, deep))
 	}
-	return AddMissing(all), nil
+	return Mismatched(AddMissing(all, deep)), nil
 }
 
 // Outcome is what the ranks' states mean together: ErrBroken when a rank
-// is missing or corrupt, else ErrIncomplete when one is running or
-// stopped, else nil (every rank complete).
+// is missing, corrupt or mismatched, else ErrIncomplete when one is
+// running or stopped, else nil (every rank complete).
 func Outcome(all []Rank) error {
 	var err error
 	for _, s := range all {
 		switch s.State {
-		case "missing", "corrupt":
+		case "missing", "corrupt", "mismatched":
 			return ErrBroken
 		case "running", "stopped":
 			err = ErrIncomplete
@@ -120,13 +135,16 @@ func Outcome(all []Rank) error {
 	return err
 }
 
-// Read reads one output's journal and lock.
-func Read(output string) Rank {
-	s := Rank{Output: output, World: 1}
-	if _, r, ok := shard.Parse(output); ok {
+// Read reads one output's journal and lock and, unless the run is
+// running, checks the output against its journal (output.CheckSaved;
+// deep: its content too): an output that does not hold what the journal
+// vouches for is corrupt, as --resume and merge would refuse it.
+func Read(path string, deep bool) Rank {
+	s := Rank{Output: path, World: 1}
+	if _, r, ok := shard.Parse(path); ok {
 		s.Rank, s.World = r.Rank, r.World
 	}
-	st, err := journal.Read(output)
+	st, err := journal.Read(path)
 	switch {
 	case errors.Is(err, journal.ErrNoJournal):
 		s.State, s.Problem = "missing", "no journal: never started, or its output was removed"
@@ -135,11 +153,11 @@ func Read(output string) Rank {
 		s.State, s.Problem = "corrupt", err.Error()
 		return s
 	}
-	s.Documents, s.Errors, s.Checkpoint = st.Done, st.Errors, st.Updated
+	s.Documents, s.Errors, s.Checkpoint, s.fp = st.Done, st.Errors, st.Updated, &st.Fingerprint
 	if p, ok := percentRead(st); ok {
 		s.Percent = &p
 	}
-	lock, err := filelock.Inspect(output)
+	lock, err := filelock.Inspect(path)
 	if err != nil {
 		s.Problem = err.Error()
 	}
@@ -152,6 +170,11 @@ func Read(output string) Rank {
 		s.State = "running"
 	default:
 		s.State = "stopped"
+	}
+	if s.State != "running" {
+		if err := output.CheckSaved(path, st, st.LogitsFolder(path), deep); err != nil {
+			s.State, s.Problem = "corrupt", err.Error()
+		}
 	}
 	return s
 }
@@ -189,9 +212,10 @@ func percentRead(st journal.State) (float64, bool) {
 	return 100 * float64(min(max(pos, from), to)-from) / float64(to-from), true
 }
 
-// AddMissing adds a "missing" entry for every rank of a split run
-// that has no output beside the others.
-func AddMissing(all []Rank) []Rank {
+// AddMissing adds every rank of a split run that was not named beside
+// the others: as Read finds it (deep as there) when its journal is there
+// (a rank's file named alone stands for its run), else "missing".
+func AddMissing(all []Rank, deep bool) []Rank {
 	seen := map[string]bool{}
 	for _, s := range all {
 		seen[s.Output] = true
@@ -204,11 +228,16 @@ func AddMissing(all []Rank) []Rank {
 		base, _, _ := shard.Parse(s.Output)
 		for r := range s.World {
 			p := shard.Path(base, shard.Rank{Rank: r, World: s.World})
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, Rank{Output: p, Rank: r, World: s.World, State: "missing",
-					Problem: "no journal: never started, or its output was removed"})
+			if seen[p] {
+				continue
 			}
+			seen[p] = true
+			if _, err := os.Stat(journal.Path(p)); err == nil {
+				out = append(out, Read(p, deep))
+				continue
+			}
+			out = append(out, Rank{Output: p, Rank: r, World: s.World, State: "missing",
+				Problem: "no journal: never started, or its output was removed"})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Rank) int { return strings.Compare(a.Output, b.Output) })

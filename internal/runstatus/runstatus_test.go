@@ -3,8 +3,10 @@ package runstatus
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"qa-shard/internal/journal"
 	"qa-shard/shard"
 )
 
@@ -12,12 +14,12 @@ import (
 // missing, in name order, and a single process brings nothing.
 func TestAddMissing(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "a.jsonl")
-	seen := Read(shard.Path(base, shard.Rank{Rank: 1, World: 3}))
+	seen := Read(shard.Path(base, shard.Rank{Rank: 1, World: 3}), false)
 	if seen.State != "missing" || seen.Rank != 1 || seen.World != 3 {
 		t.Fatalf("Read of an output without a journal: %+v", seen)
 	}
 	seen.State = "stopped" // as if its journal were there
-	all := AddMissing([]Rank{seen})
+	all := AddMissing([]Rank{seen}, false)
 	if len(all) != 3 {
 		t.Fatalf("AddMissing: %+v", all)
 	}
@@ -26,7 +28,7 @@ func TestAddMissing(t *testing.T) {
 			t.Errorf("rank %d: %+v", r, s)
 		}
 	}
-	if single := AddMissing([]Rank{{Output: base, World: 1, State: "stopped"}}); len(single) != 1 {
+	if single := AddMissing([]Rank{{Output: base, World: 1, State: "stopped"}}, false); len(single) != 1 {
 		t.Errorf("a single process gained ranks: %+v", single)
 	}
 }
@@ -39,6 +41,13 @@ func TestFind(t *testing.T) {
 	got, err := Find(filepath.Join(dir, "none.jsonl"))
 	if err != nil || len(got) != 1 {
 		t.Errorf("Find of an output that is not there: %v, %v (want it, to report as missing)", got, err)
+	}
+	// An output's journal, lock file or metrics address file names it.
+	out := filepath.Join(dir, "x.jsonl")
+	for _, arg := range []string{out, out + ".journal", out + ".lock", out + ".metrics.json"} {
+		if got, err := Find(arg); err != nil || len(got) != 1 || got[0] != out {
+			t.Errorf("Find(%s) = %v, %v; want [%s]", arg, got, err, out)
+		}
 	}
 }
 
@@ -64,6 +73,37 @@ func TestOutcome(t *testing.T) {
 	} {
 		if got := Outcome(ranks(tc.states...)); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
 			t.Errorf("Outcome(%v) = %v, want %v", tc.states, got, tc.want)
+		}
+	}
+}
+
+// TestMismatched: of the ranks of one --output, those whose journals name
+// another input, model, settings or questions than most ranks (merge's
+// comparison), or another world size, are mismatched, naming what differs
+// and the rank compared with; a corrupt rank keeps its state, the
+// difference added; other outputs are not compared with them.
+func TestMismatched(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "a.jsonl")
+	fp := func(questions string) *journal.Fingerprint {
+		return &journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: questions}
+	}
+	rank := func(r, world int, state string, f *journal.Fingerprint) Rank {
+		return Rank{Output: shard.Path(base, shard.Rank{Rank: r, World: world}), Rank: r, World: world, State: state, fp: f}
+	}
+	all := Mismatched([]Rank{
+		rank(0, 3, "stopped", fp("q2")), rank(1, 3, "complete", fp("q1")), rank(2, 3, "complete", fp("q1")),
+		rank(0, 2, "corrupt", fp("q1")),
+		{Output: base, World: 1, State: "complete", fp: fp("other")},
+	})
+	want := []struct{ state, says string }{
+		{"mismatched", "different questions than " + all[1].Output},
+		{"complete", ""}, {"complete", ""},
+		{"corrupt", "is rank 0 of 2, but " + all[1].Output + " (rank 1) is of 3"},
+		{"complete", ""},
+	}
+	for i, w := range want {
+		if all[i].State != w.state || !strings.Contains(all[i].Problem, w.says) || (w.says == "" && all[i].Problem != "") {
+			t.Errorf("%s: %s %q, want %s saying %q", all[i].Output, all[i].State, all[i].Problem, w.state, w.says)
 		}
 	}
 }

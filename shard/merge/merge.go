@@ -122,8 +122,8 @@ func checkRanks(ranks []rankFile) error {
 		switch {
 		case r.shard.World != world:
 			problems = append(problems, fmt.Sprintf("%s is rank %d of %d, but %s is of %d", r.path, r.shard.Rank, r.shard.World, ranks[0].path, world))
-		case fp.Input != ref.Input || fp.Model != ref.Model || fp.Settings != ref.Settings || fp.Questions != ref.Questions:
-			problems = append(problems, fmt.Sprintf("%s ran with a different %s than %s", r.path, differing(fp, ref), ranks[0].path))
+		case Differing(fp, ref) != "":
+			problems = append(problems, fmt.Sprintf("%s ran with a different %s than %s", r.path, Differing(fp, ref), ranks[0].path))
 		}
 		if prev, dup := have[r.shard.Rank]; dup {
 			problems = append(problems, fmt.Sprintf("rank %d given twice: %s and %s", r.shard.Rank, prev.path, r.path))
@@ -157,16 +157,6 @@ func checkRanks(ranks []rankFile) error {
 		return fmt.Errorf("%w:\n  %s", ErrRanks, strings.Join(problems, "\n  "))
 	}
 	return nil
-}
-
-func differing(a, b journal.Fingerprint) string {
-	var d []string
-	for _, c := range [][3]string{{"input", a.Input, b.Input}, {"model", a.Model, b.Model}, {"settings", a.Settings, b.Settings}, {"questions", a.Questions, b.Questions}} {
-		if c[1] != c[2] {
-			d = append(d, c[0])
-		}
-	}
-	return strings.Join(d, " and ")
 }
 
 // concat writes the rank files in rank order under a temporary name and

@@ -29,10 +29,11 @@ type parts struct {
 
 // tokenizerJSON writes the converted tokenizer as tokenizer.json. Its added
 // tokens are those PreTrainedTokenizerFast's constructor adds to a
-// converted tokenizer: added_tokens_decoder's by index, then each special
-// token not yet added (roles in transformers' order, then
-// additional_special_tokens). An added token the vocab holds keeps the
+// converted tokenizer: added_tokens_decoder's (or added_tokens.json's) by
+// index, then each special token not yet added (roles in transformers'
+// order, then additional_special_tokens). An added token the vocab holds keeps the
 // vocab's id; the others get the next ids past the vocab, in that order.
+// An added_tokens.json id that is not the one given is refused.
 func tokenizerJSON(p parts, c *slowConfig, defaults map[string]addedToken) ([]byte, error) {
 	var specials []addedToken
 	for _, role := range roles {
@@ -110,6 +111,10 @@ func tokenizerJSON(p parts, c *slowConfig, defaults map[string]addedToken) ([]by
 			id = next
 			next++
 		}
+		if t.from != "" && id != t.index {
+			return nil, fmt.Errorf("%w: %s gives %q the id %d, but the tokenizer transformers builds from this folder gives it %d (%s): the model would be fed other ids than the tokenizer that wrote the file; save the tokenizer with transformers (tokenizer.save_pretrained) to write a tokenizer.json, or give the file the ids above",
+				ErrInput, t.from, t.Content, t.index, id, idRule(ok, p.vocab.size))
+		}
 		added = append(added, map[string]any{"id": id, "content": t.Content, "single_word": t.SingleWord,
 			"lstrip": t.Lstrip, "rstrip": t.Rstrip, "normalized": *t.Normalized, "special": t.Special})
 	}
@@ -122,6 +127,14 @@ func tokenizerJSON(p parts, c *slowConfig, defaults map[string]addedToken) ([]by
 		return nil, fmt.Errorf("write the converted tokenizer.json: %w", err)
 	}
 	return raw, nil
+}
+
+// idRule says why a converted tokenizer gives an added token its id.
+func idRule(inVocab bool, size int) string {
+	if inVocab {
+		return "its id in the vocabulary"
+	}
+	return fmt.Sprintf("added tokens take the ids past the %d-token vocabulary, in the order of their ids, without gaps", size)
 }
 
 // isObject says whether a token came as an object with flags (a plain

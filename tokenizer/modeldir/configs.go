@@ -24,6 +24,10 @@ type addedToken struct {
 	Special    bool   `json:"special"`
 	// wrapped: the tokenizer class holds it as an AddedToken, not a string.
 	wrapped bool
+	// from is the file that gave the token an id (added_tokens.json), ""
+	// for none; index is that id.
+	from  string
+	index int
 }
 
 // roles are the special-token attributes of a slow tokenizer, in the order
@@ -41,10 +45,11 @@ type slowConfig struct {
 	opts             map[string]json.RawMessage // tokenizer_config.json
 	specials         map[string]addedToken      // role -> token, as set by the files
 	additional       []addedToken               // additional_special_tokens
-	decoder          []addedToken               // added_tokens_decoder, by index
+	decoder          []addedToken               // added_tokens_decoder (or added_tokens.json), by index
 }
 
-// readConfigs reads tokenizer_config.json, special_tokens_map.json and,
+// readConfigs reads tokenizer_config.json, special_tokens_map.json,
+// added_tokens.json (readAddedTokensFile) and,
 // for the class when tokenizer_config.json does not name it, config.json's
 // model_type. A file that is present but not valid JSON is an error naming
 // it.
@@ -93,6 +98,9 @@ func readConfigs(dir string) (*slowConfig, error) {
 		if err := c.readTokens(stmPath, stm); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.readAddedTokensFile(dir); err != nil {
+		return nil, err
 	}
 	if c.class == "" {
 		cfgPath := filepath.Join(dir, "config.json")
