@@ -11,13 +11,18 @@ import (
 	"qa-shard/internal/partfolder"
 )
 
-// openSink opens the answers for writing: fresh when bytes < 0, else
-// resumed after bytes (a file the journal already cut to that length) or
-// after parts sealed parts (a Parquet folder).
-func openSink(o Options, bytes int64, parts int) (sink, error) {
+// openSink opens the answers for writing: fresh, or resumed after what
+// the journal's state st records: st.Bytes (a file the journal already
+// cut to that length) or st.AnswerParts sealed parts (a Parquet folder,
+// whose parts name st.Run).
+func openSink(o Options, st journal.State, fresh bool) (sink, error) {
 	f := format.Of(o.Answers)
 	if f == format.Parquet {
-		return openParts(o, parts)
+		return openParts(o, st)
+	}
+	bytes := st.Bytes
+	if fresh {
+		bytes = -1
 	}
 	// Appending, also when fresh: a file truncated from outside the run
 	// then stays shorter than what was written (Outputs.check sees it)

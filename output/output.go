@@ -92,6 +92,9 @@ type sink interface {
 	seal() error
 	// size is the length of the answers file and the sealed parts.
 	size() (bytes int64, parts int)
+	// digest chains the sealed parts (journal.State.AnswerDigest); "" for
+	// a file.
+	digest() string
 	// syncer is what must reach the disk before the journal says so.
 	syncer() journal.Syncer
 	// check says what changed when the answers are no longer the files
@@ -127,7 +130,7 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
-		s, err := openSink(o, st.Bytes, st.AnswerParts)
+		s, err := openSink(o, st, false)
 		if err != nil {
 			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
@@ -165,7 +168,7 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, Fault(err)
 	}
-	s, err := openSink(o, -1, 0)
+	s, err := openSink(o, j.State(), true)
 	if err != nil {
 		return nil, Fault(denied(fmt.Errorf("cannot create --output: %w", err)))
 	}
@@ -283,6 +286,7 @@ func (o *Outputs) save(next int64, done bool) error {
 		return nil
 	}
 	p.Bytes, p.AnswerParts = o.sink.size()
+	p.AnswerDigest = o.sink.digest()
 	if o.at != nil {
 		p.Input = o.at(next)
 	} else {

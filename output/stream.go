@@ -58,6 +58,8 @@ func (s *stream) seal() error {
 
 func (s *stream) size() (int64, int) { return s.counter.n, 0 }
 
+func (s *stream) digest() string { return "" }
+
 func (s *stream) check() error {
 	if s.pinned == nil {
 		return nil
