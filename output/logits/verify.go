@@ -58,9 +58,18 @@ func chain(prev string, s sealed) string { return partfolder.Chain(prev, s.Foote
 // written by run, and that the parts after them, if any, are of the same
 // run (sealed after the last checkpoint: OpenParts removes them). Anything
 // else is ErrParts naming the parts: missing, of another run (or not a
-// logits part at all), or changed since the checkpoint. It changes
-// nothing.
+// logits part at all), or changed since the checkpoint, and saying what a
+// run given that folder does next. It changes nothing.
 func Verify(dir string, keep int, digest, run string) error {
+	if err := Compare(dir, keep, digest, run); err != nil {
+		return fmt.Errorf("%w; give --logits the folder this run wrote, or start over with --overwrite", err)
+	}
+	return nil
+}
+
+// Compare is Verify's check, its error without the advice to a run (for
+// another reader of a run's folder: merge).
+func Compare(dir string, keep int, digest, run string) error {
 	var missing, foreign []string
 	d := ""
 	for i := range keep {
@@ -101,8 +110,7 @@ func Verify(dir string, keep int, digest, run string) error {
 		problems = append(problems, fmt.Sprintf("its %d parts are this run's but not the ones the journal recorded (changed, or copied from another point of the run)", keep))
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s (the journal records %d parts): %s; give --logits the folder this run wrote, or start over with --overwrite",
-			ErrParts, dir, keep, strings.Join(problems, "; "))
+		return fmt.Errorf("%w: %s (the journal records %d parts): %s", ErrParts, dir, keep, strings.Join(problems, "; "))
 	}
 	return nil
 }
