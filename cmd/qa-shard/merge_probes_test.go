@@ -2,11 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/testtree"
 	"qa-shard/output/logits"
 )
 
@@ -71,54 +68,18 @@ func mergeCLI(t *testing.T, args ...string) (int, string) {
 	return code, stderr
 }
 
-// digests is every file and folder under dir with the SHA-256 of each
-// file: equal maps mean nothing under dir changed.
-func digests(t *testing.T, dir string) map[string]string {
+// digests records dir (testtree.Of): every file's SHA-256.
+func digests(t *testing.T, dir string) testtree.Tree {
 	t.Helper()
-	m := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if !d.Type().IsRegular() {
-			m[rel] = d.Type().String()
-			return nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		m[rel] = hex.EncodeToString(h.Sum(nil))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, err := testtree.Of(dir)
+	must(t, err)
 	return m
 }
 
-// unchanged fails the test when dir's digests differ from before.
-func unchanged(t *testing.T, what string, before map[string]string, dir string) {
+// unchanged fails the test when dir no longer holds what before recorded.
+func unchanged(t *testing.T, what string, before testtree.Tree, dir string) {
 	t.Helper()
-	after := digests(t, dir)
-	if !reflect.DeepEqual(before, after) {
-		var diff []string
-		for k, v := range before {
-			if after[k] != v {
-				diff = append(diff, k+" changed or went")
-			}
-		}
-		for k := range after {
-			if _, ok := before[k]; !ok {
-				diff = append(diff, k+" appeared")
-			}
-		}
+	if diff := before.Diff(digests(t, dir)); len(diff) > 0 {
 		t.Errorf("%s: %s", what, strings.Join(diff, ", "))
 	}
 }

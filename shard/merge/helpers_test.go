@@ -2,20 +2,16 @@ package merge
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"qa-shard/internal/journal"
 	"qa-shard/internal/record"
+	"qa-shard/internal/testtree"
 	"qa-shard/output/logits"
 	"qa-shard/shard"
 )
@@ -138,38 +134,10 @@ func logitsIDs(t *testing.T, dir string) []string {
 	return ids
 }
 
-// tree is every file and folder under dir (links not followed) with the
-// SHA-256 of each file's bytes: two trees are equal when nothing under
-// dir changed.
-func tree(t *testing.T, dir string) map[string]string {
+// tree records dir (testtree.Of).
+func tree(t *testing.T, dir string) testtree.Tree {
 	t.Helper()
-	m := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			m[rel] = "folder"
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			to, err := os.Readlink(path)
-			m[rel] = "link to " + to
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		m[rel] = hex.EncodeToString(h.Sum(nil))
-		return nil
-	})
+	m, err := testtree.Of(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,21 +145,9 @@ func tree(t *testing.T, dir string) map[string]string {
 }
 
 // sameTree fails the test when before and after differ, naming how.
-func sameTree(t *testing.T, what string, before, after map[string]string) {
+func sameTree(t *testing.T, what string, before, after testtree.Tree) {
 	t.Helper()
-	var diff []string
-	for k, v := range before {
-		if after[k] != v {
-			diff = append(diff, fmt.Sprintf("%s changed or went (%s)", k, cmp.Or(after[k], "gone")))
-		}
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			diff = append(diff, k+" appeared")
-		}
-	}
-	slices.Sort(diff)
-	if len(diff) > 0 {
+	if diff := before.Diff(after); len(diff) > 0 {
 		t.Errorf("%s:\n  %s", what, strings.Join(diff, "\n  "))
 	}
 }
