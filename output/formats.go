@@ -11,14 +11,19 @@ import (
 	"qa-shard/internal/partfolder"
 )
 
-// openSink opens the answers for writing: fresh when bytes < 0, else
-// resumed after bytes (a file the journal already cut to that length,
-// its hash going on from state, see digest.go) or after parts sealed
-// parts (a Parquet folder).
-func openSink(o Options, bytes int64, parts int, state string) (sink, error) {
+// openSink opens the answers for writing: fresh, or resumed after what
+// the journal's state st records: st.Bytes (a file the journal already
+// cut to that length, its hash going on from st.AnswersHash, see
+// digest.go) or st.AnswerParts sealed parts (a Parquet folder, whose
+// parts name st.Run).
+func openSink(o Options, st journal.State, fresh bool) (sink, error) {
 	f := format.Of(o.Answers)
 	if f == format.Parquet {
-		return openParts(o, parts)
+		return openParts(o, st)
+	}
+	bytes := st.Bytes
+	if fresh {
+		bytes = -1
 	}
 	// Appending, also when fresh: a file truncated from outside the run
 	// then stays shorter than what was written (Outputs.check sees it)
@@ -27,7 +32,7 @@ func openSink(o Options, bytes int64, parts int, state string) (sink, error) {
 	if bytes >= 0 {
 		flags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
 	}
-	h, err := hashAfter(o.Answers, state, bytes)
+	h, err := hashAfter(o.Answers, st.AnswersHash, bytes)
 	if err != nil {
 		return nil, err
 	}

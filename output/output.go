@@ -104,6 +104,9 @@ type sink interface {
 	// hashState is the answers file's digest state after size's bytes
 	// ("" for none: see digest.go).
 	hashState() string
+	// digest chains the sealed parts (journal.State.AnswerDigest); "" for
+	// a file.
+	digest() string
 	// syncer is what must reach the disk before the journal says so.
 	syncer() journal.Syncer
 	// check says what changed when the answers are no longer the files
@@ -139,7 +142,7 @@ func Open(o Options) (*Outputs, error) {
 		case st.Complete:
 			return &Outputs{path: o.Answers, Complete: true, Skip: st.Done, Input: &st.Input, count: &counter{records: st.Records, errors: st.Errors}}, nil
 		}
-		s, err := openSink(o, st.Bytes, st.AnswerParts, st.AnswersHash)
+		s, err := openSink(o, st, false)
 		if err != nil {
 			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
@@ -179,7 +182,7 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, Fault(err)
 	}
-	s, err := openSink(o, -1, 0, "")
+	s, err := openSink(o, j.State(), true)
 	if err != nil {
 		return nil, errors.Join(Fault(denied(fmt.Errorf("cannot create --output: %w", err))), remove(o.Answers))
 	}
@@ -301,6 +304,7 @@ func (o *Outputs) save(next int64, done bool) error {
 	}
 	p.Bytes, p.AnswerParts = o.sink.size()
 	p.AnswersHash = o.sink.hashState()
+	p.AnswerDigest = o.sink.digest()
 	if o.at != nil {
 		p.Input = o.at(next)
 	} else {

@@ -28,6 +28,9 @@ type parts struct {
 	list   bool // the answers column (top-k > 1)
 	rows   []any
 	pins   *partfolder.Pins
+	// sums chains the sealed parts (journal.State.AnswerDigest), each of
+	// which names run in its metadata (logits.RunKey).
+	sums, run string
 }
 
 // The fixed columns' places in the row type, after the id and kept fields.
@@ -53,7 +56,10 @@ type candidate struct {
 	End    int64   `parquet:"end"`
 }
 
-func openParts(o Options, keep int) (*parts, error) {
+// openParts opens the answers folder after the parts st records (none
+// for a new run).
+func openParts(o Options, st journal.State) (*parts, error) {
+	keep := st.AnswerParts
 	if err := partfolder.Open(o.Answers, keep); err != nil {
 		return nil, err
 	}
@@ -61,7 +67,7 @@ func openParts(o Options, keep int) (*parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1, pins: pins}
+	p := &parts{dir: o.Answers, n: keep, keep: o.Schema.Keep, id: o.Schema.ID, list: o.TopK > 1, pins: pins, sums: st.AnswerDigest, run: st.Run}
 	p.typ = rowType(o)
 	p.schema = parquet.SchemaOf(reflect.New(p.typ).Interface())
 	return p, nil
@@ -178,7 +184,7 @@ func (p *parts) flush() error {
 		return nil
 	}
 	if p.cur == nil {
-		w, err := createPart(partfolder.Path(p.dir, p.n), p.schema)
+		w, err := createPart(partfolder.Path(p.dir, p.n), p.schema, p.run)
 		if err != nil {
 			return err
 		}
@@ -205,9 +211,16 @@ func (p *parts) seal() error {
 	if err := p.pins.Sealed(p.n); err != nil {
 		return err
 	}
+	footer, err := partfolder.FooterOf(partfolder.Path(p.dir, p.n))
+	if err != nil {
+		return fmt.Errorf("reading back the part just sealed: %w", err)
+	}
+	p.sums = partfolder.Chain(p.sums, footer)
 	p.n++
 	return nil
 }
+
+func (p *parts) digest() string { return p.sums }
 
 func (p *parts) check() error { return p.pins.Check() }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/output/logits"
 )
 
 // FormatKey and FormatVersion are stored in every answers part's metadata.
@@ -22,13 +23,19 @@ type part struct {
 	pw   *parquet.GenericWriter[any]
 }
 
-func createPart(path string, schema *parquet.Schema) (*part, error) {
+// createPart starts the part at path; run, when set, is named in its
+// metadata (logits.RunKey), as the logits parts name theirs.
+func createPart(path string, schema *parquet.Schema, run string) (*part, error) {
 	f, err := partfolder.Create(path, func(name string) (partfolder.File, error) { return os.Create(name) })
 	if err != nil {
 		return nil, err
 	}
-	pw := parquet.NewGenericWriter[any](f, schema, parquet.Compression(&parquet.Zstd),
-		parquet.CreatedBy("qa-shard", "", ""), parquet.KeyValueMetadata(FormatKey, FormatVersion))
+	options := []parquet.WriterOption{schema, parquet.Compression(&parquet.Zstd),
+		parquet.CreatedBy("qa-shard", "", ""), parquet.KeyValueMetadata(FormatKey, FormatVersion)}
+	if run != "" {
+		options = append(options, parquet.KeyValueMetadata(logits.RunKey, run))
+	}
+	pw := parquet.NewGenericWriter[any](f, options...)
 	return &part{file: f, pw: pw}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"qa-shard/internal/format"
 	"qa-shard/internal/partfolder"
+	"qa-shard/output/logits"
 )
 
 // Reading an answers output back, in every format this package writes:
@@ -116,24 +117,38 @@ func EachParquetRow(path string, fn func(row int64, id, question, answer string)
 	}
 }
 
-// parquetRows is the number of rows of one Parquet answers file, from its
-// footer. A file that cannot be opened gives an *openError; one that
-// cannot be read as Parquet, another error.
-func parquetRows(path string) (int64, error) {
+// sealedPart is what the footer of one sealed Parquet answers part says:
+// its rows, the run it names (logits.RunKey; "" in parts written before
+// parts named it) and its footer for the journal's digest.
+type sealedPart struct {
+	rows   int64
+	run    string
+	footer partfolder.Footer
+}
+
+// readPart reads one sealed Parquet answers part's footer. A file that
+// cannot be opened gives an *openError; one that cannot be read as
+// Parquet, another error.
+func readPart(path string) (sealedPart, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, &openError{err}
+		return sealedPart{}, &openError{err}
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return sealedPart{}, err
+	}
+	footer, err := partfolder.ReadFooter(f, path, info.Size())
+	if err != nil {
+		return sealedPart{}, err
 	}
 	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return 0, err
+		return sealedPart{}, err
 	}
-	return pf.NumRows(), nil
+	run, _ := pf.Lookup(logits.RunKey)
+	return sealedPart{rows: pf.NumRows(), run: run, footer: footer}, nil
 }
 
 // openError is a file that could not be opened, as opposed to one whose

@@ -61,6 +61,8 @@ func (s *stream) size() (int64, int) { return s.counter.n, 0 }
 
 func (s *stream) hashState() string { return hashState(s.counter.h) }
 
+func (s *stream) digest() string { return "" }
+
 func (s *stream) check() error {
 	if s.pinned == nil {
 		return nil

@@ -15,6 +15,17 @@ import (
 	"qa-shard/internal/partfolder"
 )
 
+// VerifyAnswers checks answers that a journal vouches for (st, a rank's,
+// complete or not) against it, reading them once, changing nothing: a
+// file's journaled length ends a record and holds the journal's count of
+// records (for gzip and zstd, whole members or frames); a Parquet folder
+// has every part the journal counts, each of this run, with the digest
+// the journal records and that many rows in all. A file shorter than the
+// journal says, or missing, is the caller's to report (it knows the size
+// it expects); anything else is journal.ErrCorrupt or
+// journal.ErrOutputShort naming the file and what differs.
+func VerifyAnswers(path string, st journal.State) error { return verifyAnswers(path, st) }
+
 // verifyAnswers checks, before a resume cuts or appends anything, that the
 // answers hold what the journal (its checksum already checked) says: the
 // journaled length ends a record (a newline; for gzip and zstd, whole
@@ -95,13 +106,16 @@ func countLines(r io.Reader) (n int64, last byte, err error) {
 	}
 }
 
-// verifyAnswerParts: the sealed parts the journal counts are there and
-// hold its count of records.
+// verifyAnswerParts: the sealed parts the journal counts are there, each
+// of this run (when the part names one), together the parts whose digest
+// the journal records (when it records one) and holding its count of
+// records.
 func verifyAnswerParts(dir string, st journal.State) error {
 	var rows int64
+	sums := ""
 	for i := range st.AnswerParts {
 		path := partfolder.Path(dir, i)
-		n, err := parquetRows(path)
+		p, err := readPart(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s is missing, and the journal records %d parts in %s: the output was changed after the run; start over with --overwrite", journal.ErrOutputShort, path, st.AnswerParts, dir)
 		}
@@ -112,10 +126,17 @@ func verifyAnswerParts(dir string, st journal.State) error {
 		if err != nil {
 			return mismatch(dir, st, fmt.Sprintf("%s cannot be read (%v)", path, err))
 		}
-		rows += n
+		if p.run != "" && st.Run != "" && p.run != st.Run {
+			return mismatch(dir, st, fmt.Sprintf("%s was written by another run (run %s, this one is %s): a part of another output put in its place", path, p.run, st.Run))
+		}
+		rows += p.rows
+		sums = partfolder.Chain(sums, p.footer)
 	}
 	if rows != st.Records {
 		return mismatch(dir, st, fmt.Sprintf("its %d parts hold %d records", st.AnswerParts, rows))
+	}
+	if st.AnswerDigest != "" && sums != st.AnswerDigest {
+		return mismatch(dir, st, fmt.Sprintf("its %d parts are not the ones sealed (their sizes or footers differ from those the journal records)", st.AnswerParts))
 	}
 	return nil
 }
@@ -123,6 +144,6 @@ func verifyAnswerParts(dir string, st journal.State) error {
 // mismatch is the answers disagreeing with a journal that is whole: one
 // of the two was changed after the run, so neither is trusted.
 func mismatch(path string, st journal.State, what string) error {
-	return fmt.Errorf("%w: %s does not match its journal, which records %d records in %d documents: %s; the output or the journal was changed after the run, so the resume cannot trust them; start over with --overwrite",
+	return fmt.Errorf("%w: %s does not match its journal, which records %d records in %d documents: %s; the output or the journal was changed after the run, so neither can be trusted; start over with --overwrite",
 		journal.ErrCorrupt, path, st.Records, st.Done, what)
 }

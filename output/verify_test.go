@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/internal/journal"
+	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
 )
 
 // TestVerifyAnswers: the journaled length must end a record (whole
@@ -92,5 +95,96 @@ func TestResumeUnwritable(t *testing.T) {
 		if !errors.Is(err, ErrUnwritable) || errors.Is(err, ErrStorage) || !errors.Is(err, errno) {
 			t.Errorf("resume with %v: %v, want ErrUnwritable", errno, err)
 		}
+	}
+}
+
+// parquetRun writes a Parquet answers folder of three parts (the third
+// after a resume, so the digest is carried across it) and returns its
+// path and final journal state.
+func parquetRun(t *testing.T, dir string) (string, journal.State) {
+	t.Helper()
+	path := filepath.Join(dir, "a.parquet")
+	opt := Options{Answers: path, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}, Keep: []string{"url"},
+		Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String}}, TopK: 1}
+	out, err := Open(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		writeRecord(t, out, i)
+		if i%3 == 2 {
+			if err := out.Checkpoint(int64(i + 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out.Close()
+	opt.Resume = true
+	if out, err = Open(opt); err != nil {
+		t.Fatal(err)
+	}
+	writeRecord(t, out, 6)
+	if err := out.Finish(7); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	st, err := journal.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, st
+}
+
+// TestVerifyAnswerParts: a Parquet answers folder is checked part by part
+// against its journal, which records their digest: as written it passes;
+// a part truncated, a part of another output (another run) put in its
+// place, or a part of the same run moved are refused naming what differs.
+func TestVerifyAnswerParts(t *testing.T) {
+	path, st := parquetRun(t, t.TempDir())
+	if st.AnswerParts != 3 || st.AnswerDigest == "" || st.Records != 7 {
+		t.Fatalf("journal: %d parts, digest %q, %d records; want 3 parts, a digest, 7 records", st.AnswerParts, st.AnswerDigest, st.Records)
+	}
+	if err := VerifyAnswers(path, st); err != nil {
+		t.Fatalf("the folder as written: %v", err)
+	}
+	other, _ := parquetRun(t, t.TempDir())
+	part := func(dir string, i int) string { return partfolder.Path(dir, i) }
+	for _, tc := range []struct {
+		name   string
+		change func(dir string)
+		want   string
+	}{
+		{"truncated", func(dir string) {
+			if err := os.Truncate(part(dir, 1), 100); err != nil {
+				t.Fatal(err)
+			}
+		}, "part-00001.parquet cannot be read"},
+		{"another run's part", func(dir string) {
+			b, err := os.ReadFile(part(other, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(part(dir, 2), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "part-00002.parquet was written by another run"},
+		{"parts of this run swapped", func(dir string) {
+			a, b := part(dir, 0), part(dir, 1)
+			if err := os.Rename(a, a+".x"); err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(os.Rename(b, a), os.Rename(a+".x", b)); err != nil {
+				t.Fatal(err)
+			}
+		}, "its 3 parts are not the ones sealed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, st := parquetRun(t, t.TempDir())
+			tc.change(path)
+			err := VerifyAnswers(path, st)
+			if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("VerifyAnswers = %v, want ErrCorrupt saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -63,10 +63,27 @@ const (
 	// reached standard output meanwhile). For corpora with one record
 	// per document.
 	envWriteAt = "QA_SHARD_TEST_WRITE_AT"
+	// envMergeKillAt=N: merge prints "merge step K: what" on standard
+	// error before each change it makes on disk (merge.Options.Step),
+	// and SIGKILLs itself before step N (none when N is past the last).
+	envMergeKillAt = "QA_SHARD_TEST_MERGE_KILL_AT"
 )
 
-// installHooks sets testHook from the environment.
+// installHooks sets testHook (and testMergeStep) from the environment.
 func installHooks() {
+	if v, ok := os.LookupEnv(envMergeKillAt); ok {
+		killAt, _ := strconv.Atoi(v)
+		step := 0
+		testMergeStep = func(what string) error {
+			fmt.Fprintf(os.Stderr, "merge step %d: %s\n", step, what)
+			if step == killAt {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {}
+			}
+			step++
+			return nil
+		}
+	}
 	killAt, pauseAt, writeAt := envInt(envKillAt), envInt(envPauseAt), envInt(envWriteAt)
 	signalAt, signals, signalTwice := int64(-1), []syscall.Signal(nil), false
 	if v := os.Getenv(envSignalAt); v != "" {

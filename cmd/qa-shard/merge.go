@@ -16,9 +16,9 @@ import (
 // a single process would have written.
 func mergeCmd(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard merge", pflag.ContinueOnError)
-	output := fs.String("output", "", "merged answers file")
+	output := fs.String("output", "", "merged answers, in the format the name says: .jsonl, .jsonl.gz, .jsonl.zst or .parquet (converted when the ranks wrote another)")
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (found from their journals, whatever their names) into this new folder")
-	overwrite := fs.Bool("overwrite", false, "replace an existing merged output")
+	overwrite := fs.Bool("overwrite", false, "replace an existing merged output (and logits folder) whole")
 	var logFormat, logLevel string
 	cli.AddLogFlags(fs, &logFormat, &logLevel)
 	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
@@ -38,7 +38,8 @@ func mergeCmd(args []string) error {
 		return err
 	}
 	defer log.Sync()
-	res, err := merge.Files(*output, *lg, *overwrite, fs.Args())
+	res, err := merge.Files(merge.Options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
+		Columns: cli.AnswerColumns, Step: mergeStep()})
 	if err != nil {
 		return err
 	}

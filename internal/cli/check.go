@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"qa-shard/internal/format"
 	"qa-shard/internal/metrics"
 	"qa-shard/scheduler"
 )
@@ -22,6 +23,11 @@ func (o *RunOptions) Check() error {
 	for _, q := range o.Questions {
 		if strings.TrimSpace(q) == "" {
 			return fmt.Errorf("%w: --question is empty: ask something (Hugging Face's pipeline refuses an empty question too)", ErrUsage)
+		}
+	}
+	if o.Output != "-" {
+		if _, err := format.ForOutput(o.Output); err != nil {
+			return fmt.Errorf("%w: --output %w", ErrUsage, err)
 		}
 	}
 	if o.Resume && o.Output == "-" {

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/record"
 )
 
@@ -94,5 +96,34 @@ func TestAnswerSettingsAreFlags(t *testing.T) {
 		if fs.Lookup(k) == nil && k != "keep-field-types" {
 			t.Errorf("answer setting %q is not a flag", k)
 		}
+	}
+}
+
+// TestAnswerColumnsRoundTrip: the columns read back from the settings a
+// journal records are the run's (kept fields, their kinds, the id's kind,
+// top-k), with and without kept fields; text without them is refused.
+func TestAnswerColumnsRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		schema record.Schema
+	}{
+		{nil, record.Schema{ID: record.String, Keep: []record.Kind{}}},
+		{[]string{"--keep-fields", "url,meta.n,flag", "--top-k", "3"}, record.Schema{ID: record.Int, Keep: []record.Kind{record.String, record.Float, record.JSON}}},
+	} {
+		o, err := ParseRun(tc.args, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := fingerprint.Text(o.AnswerSettings(tc.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, schema, topK, err := AnswerColumns(text)
+		if err != nil || !slices.Equal(keep, o.Fields.Keep) || schema.ID != tc.schema.ID || !slices.Equal(schema.Keep, tc.schema.Keep) || topK != o.Settings.TopK {
+			t.Errorf("%v: AnswerColumns = %v, %+v, %d, %v; want %v, %+v, %d", tc.args, keep, schema, topK, err, o.Fields.Keep, tc.schema, o.Settings.TopK)
+		}
+	}
+	if _, _, _, err := AnswerColumns(`{"top-k":1}`); err == nil || !strings.Contains(err.Error(), "older qa-shard") {
+		t.Errorf("settings without the columns: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"unicode"
@@ -45,4 +47,52 @@ func flagName(field string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// AnswerColumns reads back, from the settings a journal records as text
+// (journal.Fingerprint.SettingsText, AnswerSettings written by
+// fingerprint.Text), what decides the answers' columns: the kept fields,
+// the kinds of ids and kept fields, and top-k. It is an error when the
+// text lacks them (a journal written before it recorded them).
+func AnswerColumns(settingsText string) (keep []string, schema record.Schema, topK int, err error) {
+	var m map[string]json.RawMessage
+	var s struct {
+		Keep      []string `json:"keep-fields"`
+		KeepTypes []string `json:"keep-field-types"`
+		IDType    string   `json:"id-type"`
+		TopK      int      `json:"top-k"`
+	}
+	err = json.Unmarshal([]byte(settingsText), &m)
+	for _, k := range []string{"keep-fields", "keep-field-types", "id-type", "top-k"} {
+		if _, ok := m[k]; !ok && err == nil {
+			err = fmt.Errorf("no %q", k)
+		}
+	}
+	if err == nil {
+		err = json.Unmarshal([]byte(settingsText), &s)
+	}
+	if err == nil && len(s.KeepTypes) != len(s.Keep) {
+		err = fmt.Errorf("%d kept fields, %d types", len(s.Keep), len(s.KeepTypes))
+	}
+	if err != nil {
+		return nil, schema, 0, fmt.Errorf("the journal does not record the answers' columns (kept fields, their types, the id's type, top-k): it was written by an older qa-shard (%w)", err)
+	}
+	kind := func(name string) (record.Kind, error) {
+		for k := record.String; k <= record.JSON; k++ {
+			if k.String() == name {
+				return k, nil
+			}
+		}
+		return 0, fmt.Errorf("the journal records the unknown column type %q", name)
+	}
+	if schema.ID, err = kind(s.IDType); err != nil {
+		return nil, schema, 0, err
+	}
+	schema.Keep = make([]record.Kind, len(s.KeepTypes))
+	for i, name := range s.KeepTypes {
+		if schema.Keep[i], err = kind(name); err != nil {
+			return nil, schema, 0, err
+		}
+	}
+	return s.Keep, schema, s.TopK, nil
 }

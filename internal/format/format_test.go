@@ -1,6 +1,9 @@
 package format
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestOf: every name maps to one format, case aside; anything that names
 // no format is JSONL.
@@ -103,6 +106,28 @@ func TestString(t *testing.T) {
 	for f, want := range map[Format]string{JSONL: "JSONL", Gzip: "gzip JSONL", Zstd: "zstd JSONL", Parquet: "Parquet"} {
 		if f.String() != want {
 			t.Errorf("%d.String() = %q, want %q", f, f.String(), want)
+		}
+	}
+}
+
+// TestForOutput: an answers output's name says its format, or is refused
+// with the accepted endings listed.
+func TestForOutput(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want Format
+	}{
+		{"a.jsonl", JSONL}, {"dir/a.NDJSON", JSONL}, {"a.jsonl.gz", Gzip}, {"a.ndjson.gz", Gzip},
+		{"a.jsonl.zst", Zstd}, {"a.jsonl.ZSTD", Zstd}, {"a.parquet", Parquet}, {"a.rank-00001-of-00002.jsonl.gz", Gzip},
+	} {
+		if got, err := ForOutput(tt.name); err != nil || got != tt.want {
+			t.Errorf("ForOutput(%q) = %s, %v; want %s", tt.name, got, err, tt.want)
+		}
+	}
+	for _, name := range []string{"a.jsonl.bz2", "a.jsonl.xz", "a.csv", "a.json", "answers", "a.gz", "a.parquet.gz", ".jsonl", "dir.jsonl/a.txt"} {
+		_, err := ForOutput(name)
+		if err == nil || !strings.Contains(err.Error(), ".jsonl, .ndjson, .jsonl.gz") || !strings.Contains(err.Error(), ".parquet") {
+			t.Errorf("ForOutput(%q) = %v, want a refusal listing the accepted endings", name, err)
 		}
 	}
 }

@@ -129,6 +129,10 @@ type State struct {
 	// AnswerParts counts completed answers part files when the answers
 	// are a Parquet folder; 0 otherwise.
 	AnswerParts int `json:"answer_parts,omitempty"`
+	// AnswerDigest chains those parts as LogitsDigest chains the logits
+	// parts, so that merge and a resume prove each is the part sealed.
+	// "" for JSONL answers, and in journals written before it existed.
+	AnswerDigest string `json:"answer_digest,omitempty"`
 	// Records and Errors count the records (answers and error records) and
 	// the error records among them in those documents, so a resumed run
 	// judges --max-errors on the whole output.

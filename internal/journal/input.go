@@ -11,6 +11,7 @@ type Progress struct {
 	LogitsDigest string // their digest (State.LogitsDigest)
 	Logits       string // their folder (State.Logits)
 	AnswerParts  int    // sealed answers parts (a Parquet answers folder)
+	AnswerDigest string // their digest (State.AnswerDigest)
 	Records      int64  // records in those documents (answers and errors)
 	Errors       int64  // error records among them
 	Input        readstate.State

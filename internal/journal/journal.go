@@ -140,7 +140,7 @@ func truncateOutput(outputPath string, size int64) error {
 // bytes that are not durable. Counts may not go backwards.
 func (j *Journal) Checkpoint(out Syncer, done, bytes int64, logitsParts int) error {
 	last := j.State()
-	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
+	return j.Save(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, AnswerParts: last.AnswerParts, AnswerDigest: last.AnswerDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // Save is Checkpoint with everything a checkpoint records.
@@ -157,7 +157,7 @@ func (j *Journal) Complete(out Syncer, p Progress) error {
 // checkpoint may follow it.
 func (j *Journal) Finish(out Syncer, done, bytes int64, logitsParts int) error {
 	last := j.State()
-	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
+	return j.Complete(out, Progress{Done: done, Bytes: bytes, LogitsParts: logitsParts, LogitsDigest: last.LogitsDigest, AnswerParts: last.AnswerParts, AnswerDigest: last.AnswerDigest, Input: last.Input, Records: last.Records, Errors: last.Errors})
 }
 
 // State returns the state most recently made durable.
@@ -186,7 +186,7 @@ func (j *Journal) checkpoint(out Syncer, p Progress, complete bool) error {
 	}
 	s := last
 	s.Done, s.Bytes, s.LogitsParts, s.LogitsDigest, s.Complete = done, bytes, logitsParts, p.LogitsDigest, complete
-	s.AnswerParts, s.Input, s.Records, s.Errors, s.AnswersHash = p.AnswerParts, p.Input, p.Records, p.Errors, p.AnswersHash
+	s.AnswerParts, s.AnswerDigest, s.Input, s.Records, s.Errors, s.AnswersHash = p.AnswerParts, p.AnswerDigest, p.Input, p.Records, p.Errors, p.AnswersHash
 	if p.Logits != "" {
 		s.Logits = p.Logits
 	}

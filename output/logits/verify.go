@@ -1,12 +1,8 @@
 package logits
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,17 +20,15 @@ const RunKey = "qa_shard.run"
 // records (some are missing, belong to another run, or were changed).
 var ErrParts = errkind.NewUser("the logits folder does not match the journal")
 
-// sealed is what a checkpoint knows of a part: its size, its footer's
-// SHA-256 and the run its metadata names.
+// sealed is what a checkpoint knows of a part: its size and footer's
+// SHA-256 (partfolder.Footer) and the run its metadata names.
 type sealed struct {
-	size   int64
-	footer [sha256.Size]byte
-	run    string
+	partfolder.Footer
+	run string
 }
 
-// readSealed reads a sealed part's footer: the Parquet file metadata
-// (schema, the row groups' offsets, sizes and row counts, key/value
-// metadata), a few kilobytes whatever the part's size.
+// readSealed reads a sealed part's footer, a few kilobytes whatever the
+// part's size, and the run it names.
 func readSealed(path string) (sealed, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,43 +39,37 @@ func readSealed(path string) (sealed, error) {
 	if err != nil {
 		return sealed{}, err
 	}
-	var tail [8]byte
-	if st.Size() < 12 {
-		return sealed{}, fmt.Errorf("%s has %d bytes: not a Parquet file", path, st.Size())
-	}
-	if _, err := f.ReadAt(tail[:], st.Size()-8); err != nil {
-		return sealed{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	n := int64(binary.LittleEndian.Uint32(tail[:4]))
-	if string(tail[4:]) != "PAR1" || n > st.Size()-12 {
-		return sealed{}, fmt.Errorf("%s does not end in a Parquet footer", path)
-	}
-	footer := make([]byte, n)
-	if _, err := f.ReadAt(footer, st.Size()-8-n); err != nil && !errors.Is(err, io.EOF) {
-		return sealed{}, fmt.Errorf("reading %s: %w", path, err)
+	footer, err := partfolder.ReadFooter(f, path, st.Size())
+	if err != nil {
+		return sealed{}, err
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return sealed{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	run, _ := pf.Lookup(RunKey)
-	return sealed{size: st.Size(), footer: sha256.Sum256(footer), run: run}, nil
+	return sealed{Footer: footer, run: run}, nil
 }
 
 // chain adds one part to the digest of the parts before it (Digest).
-func chain(prev string, s sealed) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%x", prev, s.size, s.footer)
-	return hex.EncodeToString(h.Sum(nil))
-}
+func chain(prev string, s sealed) string { return partfolder.Chain(prev, s.Footer) }
 
 // Verify proves that dir holds the keep parts whose digest is digest,
 // written by run, and that the parts after them, if any, are of the same
 // run (sealed after the last checkpoint: OpenParts removes them). Anything
 // else is ErrParts naming the parts: missing, of another run (or not a
-// logits part at all), or changed since the checkpoint. It changes
-// nothing.
+// logits part at all), or changed since the checkpoint, and saying what a
+// run given that folder does next. It changes nothing.
 func Verify(dir string, keep int, digest, run string) error {
+	if err := Compare(dir, keep, digest, run); err != nil {
+		return fmt.Errorf("%w; give --logits the folder this run wrote, or start over with --overwrite", err)
+	}
+	return nil
+}
+
+// Compare is Verify's check, its error without the advice to a run (for
+// another reader of a run's folder: merge).
+func Compare(dir string, keep int, digest, run string) error {
 	var missing, foreign []string
 	d := ""
 	for i := range keep {
@@ -122,8 +110,7 @@ func Verify(dir string, keep int, digest, run string) error {
 		problems = append(problems, fmt.Sprintf("its %d parts are this run's but not the ones the journal recorded (changed, or copied from another point of the run)", keep))
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s (the journal records %d parts): %s; give --logits the folder this run wrote, or start over with --overwrite",
-			ErrParts, dir, keep, strings.Join(problems, "; "))
+		return fmt.Errorf("%w: %s (the journal records %d parts): %s", ErrParts, dir, keep, strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -14,7 +14,9 @@ import (
 // while it is read. command is written into the lock files for whoever
 // finds them held. A rank file that cannot be locked for another reason
 // than a holder (a missing folder) is left to Files to report. Release the
-// returned set, also on error.
+// returned set, also on error. A rank file that is itself one of the
+// outputs is left to Files to refuse, not reported as held by this
+// process.
 func Lock(answers, logits string, ranks []string, command string) (filelock.Set, error) {
 	locks, err := output.Claim(answers, logits, command, true)
 	if err != nil {
@@ -22,8 +24,8 @@ func Lock(answers, logits string, ranks []string, command string) (filelock.Set,
 	}
 	seen := map[string]bool{}
 	for _, r := range ranks {
-		if seen[filepath.Clean(r)] {
-			continue // Files reports a rank given twice
+		if seen[filepath.Clean(r)] || relation(r, answers) == "is" || (logits != "" && relation(r, logits) == "is") {
+			continue // Files reports a rank given twice, or among the outputs
 		}
 		seen[filepath.Clean(r)] = true
 		l, err := filelock.Acquire(r, command)

@@ -1,36 +1,69 @@
 // Package merge combines the outputs of the ranks of a split run into the
 // files one process would have written, after proving that the ranks form
-// one run covering the corpus once.
+// one run covering the corpus once and that every file it copies is the
+// one its rank's journal vouches for. It never writes over, into or
+// through a rank's files: every output is built under a new temporary
+// name beside its destination and renamed into place.
 package merge
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/format"
 	"qa-shard/internal/journal"
-	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
+	"qa-shard/output"
 	"qa-shard/shard"
 )
 
-// ErrRanks marks rank files that do not form one complete run: a rank
-// missing, given twice, incomplete or changed, or run with other settings.
-var ErrRanks = errkind.NewUser("the rank files do not form one complete run")
+// Sentinels, found with errors.Is; all are the user's to fix (exit 2).
+var (
+	// ErrRanks marks rank files that do not form one complete run: a
+	// rank missing, given twice, incomplete or changed, or run with
+	// other settings.
+	ErrRanks = errkind.NewUser("the rank files do not form one complete run")
+	// ErrTarget marks a merged output that would be, contain or lie
+	// inside a rank's files, or an existing one merge may not replace.
+	ErrTarget = errkind.NewUser("the merged output cannot be written there")
+	// ErrFormat marks a merged output whose name says no format merge
+	// can write from these ranks.
+	ErrFormat = errkind.NewUser("the merged output's name says no format merge can write")
+)
+
+// Options say what to merge into what.
+type Options struct {
+	Output    string   // the merged answers; its name says their format
+	Logits    string   // the merged logits folder; "" to leave the ranks' where they are
+	Overwrite bool     // replace an existing merged output (whole)
+	Ranks     []string // the ranks' answers, any order
+	// Columns reads the answers' columns back from the settings a rank's
+	// journal records (cli.AnswerColumns): needed only to write JSONL
+	// ranks as Parquet.
+	Columns func(settingsText string) (keep []string, schema record.Schema, topK int, err error)
+	// Step, when set, is called before every change the merge makes on
+	// disk, with a few words naming it; an error it returns fails the
+	// merge there. Tests inject failures and kills through it.
+	Step func(step string) error
+}
 
 // Result says what a merge wrote.
 type Result struct {
 	Ranks       int
-	Documents   int64 // documents, all ranks together
-	AnswerParts int   // parts linked into a Parquet answers folder
-	LogitsParts int   // parts linked into the logits folder, when one was asked for
+	Documents   int64         // documents, all ranks together
+	From, To    format.Format // the ranks' answers format, and the merged one's
+	AnswerParts int           // parts in a Parquet answers folder
+	LogitsParts int           // parts in the logits folder, when one was asked for
 	// LogitsLeft counts the ranks' logits parts left unmerged because no
 	// logits folder was asked for (the caller says so).
 	LogitsLeft int
+	// Leftover says what an output replaced left behind because it could
+	// not be removed (the next merge into it removes it); "" when none.
+	Leftover string
 }
 
 type rankFile struct {
@@ -39,58 +72,82 @@ type rankFile struct {
 	shard shard.Block
 }
 
-// Files merges the rank files at paths (any order) into output and, when
-// lg is set, the ranks' logits folders into lg: each rank's folder is the
-// one its journal records (older journals, which record none: the
-// <lg>.rank-RRRRR-of-WWWWW beside lg). JSONL answers are concatenated
-// (compressed ones too: gzip members and zstd frames concatenate into one
-// valid file); a Parquet answers folder gets every rank's parts, in order.
-// Every rank's logits parts are found before anything is written, and a
-// merge that fails removes what it wrote, so it can be run again as is.
-func Files(output, lg string, overwrite bool, paths []string) (res Result, err error) {
-	ranks, err := readRanks(paths)
+// plan is a merge checked as far as it can be without reading the ranks'
+// outputs: names, journals, the ranks forming one run, where the outputs
+// go. write does the rest.
+type plan struct {
+	opt      Options
+	ranks    []rankFile
+	from, to format.Format
+	columns  output.Options // the answers' columns, to write JSONL ranks as Parquet
+}
+
+// Files merges the rank files at opt.Ranks into opt.Output and, when
+// opt.Logits is set, their logits folders into it (each rank's folder is
+// the one its journal records; for older journals, which record none,
+// <Logits>.rank-RRRRR-of-WWWWW). The caller holds the locks (Lock).
+func Files(opt Options) (Result, error) {
+	p, err := prepare(opt)
 	if err != nil {
 		return Result{}, err
+	}
+	return p.write()
+}
+
+// prepare checks, changing nothing, that the merge can be done: the
+// output's name says a format merge can write from these ranks, the ranks
+// form one complete run, and the outputs are not among the ranks' files
+// and do not exist (or, with Overwrite, are outputs merge may replace).
+func prepare(opt Options) (*plan, error) {
+	if len(opt.Ranks) == 0 {
+		return nil, fmt.Errorf("%w: no rank files given", ErrRanks)
+	}
+	to, err := format.ForOutput(opt.Output)
+	if opt.Output == "-" {
+		err = fmt.Errorf("merge writes a file, not standard output")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: --output %w", ErrFormat, err)
+	}
+	ranks, err := readRanks(opt.Ranks)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkRanks(ranks); err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	if _, err := os.Stat(output); err == nil && !overwrite {
-		return Result{}, fmt.Errorf("%w: %s: add --overwrite to replace it", journal.ErrExists, output)
+	p := &plan{opt: opt, ranks: ranks, to: to, from: format.Of(ranks[0].path)}
+	if err := p.checkFormats(); err != nil {
+		return nil, err
 	}
-	if lg == "" {
-		for _, r := range ranks {
-			res.LogitsLeft += r.state.LogitsParts
+	if err := p.checkTargets(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkFormats: every rank wrote the same format, and the merged one can
+// be written from it exactly as one process would have written it.
+func (p *plan) checkFormats() error {
+	for _, r := range p.ranks {
+		if f := format.Of(r.path); f != p.from {
+			return fmt.Errorf("%w: %s holds %s answers and %s %s", ErrRanks, p.ranks[0].path, p.from, r.path, f)
 		}
-	} else if err := checkLogits(lg, ranks); err != nil {
-		return Result{}, err
 	}
-	defer func() {
+	switch {
+	case p.from == format.Parquet && p.to != format.Parquet:
+		return fmt.Errorf("%w: the ranks wrote Parquet answers, and %s names %s: Parquet keeps ids and kept fields as typed values, not the JSON text a single process writes into JSONL, so that text cannot be rebuilt exactly; name the merged output .parquet", ErrFormat, p.opt.Output, p.to)
+	case p.from != format.Parquet && p.to == format.Parquet:
+		if p.opt.Columns == nil {
+			return fmt.Errorf("%w: writing %s ranks as Parquet needs their columns", ErrFormat, p.from)
+		}
+		keep, schema, topK, err := p.opt.Columns(p.ranks[0].state.Fingerprint.SettingsText)
 		if err != nil {
-			removeWritten(output, lg)
+			return fmt.Errorf("%w: %s cannot be written as Parquet from %s ranks: %w; name it in the ranks' format", ErrFormat, p.opt.Output, p.from, err)
 		}
-	}()
-	if isFolder(output) {
-		if err := removeParts(output); err != nil {
-			return Result{}, err
-		}
+		p.columns = output.Options{Keep: keep, Schema: schema, TopK: topK}
 	}
-	res.Ranks = len(ranks)
-	for _, r := range ranks {
-		res.Documents += r.state.Done
-	}
-	if isFolder(ranks[0].path) {
-		res.AnswerParts, err = linkParts(output, ranks, func(r rankFile) (string, int) { return r.path, r.state.AnswerParts })
-	} else {
-		err = concat(output, ranks)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	if lg != "" {
-		res.LogitsParts, err = mergeLogits(lg, ranks)
-	}
-	return res, err
+	return nil
 }
 
 func readRanks(paths []string) ([]rankFile, error) {
@@ -159,40 +216,6 @@ func checkRanks(ranks []rankFile) error {
 	return nil
 }
 
-// concat writes the rank files in rank order under a temporary name and
-// renames it when complete and synced.
-func concat(output string, ranks []rankFile) error {
-	tmp := output + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	for _, r := range ranks {
-		in, err := os.Open(r.path)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		_, err = io.Copy(f, in)
-		in.Close()
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("copying %s: %w", r.path, err)
-		}
-	}
-	if err := errors.Join(f.Sync(), f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(tmp, output)
-}
-
-// mergeLogits links (or copies) every rank's logits parts, in order, into
-// dir, and returns how many there were.
-func mergeLogits(dir string, ranks []rankFile) (int, error) {
-	return linkParts(dir, ranks, func(r rankFile) (string, int) { return logitsFolder(dir, r), r.state.LogitsParts })
-}
-
 // logitsFolder is rank r's logits folder: the one its journal records,
 // relative to the journal's folder, or for an older journal the rank
 // folder beside the merged one, dir.
@@ -207,93 +230,7 @@ func logitsFolder(dir string, r rankFile) string {
 	}
 }
 
-// checkLogits refuses, before anything is written, ranks whose recorded
-// logits parts are not all there. (Whether the ranks were run with
-// --logits at all is part of the settings checkRanks holds equal.)
-func checkLogits(dir string, ranks []rankFile) error {
-	var problems []string
-	for _, r := range ranks {
-		src := logitsFolder(dir, r)
-		for i := range r.state.LogitsParts {
-			if _, err := os.Stat(partfolder.Path(src, i)); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: logits part %d of %d is missing from %s", r.path, i+1, r.state.LogitsParts, src))
-				break
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: cannot merge the logits (nothing written): %s", ErrRanks, strings.Join(problems, "; "))
-	}
-	return nil
-}
-
-// removeWritten removes what a failed merge wrote: the merged answers and
-// the merged logits folder, so that the same merge can run again.
-func removeWritten(output, lg string) {
-	if isFolder(output) {
-		_ = removeParts(output)
-		_ = os.Remove(output)
-	} else {
-		_ = os.Remove(output)
-	}
-	if lg != "" {
-		_ = removeParts(lg)
-		_ = os.Remove(lg) // only when empty: a folder with files of its own stays
-	}
-}
-
-// linkParts links (or copies) every rank's parts (from src: its folder
-// and how many sealed parts it has), in order, into dir.
-func linkParts(dir string, ranks []rankFile, src func(rankFile) (string, int)) (int, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range ranks {
-		srcDir, count := src(r)
-		for i := range count {
-			from, to := partfolder.Path(srcDir, i), partfolder.Path(dir, n)
-			if err := os.Link(from, to); err != nil {
-				if err := copyFile(from, to); err != nil {
-					return n, fmt.Errorf("merging parts: %w", err)
-				}
-			}
-			n++
-		}
-	}
-	return n, nil
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// isFolder reports whether a rank's answers are a folder of parts.
-func isFolder(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
-}
-
-// removeParts empties a merged parts folder being overwritten.
-func removeParts(dir string) error {
-	matches, _ := partfolder.List(dir)
-	for _, m := range matches {
-		if err := os.Remove(m); err != nil {
-			return err
-		}
-	}
-	return nil
+// name is how messages name rank r.
+func (r rankFile) name() string {
+	return fmt.Sprintf("rank %d of %d (%s)", r.shard.Rank, r.shard.World, r.path)
 }

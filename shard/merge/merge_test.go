@@ -1,121 +1,87 @@
 package merge
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
-	"qa-shard/shard"
+	"qa-shard/output/logits"
 )
 
-// rank describes one rank's files for writeRank.
-type rank struct {
-	rank, world int
-	first, end  int64 // documents, and input bytes in these tests
-	total       int64 // input bytes of the run (default 10)
-	settings    string
-	incomplete  bool   // journaled, but not finished
-	parts       int    // logits parts
-	logitsAt    string // the logits folder's name, recorded in the journal ("": logits.rank-..., not recorded)
+// merged returns the options of a merge of files into dir/merged.jsonl
+// and, when lg is set, dir/<lg>.
+func merged(dir, lg string, files ...string) Options {
+	o := Options{Output: filepath.Join(dir, "merged.jsonl"), Ranks: files}
+	if lg != "" {
+		o.Logits = filepath.Join(dir, lg)
+	}
+	return o
 }
 
-// writeRank writes a rank's answers (one line per document), its journal
-// and its logits parts under dir, as a rank of a run would, and returns
-// the answers path.
-func writeRank(t *testing.T, dir string, r rank) string {
-	t.Helper()
-	sr := shard.Rank{Rank: r.rank, World: r.world}
-	path := shard.Path(filepath.Join(dir, "answers.jsonl"), sr)
-	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
-		Block: &shard.Block{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)}}
-	j, err := journal.Create(path, fp)
-	if err != nil {
-		t.Fatal(err)
+// concatIDs is the rows of the ranks' logits folders, in rank order.
+func concatIDs(t *testing.T, dirs ...string) []string {
+	var ids []string
+	for _, d := range dirs {
+		ids = append(ids, logitsIDs(t, d)...)
 	}
-	var b strings.Builder
-	for i := r.first; i < r.end; i++ {
-		fmt.Fprintf(&b, "{\"doc\":%d}\n", i)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(b.String()); err != nil {
-		t.Fatal(err)
-	}
-	lg := shard.Path(filepath.Join(dir, "logits"), sr)
-	if r.logitsAt != "" {
-		lg = filepath.Join(dir, r.logitsAt)
-	}
-	if err := os.MkdirAll(lg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i := range r.parts {
-		if err := os.WriteFile(partfolder.Path(lg, i), []byte(fmt.Sprintf("rank %d part %d", r.rank, i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if r.logitsAt != "" {
-		if err := j.Complete(f, journal.Progress{Done: r.end - r.first, Bytes: int64(b.Len()), LogitsParts: r.parts, Logits: r.logitsAt}); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	finish := j.Finish
-	if r.incomplete {
-		finish = j.Checkpoint
-	}
-	if err := finish(f, r.end-r.first, int64(b.Len()), r.parts); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// threeRanks writes a complete run of 3 ranks over 10 documents.
-func threeRanks(t *testing.T, dir string) []string {
-	return []string{
-		writeRank(t, dir, rank{rank: 0, world: 3, first: 0, end: 4, settings: "s", parts: 2}),
-		writeRank(t, dir, rank{rank: 1, world: 3, first: 4, end: 4, settings: "s"}),
-		writeRank(t, dir, rank{rank: 2, world: 3, first: 4, end: 10, settings: "s", parts: 1}),
-	}
+	return ids
 }
 
 // TestFilesConcatenatesInRankOrder: rank files given in any order are
-// concatenated in rank order, and the logits parts are numbered on.
+// concatenated in rank order and the logits parts numbered on, with each
+// rank's folder the one its journal records, or for older journals, which
+// record none, the rank folder beside the merged one; nothing else is
+// left in the folder.
 func TestFilesConcatenatesInRankOrder(t *testing.T) {
-	dir := t.TempDir()
-	files := threeRanks(t, dir)
-	out := filepath.Join(dir, "merged.jsonl")
-	res, err := Files(out, filepath.Join(dir, "logits"), false, []string{files[2], files[0], files[1]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res != (Result{Ranks: 3, Documents: 10, LogitsParts: 3}) {
-		t.Errorf("result %+v", res)
-	}
-	got, _ := os.ReadFile(out)
-	var want strings.Builder
-	for i := range 10 {
-		fmt.Fprintf(&want, "{\"doc\":%d}\n", i)
-	}
-	if string(got) != want.String() {
-		t.Errorf("merged:\n%s\nwant\n%s", got, want.String())
-	}
-	for i, text := range []string{"rank 0 part 0", "rank 0 part 1", "rank 2 part 0"} {
-		b, err := os.ReadFile(partfolder.Path(filepath.Join(dir, "logits"), i))
-		if err != nil || string(b) != text {
-			t.Errorf("logits part %d: %q (%v), want %q", i, b, err, text)
-		}
-	}
-	if _, err := os.Stat(out + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temporary file left behind: %v", err)
+	for _, legacy := range []bool{false, true} {
+		t.Run(map[bool]string{false: "recorded folders", true: "older journals"}[legacy], func(t *testing.T) {
+			dir := t.TempDir()
+			files := threeRanks(t, dir)
+			lg, folders := "lg", []string{"lg.rank-00000-of-00003", "lg.rank-00001-of-00003", "lg.rank-00002-of-00003"}
+			if legacy {
+				old := t.TempDir()
+				files = []string{
+					writeRank(t, old, rank{rank: 0, world: 2, first: 0, end: 4, settings: "s", parts: 2}),
+					writeRank(t, old, rank{rank: 1, world: 2, first: 4, end: 10, settings: "s", parts: 1}),
+				}
+				dir, lg, folders = old, "logits", []string{"logits.rank-00000-of-00002", "logits.rank-00001-of-00002"}
+			}
+			before := tree(t, dir)
+			given := slices.Clone(files)
+			slices.Reverse(given)
+			res, err := Files(merged(dir, lg, given...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ranks != len(files) || res.Documents != 10 || res.LogitsParts != map[bool]int{false: 4, true: 3}[legacy] || res.LogitsLeft != 0 {
+				t.Errorf("result %+v", res)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "merged.jsonl")); string(got) != wantAnswers(10) {
+				t.Errorf("merged:\n%s\nwant\n%s", got, wantAnswers(10))
+			}
+			for i := range folders {
+				folders[i] = filepath.Join(dir, folders[i])
+			}
+			if got, want := logitsIDs(t, filepath.Join(dir, lg)), concatIDs(t, folders...); !slices.Equal(got, want) {
+				t.Errorf("merged logits rows %v, want the ranks' %v", got, want)
+			}
+			after := tree(t, dir)
+			for k := range after {
+				if _, ok := before[k]; !ok && k != "merged.jsonl" && k != lg && !strings.HasPrefix(k, lg+string(filepath.Separator)) {
+					t.Errorf("%s left in the folder", k)
+				}
+			}
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("rank file %s changed", k)
+				}
+			}
+		})
 	}
 }
 
@@ -170,7 +136,7 @@ func TestCheckRanksRefuses(t *testing.T) {
 				}
 			}
 			out := filepath.Join(dir, "merged.jsonl")
-			_, err := Files(out, "", false, tc.ranks(dir))
+			_, err := Files(Options{Output: out, Ranks: tc.ranks(dir)})
 			want := strings.Replace(tc.want, "X", filepath.Join(dir, "answers.rank-00001-of-00002.jsonl"), 1)
 			if !errors.Is(err, ErrRanks) || !strings.Contains(err.Error(), want) {
 				t.Errorf("err = %v\nwant ErrRanks mentioning %q", err, want)
@@ -187,25 +153,28 @@ func TestCheckRanksRefuses(t *testing.T) {
 func TestFilesErrors(t *testing.T) {
 	dir := t.TempDir()
 	files := threeRanks(t, dir)
-	if _, err := Files(filepath.Join(dir, "m.jsonl"), "", false, []string{filepath.Join(dir, "nothing.jsonl")}); !errors.Is(err, journal.ErrNoJournal) {
+	if _, err := Files(Options{Output: filepath.Join(dir, "m.jsonl"), Ranks: []string{filepath.Join(dir, "nothing.jsonl")}}); !errors.Is(err, journal.ErrNoJournal) {
 		t.Errorf("a file without journal: %v, want journal.ErrNoJournal", err)
 	}
 	existing := filepath.Join(dir, "existing.jsonl")
 	if err := os.WriteFile(existing, []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Files(existing, "", false, files); !errors.Is(err, journal.ErrExists) {
+	if _, err := Files(Options{Output: existing, Ranks: files}); !errors.Is(err, journal.ErrExists) {
 		t.Errorf("existing output: %v, want journal.ErrExists", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
 		t.Errorf("an existing output was replaced: %q", b)
 	}
-	if _, err := Files(existing, "", true, files); err != nil {
+	if _, err := Files(Options{Output: existing, Overwrite: true, Ranks: files}); err != nil {
 		t.Errorf("--overwrite: %v", err)
 	}
+	if b, _ := os.ReadFile(existing); string(b) != wantAnswers(10) {
+		t.Errorf("--overwrite did not replace the output: %q", b)
+	}
 	// The output's folder is a file: an I/O failure, not a refusal.
-	_, err := Files(filepath.Join(existing, "m.jsonl"), "", false, files)
-	if err == nil || errors.Is(err, ErrRanks) || errors.Is(err, journal.ErrExists) {
+	_, err := Files(Options{Output: filepath.Join(existing, "m.jsonl"), Ranks: files})
+	if err == nil || errors.Is(err, ErrRanks) || errors.Is(err, journal.ErrExists) || errors.Is(err, ErrTarget) {
 		t.Errorf("unwritable output: %v, want an I/O error", err)
 	}
 }
@@ -220,16 +189,16 @@ func TestLogitsFromJournals(t *testing.T) {
 		writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 4, settings: "s", parts: 2, logitsAt: "lg-a.rank-00000-of-00002"}),
 		writeRank(t, dir, rank{rank: 1, world: 2, first: 4, end: 10, settings: "s", parts: 1, logitsAt: "lg-a.rank-00001-of-00002"}),
 	}
-	out, merged := filepath.Join(dir, "merged.jsonl"), filepath.Join(dir, "all-logits")
+	opt := merged(dir, "all-logits", paths...)
 	missing := partfolder.Path(filepath.Join(dir, "lg-a.rank-00001-of-00002"), 0)
 	if err := os.Rename(missing, missing+".away"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Files(out, merged, false, paths)
-	if !errors.Is(err, ErrRanks) || !strings.Contains(err.Error(), "logits part 1 of 1 is missing") {
+	_, err := Files(opt)
+	if !errors.Is(err, logits.ErrParts) || !strings.Contains(err.Error(), "rank 1 of 2 ("+paths[1]+")") || !strings.Contains(err.Error(), "missing part-00000.parquet") {
 		t.Fatalf("a missing part: %v", err)
 	}
-	for _, p := range []string{out, merged} {
+	for _, p := range []string{opt.Output, opt.Logits} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("a refused merge left %s behind: %v", p, err)
 		}
@@ -237,16 +206,15 @@ func TestLogitsFromJournals(t *testing.T) {
 	if err := os.Rename(missing+".away", missing); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Files(out, merged, false, paths)
+	res, err := Files(opt)
 	if err != nil || res.LogitsParts != 3 {
 		t.Fatalf("merge with the part back: %+v, %v", res, err)
 	}
-	for i, want := range []string{"rank 0 part 0", "rank 0 part 1", "rank 1 part 0"} {
-		if b, err := os.ReadFile(partfolder.Path(merged, i)); err != nil || string(b) != want {
-			t.Errorf("merged part %d: %q, %v; want %q", i, b, err, want)
-		}
+	want := concatIDs(t, filepath.Join(dir, "lg-a.rank-00000-of-00002"), filepath.Join(dir, "lg-a.rank-00001-of-00002"))
+	if got := logitsIDs(t, opt.Logits); !slices.Equal(got, want) {
+		t.Errorf("merged rows %v, want %v", got, want)
 	}
-	res, err = Files(filepath.Join(dir, "no-logits.jsonl"), "", false, paths)
+	res, err = Files(Options{Output: filepath.Join(dir, "no-logits.jsonl"), Ranks: paths})
 	if err != nil || res.LogitsLeft != 3 || res.LogitsParts != 0 {
 		t.Errorf("without --logits: %+v, %v; want the 3 parts counted as left", res, err)
 	}
