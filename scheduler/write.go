@@ -167,14 +167,18 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 func (s *writeStage) record(doc record.Document, q questionState) record.AnswerRecord {
 	answers := qa.Answers(doc.Context, q.results, s.settings)
 	rec := record.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
+	// No answer at all (every span dropped) is the empty answer: its span
+	// logit is the null logit, as for the impossible answer.
+	rec.NullLogit = qa.NullLogit(q.results)
+	rec.SpanLogit = rec.NullLogit
 	if len(answers) > 0 {
 		a := answers[0]
-		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
+		rec.Answer, rec.Score, rec.Start, rec.End, rec.SpanLogit = a.Text, a.Score, a.Start, a.End, a.SpanLogit
 	}
 	if s.settings.TopK > 1 {
 		rec.Answers = make([]record.Answer, len(answers))
 		for i, a := range answers {
-			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
+			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End, SpanLogit: a.SpanLogit}
 		}
 	}
 	return rec
