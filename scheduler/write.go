@@ -146,13 +146,15 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 		if q.err != nil {
 			sum.RecordErrors++
 			s.progress.addError()
-			if err := s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
+			if err := s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, QuestionID: doc.QuestionID(qi), Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
 		}
 		sum.Pairs++
-		if err := s.answers.WriteAnswer(s.record(doc, q)); err != nil {
+		rec := s.record(doc, q)
+		rec.QuestionID = doc.QuestionID(qi)
+		if err := s.answers.WriteAnswer(rec); err != nil {
 			return err
 		}
 		if s.logits != nil {

@@ -94,8 +94,20 @@ type Document struct {
 	// stays in the list as "" (the pipeline gives it an error record; the
 	// other questions are answered).
 	Questions []string
+	// QuestionIDs, when not nil, holds the id of each of Questions ("" for
+	// one without, such as a global question): a SQuAD paragraph's
+	// questions keep theirs (MapAsked).
+	QuestionIDs []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
+}
+
+// QuestionID is the id of question i, or "".
+func (d *Document) QuestionID(i int) string {
+	if i < len(d.QuestionIDs) {
+		return d.QuestionIDs[i]
+	}
+	return ""
 }
 
 // Sentinels for bad input records, found in Document.Err with errors.Is.
