@@ -72,9 +72,16 @@ func ParquetParts(path string) (parts []string, ok bool, err error) {
 	return parts, true, err
 }
 
-// EachParquetRow calls fn with the id, question and answer of every row of
-// one Parquet answers file (answer "" for an error record).
-func EachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
+// ParquetRow is what eval reads of a Parquet answers row: the id, the
+// question and its id, the answer ("" for an error record) and the raw
+// logits (nil for an error record, or an output written before they were).
+type ParquetRow struct {
+	ID, Question, QuestionID, Answer string
+	SpanLogit, NullLogit             *float64
+}
+
+// EachParquetRow calls fn with every row of one Parquet answers file.
+func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -103,7 +110,9 @@ func EachParquetRow(path string, fn func(row int64, id, question, answer string)
 		k, err := r.Read(rows)
 		for _, m := range rows[:k] {
 			n++
-			if ferr := fn(n, text(m["id"]), text(m["question"]), text(m["answer"])); ferr != nil {
+			r := ParquetRow{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
+				SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"])}
+			if ferr := fn(n, r); ferr != nil {
 				return fmt.Errorf("row %d: %w", n, ferr)
 			}
 		}
@@ -159,4 +168,12 @@ func text(v any) string {
 		return strconv.FormatInt(int64(x), 10)
 	}
 	return fmt.Sprint(v)
+}
+
+// float is a Parquet double as a pointer, nil for null or a missing column.
+func float(v any) *float64 {
+	if x, ok := v.(float64); ok {
+		return &x
+	}
+	return nil
 }

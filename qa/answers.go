@@ -37,7 +37,7 @@ func Answers(context string, results []WindowResult, s Settings) []Answer {
 		}
 		for _, c := range r.Candidates {
 			text := idx.slice(int(c.Start), int(c.End))
-			low := pyLower(text)
+			low := PyLower(text)
 			if k, ok := index[low]; ok {
 				out[k].Score += float64(c.Score)
 				out[k].SpanLogit = max(out[k].SpanLogit, c.Logit)

@@ -114,8 +114,8 @@ func TestPyLower(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := pyLower(tt.in); got != tt.want {
-				t.Fatalf("pyLower(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := PyLower(tt.in); got != tt.want {
+				t.Fatalf("PyLower(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
