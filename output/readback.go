@@ -77,6 +77,8 @@ func ParquetParts(path string) (parts []string, ok bool, err error) {
 // logits (nil for an error record, or an output written before they were).
 type ParquetRow struct {
 	ID, Question, QuestionID, Answer string
+	Score                            float64
+	Start, End                       int
 	SpanLogit, NullLogit             *float64
 }
 
@@ -111,7 +113,10 @@ func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
 		for _, m := range rows[:k] {
 			n++
 			r := ParquetRow{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
-				SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"])}
+				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"])}
+			if s := float(m["score"]); s != nil {
+				r.Score = *s
+			}
 			if ferr := fn(n, r); ferr != nil {
 				return fmt.Errorf("row %d: %w", n, ferr)
 			}
@@ -168,6 +173,14 @@ func text(v any) string {
 		return strconv.FormatInt(int64(x), 10)
 	}
 	return fmt.Sprint(v)
+}
+
+// integer is a Parquet int64, 0 for null.
+func integer(v any) int {
+	if x, ok := v.(int64); ok {
+		return int(x)
+	}
+	return 0
 }
 
 // float is a Parquet double as a pointer, nil for null or a missing column.

@@ -4,65 +4,27 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spf13/pflag"
-
-	"qa-shard/internal/cli"
 	"qa-shard/internal/evaluate"
 	"qa-shard/internal/logs"
 )
 
-const evalHelp = `Usage: qa-shard eval --gold GOLD [--json] [LABEL=]ANSWERS...
-
-Scores answers files (any format qa-shard writes, or tools/naiveqa's JSONL)
-against gold answers, as SQuAD's official evaluate-v2.0.py does: exact
-match and F1 after its normalisation (lower case, punctuation, articles,
-whitespace), the best over a question's gold answers, one row per file,
-side by side on standard output. GOLD is told apart by its content:
-
-  a SQuAD v1.1 or v2.0 JSON dataset (dev-v2.0.json): answers are matched
-    by question id (the question_id qa-shard keeps when --input reads the
-    same dataset, or the record's id);
-  Hugging Face datasets' columns (id, question, answers.text, ...; squad,
-    squad_v2) as JSON lines or Parquet: matched by id likewise;
-  tools/gencorpus --gold lines (id, question, answer, token): matched by
-    (document id, question).
-
-Where some question has no answer (SQuAD 2.0), the table adds the
-questions with and without one (HasAns, NoAns) and the best no-answer
-thresholds over each answer's null_logit - span_logit. Where the gold
-gives each answer's token depth (gencorpus), the scores are also split at
---split tokens (within, beyond); other gold has character offsets only,
-and a line says so. A question without an answer record scores 0 and is
-counted as missing (the official script needs one for every question).
---json prints one object per file with the official script's keys.
-
-  qa-shard eval --gold dev-v2.0.json answers.jsonl
-  qa-shard eval --gold gold.jsonl qa-shard=answers.jsonl naive=naive.jsonl`
-
-// evalCmd prints the evaluation table; the scoring is package evaluate's.
+// evalCmd prints the evaluation table; the flags and the scoring are
+// package evaluate's.
 func evalCmd(args []string) error {
-	fs := pflag.NewFlagSet("qa-shard eval", pflag.ContinueOnError)
-	gold := fs.String("gold", "", "gold answers: SQuAD JSON, Hugging Face datasets' columns (JSONL or Parquet), or tools/gencorpus --gold lines")
-	split := fs.Int("split", 512, "token depth that splits the table where the gold gives token positions: answers starting within it, and beyond")
-	asJSON := fs.Bool("json", false, "print one JSON object per answers file with the official script's keys instead of the table")
-	var logFormat, logLevel string
-	cli.AddLogFlags(fs, &logFormat, &logLevel) // the table goes to standard output; standard error has only the error line
-	if err := cli.Parse(fs, args, evalHelp); err != nil {
-		return err
-	}
-	if *gold == "" || fs.NArg() == 0 || *split < 1 {
-		return fmt.Errorf("%w: pass --gold FILE, one or more answers files (LABEL=FILE or FILE), and a --split of at least 1 (see qa-shard eval --help)", errUsage)
-	}
-	if _, err := logs.New(logFormat, logLevel); err != nil {
-		return err
-	}
-	g, rows, err := evaluate.Files(*gold, fs.Args(), *split)
+	r, err := evaluate.Parse(args)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if _, err := logs.New(r.LogFormat, r.LogLevel); err != nil {
+		return err
+	}
+	g, rows, err := evaluate.Files(r.Gold, r.Answers, r.Split)
+	if err != nil {
+		return err
+	}
+	if r.JSON {
 		return evaluate.WriteJSON(os.Stdout, rows)
 	}
-	fmt.Printf("gold: %s\n", *gold)
+	fmt.Printf("gold: %s\n", r.Gold)
 	return evaluate.WriteTable(os.Stdout, g, rows)
 }

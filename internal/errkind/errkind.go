@@ -15,7 +15,9 @@ const (
 	// Internal: a bug or an unexpected failure of the system.
 	Internal Kind = iota
 	// Records: the run completed, with more error records (bad lines,
-	// unanswerable questions) than it tolerates; each record says why.
+	// unanswerable questions) than it tolerates; each record says why. Also
+	// a check that completed below the threshold the user set (quantize
+	// --check-input).
 	Records
 	// User: the user fixes flags, files or environment.
 	User

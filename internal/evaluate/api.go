@@ -1,10 +1,10 @@
-// Package evaluate scores answers against gold answers the way SQuAD's
-// official evaluation script (evaluate-v2.0.py) does: exact match and token
-// F1 after its normalisation (Python's lower case, ASCII punctuation and
-// the articles a, an, the removed, whitespace collapsed), the maximum over
-// a question's gold answers, split into questions with and without an
-// answer, and the best no-answer threshold over the answers' null odds.
-// Where the gold knows how deep in its document each answer starts
+// Package evaluate scores answers against gold answers as SQuAD's official
+// script does, and one reader's answers against another's. Exact match
+// and token F1 follow evaluate-v2.0.py: its normalisation (Python's lower
+// case, ASCII punctuation and the articles a, an, the removed, whitespace
+// collapsed), the maximum over a question's gold answers, the split into
+// questions with and without an answer, and the best no-answer threshold
+// over the answers' null odds. Where the gold knows how deep in its document each answer starts
 // (gencorpus's token), the scores are also split there, so that what a
 // truncating reader loses shows. It reads qa-shard's answer records and
 // gold in SQuAD JSON, Hugging Face datasets' columns or gencorpus's lines;
@@ -56,7 +56,9 @@ type Key struct{ ID, Question string }
 
 // Prediction is one answer record as eval reads it.
 type Prediction struct {
-	Answer string
+	Answer     string
+	Score      float64
+	Start, End int
 	// QuestionID is the record's question_id ("" when it has none).
 	QuestionID string
 	// SpanLogit and NullLogit are the record's raw logits; Logits says

@@ -174,3 +174,32 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAgree: an int8 reader's answers against float32's: identical ones,
+// ones equal after normalisation, partial overlaps and a missing pair.
+func TestAgree(t *testing.T) {
+	ref := map[Key]Prediction{
+		{"d1", "who"}:   {Answer: "Ada Lovelace", Score: 0.9, Start: 3, End: 15},
+		{"d1", "where"}: {Answer: "Paris", Score: 0.5, Start: 20, End: 25},
+		{"d2", "who"}:   {Answer: "Alan Turing", Score: 0.75, Start: 0, End: 11},
+		{"d2", "where"}: {Answer: "", Score: 0.25},
+		{"d3", "who"}:   {Answer: "Grace Hopper", Score: 0.6, Start: 9, End: 21},
+	}
+	other := map[Key]Prediction{
+		{"d1", "who"}:   {Answer: "Ada Lovelace", Score: 0.875, Start: 3, End: 15}, // identical
+		{"d1", "where"}: {Answer: "Paris.", Score: 0.5, Start: 20, End: 26},        // EM by normalisation
+		{"d2", "who"}:   {Answer: "Turing", Score: 0.5, Start: 5, End: 11},         // F1 2/3
+		{"d2", "where"}: {Answer: "", Score: 0.25},                                 // identical empty
+		{"d9", "who"}:   {Answer: "ignored"},
+	}
+	a := Agree(ref, other)
+	if a.Pairs != 5 || a.Missing != 1 || a.Identical != 2 {
+		t.Fatalf("%+v", a)
+	}
+	if math.Abs(a.EM-60) > 1e-9 || math.Abs(a.F1-100*(3+2.0/3)/5) > 1e-9 {
+		t.Errorf("EM %v F1 %v, want 60 and %v", a.EM, a.F1, 100*(3+2.0/3)/5)
+	}
+	if math.Abs(a.MeanDrift-(0.025+0.25)/4) > 1e-12 || a.MaxDrift != 0.25 {
+		t.Errorf("drift mean %v max %v, want %v and 0.25", a.MeanDrift, a.MaxDrift, (0.025+0.25)/4)
+	}
+}

@@ -118,7 +118,7 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 		}
 		for _, part := range parts {
 			err := output.EachParquetRow(part, func(_ int64, r output.ParquetRow) error {
-				p := Prediction{Answer: r.Answer, QuestionID: r.QuestionID}
+				p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
 				if r.SpanLogit != nil && r.NullLogit != nil {
 					p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
 				}
@@ -136,13 +136,16 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 			Question   string          `json:"question"`
 			QuestionID string          `json:"question_id"`
 			Answer     string          `json:"answer"`
+			Score      float64         `json:"score"`
+			Start      int             `json:"start"`
+			End        int             `json:"end"`
 			SpanLogit  *float64        `json:"span_logit"`
 			NullLogit  *float64        `json:"null_logit"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
 		}
-		p := Prediction{Answer: r.Answer, QuestionID: r.QuestionID}
+		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
 		if r.SpanLogit != nil && r.NullLogit != nil {
 			p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
 		}

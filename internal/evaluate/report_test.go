@@ -85,7 +85,7 @@ func TestReadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Key]Prediction{{"doc-1", "q"}: {Answer: "Ada"}, {"7", "q"}: {Answer: "Bo"}, {"8", "q"}: {},
+	want := map[Key]Prediction{{"doc-1", "q"}: {Answer: "Ada", Score: 0.9}, {"7", "q"}: {Answer: "Bo"}, {"8", "q"}: {},
 		{"s", "q"}: {Answer: "x", QuestionID: "56be", SpanLogit: 2.5, NullLogit: -1, Logits: true}}
 	if len(a) != len(want) {
 		t.Fatalf("got %v", a)
