@@ -16,24 +16,6 @@ import (
 // some text, or over [""] when none do; find_best_thresh walks the
 // questions by rising na_prob from "everything answered no-answer".
 
-func TestNormalizeOfficial(t *testing.T) {
-	for in, want := range map[string]string{
-		"İstanbul":                 "i\u0307stanbul", // Python's lower: i + combining dot
-		"ΟΔΟΣ":                     "οδος",           // final sigma
-		"foo\x1cbar\x1f baz\u3000": "foo bar baz",    // str.split's whitespace
-		"A.B.C.":                   "abc",
-		"the theater, a banana":    "theater banana",
-		"An apple a day":           "apple day",
-		"a":                        "",
-		"(the) 10th-11th":          "10th11th",
-		"don't":                    "dont",
-	} {
-		if got := Normalize(in); got != want {
-			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestBestOverGoldAnswers(t *testing.T) {
 	for _, c := range []struct {
 		pred   string
