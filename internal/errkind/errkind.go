@@ -59,6 +59,10 @@ func NewUser(msg string) error { return &sentinel{msg, User} }
 // NewResumable is a sentinel error for a failure --resume gets past.
 func NewResumable(msg string) error { return &sentinel{msg, Resumable} }
 
+// NewRecords is a sentinel error for an outcome that completed below what
+// the user tolerates (a check under its threshold).
+func NewRecords(msg string) error { return &sentinel{msg, Records} }
+
 // NewInternal is a sentinel error that marks a bug (an API misused), said
 // explicitly so that no sentinel is left without a kind by oversight.
 func NewInternal(msg string) error { return &sentinel{msg, Internal} }

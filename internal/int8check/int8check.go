@@ -34,7 +34,7 @@ const DefaultDocs = 100
 // ErrBelow marks a copy whose answers agree with float32's below the
 // threshold: the check completed and says so, like a run with more error
 // records than it tolerates (exit 3).
-var ErrBelow = errors.New("the int8 copy's answers agree with float32's below the threshold")
+var ErrBelow = errkind.NewRecords("the int8 copy's answers agree with float32's below the threshold")
 
 // Options say which documents to sample and how to judge.
 type Options struct {
@@ -109,8 +109,8 @@ func Check(o Options, float32Model, int8Model string, run Run) (Result, error) {
 	}
 	res.Agreement = evaluate.Agree(answers["float32"], answers["int8"])
 	if !res.Pass() {
-		return res, errkind.Mark(errkind.Records, fmt.Errorf("%w: F1 %.2f against float32's answers on %d questions of %d documents, below %.2f (--check-min-f1)",
-			ErrBelow, res.F1, res.Pairs, res.Documents, res.MinF1))
+		return res, fmt.Errorf("%w: F1 %.2f against float32's answers on %d questions of %d documents, below %.2f (--check-min-f1)",
+			ErrBelow, res.F1, res.Pairs, res.Documents, res.MinF1)
 	}
 	return res, nil
 }
