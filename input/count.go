@@ -16,7 +16,8 @@ import (
 // counted at the start without delaying the first batch (CountDocs runs
 // on a goroutine of its own and publishes the total when it is done), from
 // what is cheap to know exactly: a plain JSONL part's non-blank lines (a
-// newline scan, no parsing) and a Parquet part's rows (its footer).
+// newline scan, no parsing), a Parquet part's rows (its footer) and a SQuAD
+// dataset's paragraphs (counted when planned).
 // Compressed text is not decompressed twice: its documents are estimated
 // from the documents read so far per compressed byte, and exact once every
 // compressed part has been read to its end by this process.
@@ -42,7 +43,7 @@ func (s *Reader) CountDocs(ctx context.Context) {
 		case f.Path == "-":
 			s.count.failed.Store(true)
 			return
-		case f.Format == format.Parquet:
+		case f.Format == format.Parquet || f.Format == format.SQuAD:
 			n += part.To - part.From
 		case f.Format == format.JSONL:
 			to := part.To

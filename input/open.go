@@ -34,7 +34,8 @@ func open(f *File) (handle, error) {
 }
 
 // Sniff corrects a file's format by its magic bytes: a .jsonl file that
-// holds gzip data is read as gzip. Ranks call it before splitting a file,
+// holds gzip data is read as gzip; a .json file that holds a SQuAD dataset
+// (format.IsSQuAD) is read as one. Ranks call it before splitting a file,
 // since compressed data cannot be split at a byte.
 func Sniff(f *File) error {
 	if f.sniffed || f.Path == "-" || f.Size == 0 {
@@ -52,6 +53,13 @@ func Sniff(f *File) error {
 	}
 	if m, ok := format.Sniff(b[:n]); ok {
 		f.Format = m
+	} else if format.MaybeSQuAD(f.Path) {
+		if _, err := h.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("%w: reading %s: %w", ErrInput, f.Path, err)
+		}
+		if format.IsSQuAD(bufio.NewReader(h)) {
+			f.Format = format.SQuAD
+		}
 	}
 	f.sniffed = true
 	return nil

@@ -92,8 +92,9 @@ func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 		return nil
 	case st.Size() == f.Size:
 		return fmt.Errorf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
-	case f.Format == format.Parquet:
-		// A Parquet file ends with its footer: one that grew was rewritten.
+	case f.Format == format.Parquet || f.Format == format.SQuAD:
+		// A Parquet file ends with its footer, a SQuAD dataset with its
+		// closing brace: one that grew was rewritten.
 		return fmt.Errorf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case read == nil || f.Format != format.JSONL:
 		return nil // grew; compressed text is not hashed again here

@@ -12,7 +12,8 @@ type Part struct {
 	File int // index in Plan.Files
 	// From and To bound what the part holds. A plain JSONL file: the
 	// lines that start in bytes [From, To). A compressed file: the whole
-	// file (0, Size). A Parquet file: rows [From, To), whole row groups.
+	// file (0, Size). A Parquet file: rows [From, To), whole row groups. A
+	// SQuAD dataset: its paragraphs [0, n), the whole file.
 	From, To int64
 	// Bytes is the share of the file's size the part stands for (its
 	// work, for progress).
@@ -35,9 +36,10 @@ type Plan struct {
 // Split gives rank r the r-th of World equal ranges of the global byte
 // space, and with it: every line of a plain JSONL file that starts in the
 // range (a file may be shared by several ranks, line by line); every
-// compressed file and every Parquet row group whose middle byte falls in
-// the range (they are read whole: compressed data cannot be entered at an
-// arbitrary byte, and a row group is Parquet's unit of reading). Ownership
+// compressed file, SQuAD dataset and Parquet row group whose middle byte
+// falls in the range (they are read whole: compressed data cannot be
+// entered at an arbitrary byte, a dataset is one JSON document, and a row
+// group is Parquet's unit of reading). Ownership
 // is monotonic in position, so the ranks' documents concatenated in rank
 // order are the input's order, and every rank computes the same split from
 // the file sizes alone. Only files that overlap the range are opened (to
@@ -85,6 +87,12 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 			if p.Block.Owner(lo+f.Size/2) == r.Rank {
 				p.Parts = append(p.Parts, Part{File: i, From: 0, To: f.Size, Bytes: f.Size})
 			}
+		case format.SQuAD:
+			if p.Block.Owner(lo+f.Size/2) == r.Rank {
+				if err := p.whole(i); err != nil {
+					return nil, err
+				}
+			}
 		case format.Parquet:
 			part, err := p.parquetPart(i, lo)
 			if err != nil {
@@ -105,6 +113,13 @@ func (p *Plan) whole(i int) error {
 		return err
 	}
 	part := Part{File: i, To: f.Size, Bytes: f.Size}
+	if f.Format == format.SQuAD {
+		rows, err := squadRows(f)
+		if err != nil {
+			return err
+		}
+		part.To = rows
+	}
 	if f.Format == format.Parquet {
 		groups, err := layout(f)
 		if err != nil {
@@ -157,11 +172,12 @@ func (p *Plan) Bytes() int64 {
 }
 
 // Rows is the number of documents when every part is Parquet (known from
-// the footers), else 0: a JSONL file's lines are not counted in advance.
+// the footers) or a SQuAD dataset (counted when planned), else 0: a JSONL
+// file's lines are not counted in advance.
 func (p *Plan) Rows() int64 {
 	var n int64
 	for _, part := range p.Parts {
-		if p.Files[part.File].Format != format.Parquet {
+		if f := p.Files[part.File].Format; f != format.Parquet && f != format.SQuAD {
 			return 0
 		}
 		n += part.To - part.From

@@ -240,6 +240,15 @@ func (s *Reader) openPart() error {
 	part := s.plan.Parts[s.part]
 	f := &s.plan.Files[part.File]
 	s.hash = sha256.New()
+	if f.Format == format.SQuAD {
+		r, err := s.openSQuAD(f, part)
+		if err != nil {
+			return err
+		}
+		s.cur, s.from = r, 0
+		s.pin(part.File, r.h)
+		return nil
+	}
 	if f.Format == format.Parquet {
 		r, err := s.openRows(f, part)
 		if err != nil {

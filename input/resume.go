@@ -21,7 +21,8 @@ import (
 //     the point, a compressed file's text (which must be decompressed to
 //     find the point anyway), a Parquet file's column chunks of the row
 //     groups up to the one holding the point (which must be read to
-//     continue anyway). This costs at most the process's own block. Its
+//     continue anyway), a SQuAD dataset whole (it is one JSON document).
+//     This costs at most the process's own block. Its
 //     size and time may differ: what the output relies on is the content
 //     before the point, which the hash checks. So a corrupt or truncated
 //     file that stopped a run can be replaced by a good copy and resumed.
@@ -54,7 +55,16 @@ func (s *Reader) resume(st readstate.State) error {
 	}
 	s.hash, s.from = sha256.New(), cur.From
 	var state hashState
-	if f.Format == format.Parquet {
+	switch f.Format {
+	case format.SQuAD:
+		r, err := s.openSQuAD(f, part)
+		if err != nil {
+			return err
+		}
+		s.cur, state = r, r.state
+		s.pin(st.Next.File, r.h)
+		s.partDone = r.seek(st.Next.Offset)
+	case format.Parquet:
 		r, err := s.openRows(f, part)
 		if err != nil {
 			return err
@@ -79,7 +89,7 @@ func (s *Reader) resume(st readstate.State) error {
 		} else {
 			r.r.row = max(r.r.end, st.Next.Offset)
 		}
-	} else {
+	default:
 		r, err := s.openLines(f, part, st.Next.Offset, cur.From)
 		if err != nil {
 			return err

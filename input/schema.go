@@ -63,6 +63,10 @@ func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 		return false, err
 	}
 	defer h.Close()
+	if f.Format == format.SQuAD {
+		s.ID = record.String // paragraphs have no ids: the default ids are strings
+		return true, nil
+	}
 	if f.Format == format.Parquet {
 		pf, err := openParquet(f, h)
 		if err != nil || pf.NumRows() == 0 {

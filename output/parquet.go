@@ -15,7 +15,8 @@ import (
 
 // parts writes the answers as a folder of Parquet files, part-00000.parquet,
 // ...: one schema for answers and errors (error is null when answered;
-// the answer columns are null for an error), sealed at every checkpoint as
+// the answer columns are null for an error; question_id is null unless
+// the question had an id), sealed at every checkpoint as
 // the logits are, so a resumed run keeps every sealed part.
 type parts struct {
 	dir    string
@@ -36,10 +37,13 @@ type parts struct {
 // The fixed columns' places in the row type, after the id and kept fields.
 const (
 	colQuestion = iota
+	colQuestionID
 	colAnswer
 	colScore
 	colStart
 	colEnd
+	colSpanLogit
+	colNullLogit
 	colWindows
 	colFile
 	colOffset
@@ -50,10 +54,11 @@ const (
 
 // candidate is one element of the answers list.
 type candidate struct {
-	Answer string  `parquet:"answer"`
-	Score  float64 `parquet:"score"`
-	Start  int64   `parquet:"start"`
-	End    int64   `parquet:"end"`
+	Answer    string  `parquet:"answer"`
+	Score     float64 `parquet:"score"`
+	Start     int64   `parquet:"start"`
+	End       int64   `parquet:"end"`
+	SpanLogit float64 `parquet:"span_logit"`
 }
 
 // openParts opens the answers folder after the parts st records (none
@@ -86,8 +91,8 @@ func rowType(o Options) reflect.Type {
 	for _, c := range []struct {
 		t    reflect.Type
 		name string
-	}{{ptr(""), "question"}, {ptr(""), "answer"}, {ptr(0.0), "score"}, {ptr(int64(0)), "start"}, {ptr(int64(0)), "end"},
-		{ptr(int64(0)), "windows"}, {ptr(""), "file"}, {ptr(int64(0)), "offset"}, {ptr(int64(0)), "row"}, {ptr(""), "error"}} {
+	}{{ptr(""), "question"}, {ptr(""), "question_id"}, {ptr(""), "answer"}, {ptr(0.0), "score"}, {ptr(int64(0)), "start"}, {ptr(int64(0)), "end"},
+		{ptr(0.0), "span_logit"}, {ptr(0.0), "null_logit"}, {ptr(int64(0)), "windows"}, {ptr(""), "file"}, {ptr(int64(0)), "offset"}, {ptr(int64(0)), "row"}, {ptr(""), "error"}} {
 		fs = append(fs, field(len(fs), c.t, c.name))
 	}
 	if o.TopK > 1 {
@@ -137,15 +142,20 @@ func (p *parts) WriteAnswer(r record.AnswerRecord) error {
 		return err
 	}
 	setPtr(p.fixed(v, colQuestion), r.Question)
+	if r.QuestionID != "" {
+		setPtr(p.fixed(v, colQuestionID), r.QuestionID)
+	}
 	setPtr(p.fixed(v, colAnswer), r.Answer)
 	setPtr(p.fixed(v, colScore), r.Score)
 	setPtr(p.fixed(v, colStart), int64(r.Start))
 	setPtr(p.fixed(v, colEnd), int64(r.End))
+	setPtr(p.fixed(v, colSpanLogit), r.SpanLogit)
+	setPtr(p.fixed(v, colNullLogit), r.NullLogit)
 	setPtr(p.fixed(v, colWindows), int64(r.Windows))
 	if p.list {
 		cands := make([]candidate, len(r.Answers))
 		for i, a := range r.Answers {
-			cands[i] = candidate{Answer: a.Answer, Score: a.Score, Start: int64(a.Start), End: int64(a.End)}
+			cands[i] = candidate{Answer: a.Answer, Score: a.Score, Start: int64(a.Start), End: int64(a.End), SpanLogit: a.SpanLogit}
 		}
 		p.fixed(v, colAnswers).Set(reflect.ValueOf(cands))
 	}
@@ -159,6 +169,9 @@ func (p *parts) WriteError(r record.ErrorRecord) error {
 	}
 	if r.Question != "" {
 		setPtr(p.fixed(v, colQuestion), r.Question)
+	}
+	if r.QuestionID != "" {
+		setPtr(p.fixed(v, colQuestionID), r.QuestionID)
 	}
 	setPtr(p.fixed(v, colFile), r.Pos.File)
 	if r.Pos.Row {

@@ -28,7 +28,7 @@ func TestOutputChangedUnderRun(t *testing.T) {
 		names         string // in the message
 		late          bool   // changed after the writes that follow the checkpoint (a new logits part cannot be created in a removed folder)
 	}{
-		{"jsonl truncated", "a.jsonl", func(a, _ string) error { return os.Truncate(a, 0) }, "a.jsonl has 328 bytes, and 656 were written", false},
+		{"jsonl truncated", "a.jsonl", func(a, _ string) error { return os.Truncate(a, 0) }, "a.jsonl has 448 bytes, and 896 were written", false},
 		{"jsonl.gz truncated", "a.jsonl.gz", func(a, _ string) error { return os.Truncate(a, 10) }, "a.jsonl.gz has ", false},
 		{"jsonl removed", "a.jsonl", func(a, _ string) error { return os.Remove(a) }, "a.jsonl was removed", false},
 		{"jsonl replaced", "a.jsonl", func(a, _ string) error {

@@ -73,9 +73,18 @@ func ParquetParts(path string) (parts []string, ok bool, err error) {
 	return parts, true, err
 }
 
-// EachParquetRow calls fn with the id, question and answer of every row of
-// one Parquet answers file (answer "" for an error record).
-func EachParquetRow(path string, fn func(row int64, id, question, answer string) error) error {
+// ParquetRow is what eval reads of a Parquet answers row: the id, the
+// question and its id, the answer ("" for an error record) and the raw
+// logits (nil for an error record, or an output written before they were).
+type ParquetRow struct {
+	ID, Question, QuestionID, Answer string
+	Score                            float64
+	Start, End                       int
+	SpanLogit, NullLogit             *float64
+}
+
+// EachParquetRow calls fn with every row of one Parquet answers file.
+func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -104,7 +113,12 @@ func EachParquetRow(path string, fn func(row int64, id, question, answer string)
 		k, err := r.Read(rows)
 		for _, m := range rows[:k] {
 			n++
-			if ferr := fn(n, text(m["id"]), text(m["question"]), text(m["answer"])); ferr != nil {
+			r := ParquetRow{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
+				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"])}
+			if s := float(m["score"]); s != nil {
+				r.Score = *s
+			}
+			if ferr := fn(n, r); ferr != nil {
 				return fmt.Errorf("row %d: %w", n, ferr)
 			}
 		}
@@ -174,4 +188,20 @@ func text(v any) string {
 		return strconv.FormatInt(int64(x), 10)
 	}
 	return fmt.Sprint(v)
+}
+
+// integer is a Parquet int64, 0 for null.
+func integer(v any) int {
+	if x, ok := v.(int64); ok {
+		return int(x)
+	}
+	return 0
+}
+
+// float is a Parquet double as a pointer, nil for null or a missing column.
+func float(v any) *float64 {
+	if x, ok := v.(float64); ok {
+		return &x
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package qa
 
 import (
+	"math"
 	"slices"
 	"sort"
 )
@@ -15,6 +16,10 @@ const nullStart = 1e6
 // HandleImpossible the empty answer scored by the smallest NullScore (from
 // 1e6) is appended. Then a stable sort by score, descending, keeps TopK.
 //
+// The raw logits ride along (Answer.SpanLogit, Answer.NullLogit): an
+// answer merged from several spans keeps the largest span logit, and
+// every answer carries the smallest null logit of the windows.
+//
 // Offsets are code points as Go counts them when ranging over context;
 // like Python slicing, they are clamped to the text and an inverted span
 // gives "".
@@ -23,6 +28,7 @@ func Answers(context string, results []WindowResult, s Settings) []Answer {
 	var out []Answer
 	index := map[string]int{} // lowered text -> position in out
 	null := float64(nullStart)
+	nullLogit := NullLogit(results)
 	for _, r := range results {
 		// Python's min(min_null_score, x) only replaces on a strictly
 		// smaller value, so a NaN never wins.
@@ -31,23 +37,42 @@ func Answers(context string, results []WindowResult, s Settings) []Answer {
 		}
 		for _, c := range r.Candidates {
 			text := idx.slice(int(c.Start), int(c.End))
-			low := pyLower(text)
+			low := PyLower(text)
 			if k, ok := index[low]; ok {
 				out[k].Score += float64(c.Score)
+				out[k].SpanLogit = max(out[k].SpanLogit, c.Logit)
 				continue
 			}
 			index[low] = len(out)
-			out = append(out, Answer{Text: text, Score: float64(c.Score), Start: int(c.Start), End: int(c.End)})
+			out = append(out, Answer{Text: text, Score: float64(c.Score), Start: int(c.Start), End: int(c.End), SpanLogit: c.Logit})
 		}
 	}
 	if s.HandleImpossible {
-		out = append(out, Answer{Score: null})
+		out = append(out, Answer{Score: null, SpanLogit: nullLogit})
+	}
+	for i := range out {
+		out[i].NullLogit = nullLogit
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
 	if len(out) > s.TopK {
 		out = out[:s.TopK]
 	}
 	return out
+}
+
+// NullLogit is the smallest null logit (first-token start_logit +
+// end_logit) of a document's windows: SQuAD 2.0's null score as BERT's
+// run_squad.py and transformers' run_qa.py take it, the evidence that the
+// document holds no answer. 0 when there are no windows.
+func NullLogit(results []WindowResult) float64 {
+	if len(results) == 0 {
+		return 0
+	}
+	m := math.Inf(1)
+	for _, r := range results {
+		m = min(m, r.NullLogit)
+	}
+	return m
 }
 
 // runeIndex maps the code-point offsets the candidates use to byte offsets

@@ -77,6 +77,10 @@ type Candidate struct {
 	// Score is HF's per-window score P_start*P_end, in float32 as numpy
 	// computes it.
 	Score float32
+	// Logit is the span's raw start_logit + end_logit (the model's
+	// outputs, before masking and softmax), added in float64: exact, and
+	// finite for any finite logits.
+	Logit float64
 }
 
 // WindowResult is what decoding one window yields.
@@ -86,6 +90,10 @@ type WindowResult struct {
 	// NullScore is P_start[CLS]*P_end[CLS] before [CLS] is masked; only
 	// used with HandleImpossible.
 	NullScore float32
+	// NullLogit is the first token's raw start_logit + end_logit: the
+	// window's score for "no answer" (SQuAD 2.0's null score), added as
+	// Candidate.Logit is.
+	NullLogit float64
 }
 
 // Answer is one answer for a (document, question).
@@ -96,4 +104,13 @@ type Answer struct {
 	Score float64
 	// Start and End are code-point offsets into the context.
 	Start, End int
+	// SpanLogit is the span's raw start_logit + end_logit, comparable
+	// across documents (Score is normalised within each window): for an
+	// answer merged from equal spans the largest of theirs, for the empty
+	// answer NullLogit.
+	SpanLogit float64
+	// NullLogit is the smallest NullLogit of the document's windows, as
+	// SQuAD 2.0's reference code takes the null score; the same for every
+	// answer of one (document, question).
+	NullLogit float64
 }

@@ -40,7 +40,7 @@ func DecodeWindow(w Window, ctx Tokens, tpl Template, start, end []float32, s Se
 	}
 	softmax32(pe, masked)
 
-	res := WindowResult{NullScore: ps[0] * pe[0]}
+	res := WindowResult{NullScore: ps[0] * pe[0], NullLogit: float64(start[0]) + float64(end[0])}
 	ps[0], pe[0] = 0, 0
 
 	var spans []span
@@ -60,7 +60,7 @@ func DecodeWindow(w Window, ctx Tokens, tpl Template, start, end []float32, s Se
 			continue
 		}
 		a, b := charSpan(w, ctx, c.i, c.j, s.AlignToWords)
-		res.Candidates = append(res.Candidates, Candidate{Start: a, End: b, Score: c.score})
+		res.Candidates = append(res.Candidates, Candidate{Start: a, End: b, Score: c.score, Logit: float64(start[c.i]) + float64(end[c.j])})
 	}
 	return res, nil
 }

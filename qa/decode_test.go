@@ -180,3 +180,36 @@ func TestDecodeWindowRejectsForeignWindow(t *testing.T) {
 		t.Fatalf("window without its question: got %v, want ErrBadTokens", err)
 	}
 }
+
+// TestDecodeWindowLogits: a candidate carries its span's raw start_logit +
+// end_logit, and the window its first token's (SQuAD 2.0's null score),
+// from the model's logits as given: not masked, not normalised, so two
+// windows with the same probabilities but different logits tell apart.
+func TestDecodeWindowLogits(t *testing.T) {
+	_, ctx := toks(ctxSpec)
+	_, q := toks("where is it")
+	s := settings(func(s *Settings) { s.TopK = 2 })
+	w := window(t, q, ctx, s)
+	for _, shift := range []float32{0, 7.5} {
+		start, end := logits(w, -2+shift, map[int]float32{6: 4 + shift, 1: 2 + shift}, map[int]float32{7: 3 + shift, 3: 1 + shift})
+		start[0], end[0] = 1.25+shift, 0.5+shift
+		start[2] = 50 // a question token: masked for the answer, yet not the null score's
+		res, err := DecodeWindow(w, ctx, testSpecial, start, end, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1.75 + 2*float64(shift); res.NullLogit != want {
+			t.Errorf("shift %v: null logit %v, want %v", shift, res.NullLogit, want)
+		}
+		want := []struct {
+			start, end int32
+			logit      float64
+		}{{23, 28, 7}, {4, 28, 5}} // "Paris" (Par|is: 4+3), "Eiffel tower is in Paris" (2+3)
+		for i, wc := range want {
+			c := res.Candidates[i]
+			if c.Start != wc.start || c.End != wc.end || c.Logit != wc.logit+2*float64(shift) {
+				t.Errorf("shift %v: candidate %d [%d,%d) logit %v, want [%d,%d) logit %v", shift, i, c.Start, c.End, c.Logit, wc.start, wc.end, wc.logit+2*float64(shift))
+			}
+		}
+	}
+}

@@ -5,13 +5,14 @@ import (
 	"unicode"
 )
 
-// pyLower is Python 3's str.lower, which HF uses to compare answers. It
+// PyLower is Python 3's str.lower, which HF uses to compare answers
+// (and the SQuAD scripts to normalise them, package evaluate). It
 // differs from strings.ToLower in two places: U+0130 (İ) lowers to "i̇"
 // (i + U+0307) by Unicode's unconditional special casing, and Σ lowers to
 // final ς at the end of a word (the Final_Sigma context). Everything else
 // is the simple per-rune mapping both use; the Unicode versions of Go and
 // Python may still differ for recently added characters.
-func pyLower(s string) string {
+func PyLower(s string) string {
 	if !strings.ContainsAny(s, "\u0130\u03a3") {
 		return strings.ToLower(s)
 	}

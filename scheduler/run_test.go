@@ -79,12 +79,12 @@ func TestRunOrderAndAnswers(t *testing.T) {
 		}
 		got := make([]qa.Answer, len(a.Answers))
 		for i, x := range a.Answers {
-			got[i] = qa.Answer{Text: x.Answer, Score: x.Score, Start: x.Start, End: x.End}
+			got[i] = qa.Answer{Text: x.Answer, Score: x.Score, Start: x.Start, End: x.End, SpanLogit: x.SpanLogit, NullLogit: r.answer.NullLogit}
 		}
 		if !reflect.DeepEqual(got, want) || a.Windows != len(ws) {
 			t.Errorf("doc %d %q: got %d windows %+v, want %d windows %+v", doc, q, a.Windows, got, len(ws), want)
 		}
-		if a.Answer != want[0].Text || a.Score != want[0].Score || a.Start != want[0].Start || a.End != want[0].End {
+		if a.Answer != want[0].Text || a.Score != want[0].Score || a.Start != want[0].Start || a.End != want[0].End || a.SpanLogit != want[0].SpanLogit || a.NullLogit != want[0].NullLogit {
 			t.Errorf("doc %d %q: best answer %q %v [%d,%d), want %+v", doc, q, a.Answer, a.Score, a.Start, a.End, want[0])
 		}
 	}

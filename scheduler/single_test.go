@@ -56,7 +56,7 @@ func TestSingleWindowBatches(t *testing.T) {
 		want, _ := expectedAnswers(t, contextOf(t, lines[doc]), "who founded the company", testSettings())
 		got := make([]qa.Answer, len(r.answer.Answers))
 		for i, x := range r.answer.Answers {
-			got[i] = qa.Answer{Text: x.Answer, Score: x.Score, Start: x.Start, End: x.End}
+			got[i] = qa.Answer{Text: x.Answer, Score: x.Score, Start: x.Start, End: x.End, SpanLogit: x.SpanLogit, NullLogit: r.answer.NullLogit}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("doc %d: %+v, want %+v", doc, got, want)

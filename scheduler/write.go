@@ -146,13 +146,15 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 		if q.err != nil {
 			sum.RecordErrors++
 			s.progress.addError()
-			if err := s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, Error: q.err.Error()}); err != nil {
+			if err := s.answers.WriteError(record.ErrorRecord{ID: doc.ID, Keep: doc.Keep, Pos: doc.Pos, Question: q.text, QuestionID: doc.QuestionID(qi), Error: q.err.Error()}); err != nil {
 				return err
 			}
 			continue
 		}
 		sum.Pairs++
-		if err := s.answers.WriteAnswer(s.record(doc, q)); err != nil {
+		rec := s.record(doc, q)
+		rec.QuestionID = doc.QuestionID(qi)
+		if err := s.answers.WriteAnswer(rec); err != nil {
 			return err
 		}
 		if s.logits != nil {
@@ -167,14 +169,18 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 func (s *writeStage) record(doc record.Document, q questionState) record.AnswerRecord {
 	answers := qa.Answers(doc.Context, q.results, s.settings)
 	rec := record.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
+	// No answer at all (every span dropped) is the empty answer: its span
+	// logit is the null logit, as for the impossible answer.
+	rec.NullLogit = qa.NullLogit(q.results)
+	rec.SpanLogit = rec.NullLogit
 	if len(answers) > 0 {
 		a := answers[0]
-		rec.Answer, rec.Score, rec.Start, rec.End = a.Text, a.Score, a.Start, a.End
+		rec.Answer, rec.Score, rec.Start, rec.End, rec.SpanLogit = a.Text, a.Score, a.Start, a.End, a.SpanLogit
 	}
 	if s.settings.TopK > 1 {
 		rec.Answers = make([]record.Answer, len(answers))
 		for i, a := range answers {
-			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End}
+			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End, SpanLogit: a.SpanLogit}
 		}
 	}
 	return rec

@@ -101,6 +101,16 @@ func checkBatchedEqualsSingle(t *testing.T, dir string) {
 				math.Abs(rec["score"].(float64)-want.Score) > 1e-4*math.Max(want.Score, 1e-3) {
 				t.Errorf("doc %d question %q: batched answer %v, single-window answer %+v", seq, q, rec, want)
 			}
+			// The raw logits: the null logit is the smallest first-token
+			// start+end of the windows, read here from the logits alone;
+			// the span logit is the single-window decoding's.
+			null := math.Inf(1)
+			for _, l := range alone {
+				null = min(null, float64(l.Start[0])+float64(l.End[0]))
+			}
+			if math.Abs(rec["null_logit"].(float64)-null) > 1e-3 || math.Abs(rec["span_logit"].(float64)-want.SpanLogit) > 1e-3 {
+				t.Errorf("doc %d question %q: span logit %v, null logit %v; the single windows give %v and %v", seq, q, rec["span_logit"], rec["null_logit"], want.SpanLogit, null)
+			}
 		}
 	}
 	if i != len(recs) {

@@ -88,7 +88,10 @@ func checkDemoAnswers(t *testing.T, root, name, dir string, genFlags ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := evaluate.Evaluate(g, answers, 512)
+	r, err := evaluate.Evaluate(g, answers, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r.Overall.N < 300 || r.Within.N < 100 || r.Beyond.N < 100 {
 		t.Fatalf("%d questions, %d within 512 tokens, %d beyond: the corpus is not the one this test was sized for",
 			r.Overall.N, r.Within.N, r.Beyond.N)

@@ -28,7 +28,10 @@ func TestDemoModelAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := evaluate.Evaluate(gold, answers, 512)
+	r, err := evaluate.Evaluate(gold, answers, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r.Overall.EM < 90 || r.Beyond.N == 0 || r.Beyond.EM < r.Within.EM-10 || r.Overall.Missing > 0 {
 		t.Errorf("demo model: EM %.1f overall, %.1f within 512 tokens (%d), %.1f beyond (%d), %d missing",
 			r.Overall.EM, r.Within.EM, r.Within.N, r.Beyond.EM, r.Beyond.N, r.Overall.Missing)
@@ -115,10 +118,14 @@ func TestDemoModelInt8(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		em[name] = evaluate.Evaluate(gold, answers, 512).Overall.EM
+		r, err := evaluate.Evaluate(gold, answers, 512)
+		if err != nil {
+			t.Fatal(err)
+		}
+		em[name] = r.Overall.EM
 	}
-	if one := 100.0 / float64(len(gold)); em["int8"] < 90 || em["int8"] < em["float32"]-one-1e-9 {
+	if one := 100.0 / float64(len(gold.Questions)); em["int8"] < 90 || em["int8"] < em["float32"]-one-1e-9 {
 		t.Errorf("int8 EM %.1f, float32 %.1f: want int8 at least 90 and within one question (%.1f points)", em["int8"], em["float32"], one)
 	}
-	t.Logf("EM on %d questions: float32 %.1f, int8 %.1f", len(gold), em["float32"], em["int8"])
+	t.Logf("EM on %d questions: float32 %.1f, int8 %.1f", len(gold.Questions), em["float32"], em["int8"])
 }

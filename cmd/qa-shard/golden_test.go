@@ -10,8 +10,8 @@ import (
 // TestGoldenAnswers guards the answers of the tiny model on a fixed corpus
 // against regressions anywhere in the chain (tokenizer, windows, batching,
 // decoding, merging, writing). Texts and offsets must match exactly;
-// scores within a relative 1e-5, since ONNX Runtime's CPU kernels may round
-// differently on another processor. Rewrite with -update after an intended
+// scores within a relative 1e-5 and raw logits within 1e-4, since ONNX
+// Runtime's CPU kernels may round differently on another processor. Rewrite with -update after an intended
 // change, and say why in the commit.
 func TestGoldenAnswers(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
@@ -51,6 +51,16 @@ func sameRecord(a, b any) bool {
 			return false
 		}
 		for k, v := range x {
+			if k == "span_logit" || k == "null_logit" {
+				// Logits are log-scale: what another CPU's kernels change is
+				// an absolute amount (1e-4, as TestTrainedParity allows).
+				a, aok := v.(float64)
+				b, bok := y[k].(float64)
+				if !aok || !bok || math.Abs(a-b) > 1e-4 {
+					return false
+				}
+				continue
+			}
 			if !sameRecord(v, y[k]) {
 				return false
 			}

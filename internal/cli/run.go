@@ -72,7 +72,7 @@ func (o *RunOptions) flagSet() *pflag.FlagSet {
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
 	fs.StringVar(&o.Model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
-	fs.StringArrayVar(&o.Inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row; - reads standard input")
+	fs.StringArrayVar(&o.Inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row, or a SQuAD v1.1/v2.0 .json dataset (a paragraph per document, question ids kept); - reads standard input")
 	fs.StringVar(&o.Fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")
 	fs.StringVar(&o.Fields.Context, "context-field", "context", "field holding the text to answer from (dotted paths work)")
 	fs.StringVar(&o.Fields.Question, "question-field", "", "field holding a record's own question or list of questions (default: question and questions)")

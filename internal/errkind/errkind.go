@@ -15,7 +15,9 @@ const (
 	// Internal: a bug or an unexpected failure of the system.
 	Internal Kind = iota
 	// Records: the run completed, with more error records (bad lines,
-	// unanswerable questions) than it tolerates; each record says why.
+	// unanswerable questions) than it tolerates; each record says why. Also
+	// a check that completed below the threshold the user set (quantize
+	// --check-input).
 	Records
 	// User: the user fixes flags, files or environment.
 	User
@@ -56,6 +58,10 @@ func NewUser(msg string) error { return &sentinel{msg, User} }
 
 // NewResumable is a sentinel error for a failure --resume gets past.
 func NewResumable(msg string) error { return &sentinel{msg, Resumable} }
+
+// NewRecords is a sentinel error for an outcome that completed below what
+// the user tolerates (a check under its threshold).
+func NewRecords(msg string) error { return &sentinel{msg, Records} }
 
 // NewInternal is a sentinel error that marks a bug (an API misused), said
 // explicitly so that no sentinel is left without a kind by oversight.

@@ -7,7 +7,7 @@ import (
 )
 
 func TestOf(t *testing.T) {
-	user, res, bug := NewUser("bad flag"), NewResumable("disk full"), NewInternal("misuse")
+	user, res, bug, below := NewUser("bad flag"), NewResumable("disk full"), NewInternal("misuse"), NewRecords("below the threshold")
 	for _, tc := range []struct {
 		err  error
 		want Kind
@@ -23,6 +23,8 @@ func TestOf(t *testing.T) {
 		{fmt.Errorf("x: %w", errors.Join(user, fmt.Errorf("z: %w", res))), Resumable},
 		{fmt.Errorf("x: %v", user), Internal}, //nolint:errorlint // %v drops the chain: the case tested
 		{Mark(Records, errors.New("too many error records")), Records},
+		{fmt.Errorf("check: %w", below), Records},
+		{fmt.Errorf("%w: %w", below, user), User},
 		{Mark(Resumable, fmt.Errorf("stopped: %w", bug)), Resumable},
 		{Mark(Records, user), User},
 		{Mark(User, res), Resumable},

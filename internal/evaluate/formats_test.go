@@ -71,7 +71,7 @@ func TestReadAnswersFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 4 || want[Key{"doc-3", "Who?"}] != "" || want[Key{"7", "Where?"}] != "Paris" {
+	if len(want) != 4 || want[Key{"doc-3", "Who?"}] != (Prediction{}) || want[Key{"7", "Where?"}].Answer != "Paris" {
 		t.Fatalf("JSON lines read as %v", want)
 	}
 	for _, name := range []string{"a.jsonl.gz", "a.jsonl.zst", "a.parquet"} {
@@ -81,7 +81,7 @@ func TestReadAnswersFormats(t *testing.T) {
 		}
 	}
 	one, err := ReadAnswers(filepath.Join(folder, "part-00000.parquet"))
-	if err != nil || len(one) != 2 || one[Key{"doc-2", "Who?"}] != "Grace" {
+	if err != nil || len(one) != 2 || one[Key{"doc-2", "Who?"}].Answer != "Grace" {
 		t.Errorf("one part: %v, %v", one, err)
 	}
 }

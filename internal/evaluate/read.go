@@ -9,43 +9,107 @@ import (
 	"io"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/format"
 	"qa-shard/output"
 )
 
 // ErrInput marks a gold or answers file that cannot be read as such.
 var ErrInput = errkind.NewUser("bad evaluation input")
 
-// ReadGold reads gencorpus's gold file: one JSON object per line with id,
-// question, answer and token.
-func ReadGold(path string) ([]Gold, error) {
-	var out []Gold
+// ReadGold reads a gold file in any of the formats eval takes, told apart
+// by content: a SQuAD v1.1 or v2.0 JSON dataset; Hugging Face datasets'
+// columns (id, question, context, answers.text), as JSON lines or Parquet;
+// or gencorpus's gold lines (id, question, answer, token).
+func ReadGold(path string) (GoldSet, error) {
+	if _, ok, _ := output.ParquetParts(path); ok {
+		return readColumnsGold(path)
+	}
+	squad, first, err := sniffGold(path)
+	switch {
+	case err != nil:
+		return GoldSet{}, err
+	case squad:
+		return readSQuADGold(path)
+	case first == nil:
+		return GoldSet{}, fmt.Errorf("%w: %s holds no gold answers", ErrInput, path)
+	}
+	var probe struct {
+		Answers json.RawMessage `json:"answers"`
+	}
+	if json.Unmarshal(first, &probe) == nil && len(probe.Answers) > 0 {
+		return readColumnsGold(path)
+	}
+	return readLinesGold(path)
+}
+
+// sniffGold says whether a gold file is a SQuAD dataset, else returns its
+// first non-blank line (nil for none).
+func sniffGold(path string) (bool, []byte, error) {
+	f, err := output.OpenText(path)
+	if err != nil {
+		return false, nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, _ := br.Peek(1 << 16)
+	if format.IsSQuAD(bytes.NewReader(head)) {
+		return true, nil, nil
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			return false, line, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return false, nil, nil
+		}
+		if err != nil {
+			return false, nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+		}
+	}
+}
+
+// readLinesGold reads gencorpus's gold file: one JSON object per line with
+// id (the document's), question, answer and token.
+func readLinesGold(path string) (GoldSet, error) {
+	set := GoldSet{Kind: "gencorpus gold"}
 	err := eachLine(path, func(n int, line []byte) error {
-		var g Gold
+		var g struct {
+			ID       string `json:"id"`
+			Question string `json:"question"`
+			Answer   string `json:"answer"`
+			Token    *int   `json:"token"`
+		}
 		if err := json.Unmarshal(line, &g); err != nil {
 			return err
 		}
 		if g.ID == "" || g.Question == "" {
-			return errors.New("gold answer without id or question")
+			return errors.New("gold answer without id or question (a SQuAD dataset is one JSON document with \"data\"; Hugging Face datasets' rows have \"answers\")")
 		}
-		out = append(out, g)
+		gold := Gold{ID: g.ID, Question: g.Question, Answers: []string{g.Answer}, Token: -1}
+		if g.Token != nil {
+			gold.Token = *g.Token
+		}
+		set.Questions = append(set.Questions, gold)
 		return nil
 	})
-	if err == nil && len(out) == 0 {
+	if err == nil && len(set.Questions) == 0 {
 		err = fmt.Errorf("%w: %s holds no gold answers", ErrInput, path)
 	}
-	return out, err
+	return set, err
 }
 
 // ReadAnswers reads answer records as qa-shard writes them, in any of its
-// answers formats (output/readback.go); an error record counts as an empty answer.
-// A second record for the same pair is an error.
-func ReadAnswers(path string) (map[Key]string, error) {
-	out := map[Key]string{}
-	add := func(k Key, answer string) error {
+// answers formats (output/readback.go), by (document id, question); an
+// error record counts as an empty answer. A second record for the same
+// pair is an error.
+func ReadAnswers(path string) (map[Key]Prediction, error) {
+	out := map[Key]Prediction{}
+	add := func(k Key, p Prediction) error {
 		if _, dup := out[k]; dup {
 			return fmt.Errorf("a second answer for document %s, question %q", k.ID, k.Question)
 		}
-		out[k] = answer
+		out[k] = p
 		return nil
 	}
 	if parts, ok, err := output.ParquetParts(path); ok {
@@ -53,8 +117,12 @@ func ReadAnswers(path string) (map[Key]string, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInput, err)
 		}
 		for _, part := range parts {
-			err := output.EachParquetRow(part, func(_ int64, id, question, answer string) error {
-				return add(Key{ID: id, Question: question}, answer)
+			err := output.EachParquetRow(part, func(_ int64, r output.ParquetRow) error {
+				p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
+				if r.SpanLogit != nil && r.NullLogit != nil {
+					p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
+				}
+				return add(Key{ID: r.ID, Question: r.Question}, p)
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", ErrInput, part, err)
@@ -64,14 +132,24 @@ func ReadAnswers(path string) (map[Key]string, error) {
 	}
 	err := eachLine(path, func(n int, line []byte) error {
 		var r struct {
-			ID       json.RawMessage `json:"id"`
-			Question string          `json:"question"`
-			Answer   string          `json:"answer"`
+			ID         json.RawMessage `json:"id"`
+			Question   string          `json:"question"`
+			QuestionID string          `json:"question_id"`
+			Answer     string          `json:"answer"`
+			Score      float64         `json:"score"`
+			Start      int             `json:"start"`
+			End        int             `json:"end"`
+			SpanLogit  *float64        `json:"span_logit"`
+			NullLogit  *float64        `json:"null_logit"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
 		}
-		return add(Key{ID: idString(r.ID), Question: r.Question}, r.Answer)
+		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
+		if r.SpanLogit != nil && r.NullLogit != nil {
+			p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
+		}
+		return add(Key{ID: idString(r.ID), Question: r.Question}, p)
 	})
 	return out, err
 }

@@ -1,48 +1,104 @@
 package evaluate
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 )
 
-// Evaluate scores answers against every gold question: a question without
-// an answer scores 0 and counts as missing; answers to questions the gold
-// file does not hold are ignored. split is the token depth separating
-// "within" from "beyond" (512: what a BERT reader that truncates sees).
-func Evaluate(gold []Gold, answers map[Key]string, split int) Report {
-	rep := Report{Split: split}
-	var sums [3][2]float64
-	for _, g := range gold {
-		pred, ok := answers[Key{g.ID, g.Question}]
-		em, f1 := ExactMatch(pred, g.Answer), F1(pred, g.Answer)
-		if !ok {
-			em, f1 = 0, 0
+// Evaluate scores answers against every gold question as the official
+// script does: each question's exact match and F1 are the maximum over
+// its gold answers (over [""] for a question without one), averaged
+// overall and over the questions with and without an answer; where the
+// gold knows token positions, also within and beyond split tokens (512:
+// what a BERT reader that truncates sees); where some question has no
+// answer, the best no-answer thresholds (Best). The official script
+// needs an answer for every question; here a question without an answer
+// record scores 0 and counts as missing, and answers to questions the
+// gold does not hold are ignored.
+func Evaluate(gold GoldSet, answers map[Key]Prediction, split int) (Report, error) {
+	preds, err := match(gold, answers)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Split: split, Positions: gold.Positions()}
+	em, f1 := make([]float64, len(preds)), make([]float64, len(preds))
+	noAns := false
+	for i, g := range gold.Questions {
+		p := preds[i]
+		if p != nil {
+			em[i], f1[i] = bestOf(p.Answer, g.Answers)
 		}
-		part := &rep.Within
-		idx := 1
-		if g.Token >= split {
-			part, idx = &rep.Beyond, 2
+		parts := []*Score{&rep.Overall, &rep.HasAns}
+		if !g.HasAnswer() {
+			parts[1], noAns = &rep.NoAns, true
 		}
-		for _, s := range []*Score{&rep.Overall, part} {
+		if rep.Positions {
+			if g.Token >= split {
+				parts = append(parts, &rep.Beyond)
+			} else {
+				parts = append(parts, &rep.Within)
+			}
+		}
+		for _, s := range parts {
 			s.N++
-			if !ok {
+			s.EM += em[i]
+			s.F1 += f1[i]
+			if p == nil {
 				s.Missing++
 			}
 		}
-		for _, i := range []int{0, idx} {
-			sums[i][0] += em
-			sums[i][1] += f1
-		}
 	}
-	for i, s := range []*Score{&rep.Overall, &rep.Within, &rep.Beyond} {
+	for _, s := range []*Score{&rep.Overall, &rep.Within, &rep.Beyond, &rep.HasAns, &rep.NoAns} {
 		if s.N > 0 {
-			s.EM = 100 * sums[i][0] / float64(s.N)
-			s.F1 = 100 * sums[i][1] / float64(s.N)
+			s.EM = 100 * s.EM / float64(s.N)
+			s.F1 = 100 * s.F1 / float64(s.N)
 		}
 	}
-	return rep
+	if noAns {
+		rep.Best, rep.NoLogits = bestThresholds(gold.Questions, preds, em, f1)
+	}
+	return rep, nil
+}
+
+// match finds each gold question's answer record (nil when there is
+// none): by (document id, question), or by question id, which is a
+// record's question_id, else its id (a row of the datasets' columns is
+// one question).
+func match(gold GoldSet, answers map[Key]Prediction) ([]*Prediction, error) {
+	out := make([]*Prediction, len(gold.Questions))
+	if !gold.ByQuestion {
+		for i, g := range gold.Questions {
+			if p, ok := answers[Key{g.ID, g.Question}]; ok {
+				out[i] = &p
+			}
+		}
+		return out, nil
+	}
+	byID := make(map[string]Prediction, len(answers))
+	twice := map[string]int{}
+	for k, p := range answers {
+		id := p.QuestionID
+		if id == "" {
+			id = k.ID
+		}
+		if _, dup := byID[id]; dup {
+			twice[id]++
+		}
+		byID[id] = p
+	}
+	for i, g := range gold.Questions {
+		if n := twice[g.ID]; n > 0 {
+			return nil, fmt.Errorf("%w: %d answer records carry the id %s of the gold's question %q: the gold (%s) names each question by its own id, so ask each question of its own record (SQuAD JSON input keeps the questions' ids as question_id; a row of the datasets' columns is one question)",
+				ErrInput, n+1, g.ID, g.Question, gold.Kind)
+		}
+		if p, ok := byID[g.ID]; ok {
+			out[i] = &p
+		}
+	}
+	return out, nil
 }
 
 // Row is one reader's line in a side-by-side table.
@@ -51,25 +107,111 @@ type Row struct {
 	Report Report
 }
 
-// WriteTable prints the readers side by side: EM and F1 overall, within
-// and beyond the split, and how many questions had no answer.
-func WriteTable(w io.Writer, rows []Row) error {
+// group is one pair of columns of the table.
+type group struct {
+	title string
+	head  [2]string
+	cells func(Report) string
+}
+
+func pair(a, b float64) string { return fmt.Sprintf("%6.1f %6.1f", a, b) }
+
+// WriteTable prints the readers side by side: EM and F1 overall; within
+// and beyond the split when the gold knows token positions (else a line
+// says it does not); with and without an answer, and the best no-answer
+// thresholds, when some question has none; and how many questions had no
+// answer record.
+func WriteTable(w io.Writer, gold GoldSet, rows []Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	r0 := rows[0].Report
-	fmt.Fprintf(w, "%d questions: %d with the answer starting within the first %d tokens of its document, %d beyond\n",
-		r0.Overall.N, r0.Within.N, r0.Split, r0.Beyond.N)
+	groups := []group{{title: "overall", head: [2]string{"EM", "F1"}, cells: func(r Report) string { return pair(r.Overall.EM, r.Overall.F1) }}}
+	if r0.Positions {
+		fmt.Fprintf(w, "%d questions: %d with the answer starting within the first %d tokens of its document, %d beyond\n",
+			r0.Overall.N, r0.Within.N, r0.Split, r0.Beyond.N)
+		groups = append(groups,
+			group{title: fmt.Sprintf("within %d", r0.Split), head: [2]string{"EM", "F1"}, cells: func(r Report) string { return pair(r.Within.EM, r.Within.F1) }},
+			group{title: fmt.Sprintf("beyond %d", r0.Split), head: [2]string{"EM", "F1"}, cells: func(r Report) string { return pair(r.Beyond.EM, r.Beyond.F1) }})
+	} else {
+		fmt.Fprintf(w, "%d questions; token positions: not in this gold (%s), so the answers are not split at %d tokens\n", r0.Overall.N, gold.Kind, r0.Split)
+	}
+	if r0.NoAns.N > 0 {
+		fmt.Fprintf(w, "%d with an answer (HasAns), %d without (NoAns); best: EM and F1 with an answer replaced by \"\" where null_logit - span_logit > thresh (evaluate-v2.0.py's best thresholds)\n",
+			r0.HasAns.N, r0.NoAns.N)
+		best := func(f func(*Best) string) func(Report) string {
+			return func(r Report) string {
+				if r.Best == nil {
+					return fmt.Sprintf("%6s %6s", "-", "-")
+				}
+				return f(r.Best)
+			}
+		}
+		groups = append(groups,
+			group{title: "HasAns", head: [2]string{"EM", "F1"}, cells: func(r Report) string { return pair(r.HasAns.EM, r.HasAns.F1) }},
+			group{title: "NoAns", head: [2]string{"EM", "F1"}, cells: func(r Report) string { return pair(r.NoAns.EM, r.NoAns.F1) }},
+			group{title: "best EM", head: [2]string{"EM", "thresh"}, cells: best(func(b *Best) string { return fmt.Sprintf("%6.1f %6.2f", b.EM, b.EMThresh) })},
+			group{title: "best F1", head: [2]string{"F1", "thresh"}, cells: best(func(b *Best) string { return fmt.Sprintf("%6.1f %6.2f", b.F1, b.F1Thresh) })})
+	}
 	width := len("reader")
 	for _, r := range rows {
 		width = max(width, len(r.Label))
 	}
-	fmt.Fprintf(w, "%-*s  %-13s  %-13s  %s\n", width, "", "overall", fmt.Sprintf("within %d", r0.Split), fmt.Sprintf("beyond %d", r0.Split))
-	fmt.Fprintf(w, "%-*s  %6s %6s  %6s %6s  %6s %6s  %s\n", width, "reader", "EM", "F1", "EM", "F1", "EM", "F1", "missing")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", width, "")
+	for i, g := range groups {
+		if i < len(groups)-1 {
+			fmt.Fprintf(&b, "  %-13s", g.title)
+		} else {
+			fmt.Fprintf(&b, "  %s", g.title)
+		}
+	}
+	fmt.Fprintf(&b, "\n%-*s", width, "reader")
+	for _, g := range groups {
+		fmt.Fprintf(&b, "  %6s %6s", g.head[0], g.head[1])
+	}
+	b.WriteString("  missing\n")
 	for _, r := range rows {
-		o, in, out := r.Report.Overall, r.Report.Within, r.Report.Beyond
-		if _, err := fmt.Fprintf(w, "%-*s  %6.1f %6.1f  %6.1f %6.1f  %6.1f %6.1f  %7d\n",
-			width, r.Label, o.EM, o.F1, in.EM, in.F1, out.EM, out.F1, o.Missing); err != nil {
+		fmt.Fprintf(&b, "%-*s", width, r.Label)
+		for _, g := range groups {
+			b.WriteString("  " + g.cells(r.Report))
+		}
+		fmt.Fprintf(&b, "  %7d\n", r.Report.Overall.Missing)
+	}
+	for _, r := range rows {
+		if r.Report.NoLogits > 0 {
+			fmt.Fprintf(&b, "%s: no best threshold: %d answers have no span_logit and null_logit (answers written by an older qa-shard, or another reader)\n", r.Label, r.Report.NoLogits)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON prints one JSON object per reader with the official script's
+// keys (exact, f1, total; HasAns_ and NoAns_ ones where the gold has such
+// questions; best_exact, best_exact_thresh, best_f1, best_f1_thresh where
+// computed), plus reader, missing and, with token positions, within_ and
+// beyond_ ones.
+func WriteJSON(w io.Writer, rows []Row) error {
+	enc := json.NewEncoder(w)
+	for _, r := range rows {
+		rep := r.Report
+		m := map[string]any{"reader": r.Label, "exact": rep.Overall.EM, "f1": rep.Overall.F1, "total": rep.Overall.N, "missing": rep.Overall.Missing}
+		add := func(prefix string, s Score) {
+			if s.N > 0 {
+				m[prefix+"_exact"], m[prefix+"_f1"], m[prefix+"_total"] = s.EM, s.F1, s.N
+			}
+		}
+		add("HasAns", rep.HasAns)
+		add("NoAns", rep.NoAns)
+		if rep.Positions {
+			add(fmt.Sprintf("within_%d", rep.Split), rep.Within)
+			add(fmt.Sprintf("beyond_%d", rep.Split), rep.Beyond)
+		}
+		if b := rep.Best; b != nil {
+			m["best_exact"], m["best_exact_thresh"], m["best_f1"], m["best_f1_thresh"] = b.EM, b.EMThresh, b.F1, b.F1Thresh
+		}
+		if err := enc.Encode(m); err != nil {
 			return err
 		}
 	}
@@ -79,10 +221,10 @@ func WriteTable(w io.Writer, rows []Row) error {
 // Files scores each answers file against the gold file, one row per file,
 // in order. An argument is LABEL=FILE, or a FILE labelled by its base name
 // without ".jsonl".
-func Files(gold string, answers []string, split int) ([]Row, error) {
+func Files(gold string, answers []string, split int) (GoldSet, []Row, error) {
 	g, err := ReadGold(gold)
 	if err != nil {
-		return nil, err
+		return g, nil, err
 	}
 	rows := make([]Row, 0, len(answers))
 	for _, arg := range answers {
@@ -92,9 +234,13 @@ func Files(gold string, answers []string, split int) ([]Row, error) {
 		}
 		a, err := ReadAnswers(path)
 		if err != nil {
-			return nil, err
+			return g, nil, err
 		}
-		rows = append(rows, Row{Label: label, Report: Evaluate(g, a, split)})
+		rep, err := Evaluate(g, a, split)
+		if err != nil {
+			return g, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rows = append(rows, Row{Label: label, Report: rep})
 	}
-	return rows, nil
+	return g, rows, nil
 }

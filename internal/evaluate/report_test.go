@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,19 +11,22 @@ import (
 )
 
 func TestEvaluateSplit(t *testing.T) {
-	gold := []Gold{
-		{ID: "d1", Question: "who", Answer: "Ada Lovelace", Token: 10},
-		{ID: "d1", Question: "where", Answer: "Lisbon", Token: 600},
-		{ID: "d2", Question: "who", Answer: "Alan Turing", Token: 511},
-		{ID: "d2", Question: "where", Answer: "Osaka", Token: 512},
+	gold := GoldSet{Kind: "gencorpus gold", Questions: []Gold{
+		{ID: "d1", Question: "who", Answers: []string{"Ada Lovelace"}, Token: 10},
+		{ID: "d1", Question: "where", Answers: []string{"Lisbon"}, Token: 600},
+		{ID: "d2", Question: "who", Answers: []string{"Alan Turing"}, Token: 511},
+		{ID: "d2", Question: "where", Answers: []string{"Osaka"}, Token: 512},
+	}}
+	answers := map[Key]Prediction{
+		{"d1", "who"}:   {Answer: "Ada Lovelace"},
+		{"d1", "where"}: {Answer: "Nairobi"},
+		{"d2", "who"}:   {Answer: "Turing"},
+		{"d3", "who"}:   {Answer: "ignored: not in the gold file"},
 	}
-	answers := map[Key]string{
-		{"d1", "who"}:   "Ada Lovelace",
-		{"d1", "where"}: "Nairobi",
-		{"d2", "who"}:   "Turing",
-		{"d3", "who"}:   "ignored: not in the gold file",
+	r, err := Evaluate(gold, answers, 512)
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := Evaluate(gold, answers, 512)
 	check := func(name string, s Score, n int, em, f1 float64, missing int) {
 		t.Helper()
 		if s.N != n || math.Abs(s.EM-em) > 1e-9 || math.Abs(s.F1-f1) > 1e-9 || s.Missing != missing {
@@ -33,8 +37,17 @@ func TestEvaluateSplit(t *testing.T) {
 	check("within", r.Within, 2, 50, 100*(1+2.0/3)/2, 0)
 	check("beyond", r.Beyond, 2, 0, 0, 1)
 
+	check("HasAns (every question)", r.HasAns, 4, 25, 100*(1+2.0/3)/4, 1)
+	if r.NoAns.N != 0 || r.Best != nil || !r.Positions {
+		t.Errorf("no question without an answer: NoAns %+v, best %+v; positions %v", r.NoAns, r.Best, r.Positions)
+	}
+
+	naive, err := Evaluate(gold, nil, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	if err := WriteTable(&b, []Row{{"qa-shard", r}, {"naive", Evaluate(gold, nil, 512)}}); err != nil {
+	if err := WriteTable(&b, gold, []Row{{"qa-shard", r}, {"naive", naive}}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -59,25 +72,27 @@ func TestReadFiles(t *testing.T) {
 	}
 	gold := write("gold.jsonl", `{"id":"doc-1","question":"q","kind":"founder","answer":"Ada","start":3,"end":6,"token":1}`+"\n")
 	g, err := ReadGold(gold)
-	if err != nil || len(g) != 1 || g[0] != (Gold{ID: "doc-1", Question: "q", Answer: "Ada", Token: 1}) {
+	if err != nil || len(g.Questions) != 1 || g.ByQuestion || !g.Positions() || fmt.Sprint(g.Questions[0]) != fmt.Sprint(Gold{ID: "doc-1", Question: "q", Answers: []string{"Ada"}, Token: 1}) {
 		t.Fatalf("ReadGold: %+v, %v", g, err)
 	}
 	answers := write("answers.jsonl", `{"id":"doc-1","question":"q","answer":"Ada","score":0.9}
 {"id":7,"question":"q","answer":"Bo"}
 
 {"id":8,"line":3,"error":"bad line","question":"q"}
+{"id":"s","question":"q","question_id":"56be","answer":"x","span_logit":2.5,"null_logit":-1}
 `)
 	a, err := ReadAnswers(answers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Key]string{{"doc-1", "q"}: "Ada", {"7", "q"}: "Bo", {"8", "q"}: ""}
+	want := map[Key]Prediction{{"doc-1", "q"}: {Answer: "Ada", Score: 0.9}, {"7", "q"}: {Answer: "Bo"}, {"8", "q"}: {},
+		{"s", "q"}: {Answer: "x", QuestionID: "56be", SpanLogit: 2.5, NullLogit: -1, Logits: true}}
 	if len(a) != len(want) {
 		t.Fatalf("got %v", a)
 	}
 	for k, v := range want {
 		if a[k] != v {
-			t.Errorf("%v: %q, want %q", k, a[k], v)
+			t.Errorf("%v: %+v, want %+v", k, a[k], v)
 		}
 	}
 	for name, text := range map[string]string{

@@ -3,17 +3,21 @@ package evaluate
 import (
 	"strings"
 	"unicode"
+
+	"qa-shard/qa"
 )
 
 // asciiPunct is Python's string.punctuation, which the official SQuAD
 // script removes; other punctuation stays.
 const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
-// Normalize is the official SQuAD normalize_answer: lower case, remove
-// punctuation, remove the articles a/an/the as whole words, collapse
-// whitespace.
+// Normalize is the official SQuAD normalize_answer: lower case (Python's
+// str.lower, qa.PyLower), remove punctuation (string.punctuation), remove
+// the articles a/an/the as whole words, collapse whitespace (str.split).
+// Unicode's tables are Go's, which may differ from a Python's for
+// recently added characters.
 func Normalize(s string) string {
-	s = strings.ToLower(s)
+	s = qa.PyLower(s)
 	s = strings.Map(func(r rune) rune {
 		if r < 128 && strings.ContainsRune(asciiPunct, r) {
 			return -1
@@ -28,7 +32,7 @@ func Normalize(s string) string {
 // the article must be a whole such run between word boundaries.
 func withoutArticles(s string) []string {
 	var out []string
-	for _, field := range strings.FieldsFunc(s, unicode.IsSpace) {
+	for _, field := range strings.FieldsFunc(s, pySpace) {
 		var b strings.Builder
 		start := 0
 		rs := []rune(field)
@@ -54,6 +58,10 @@ func withoutArticles(s string) []string {
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
+// pySpace is Python's str.isspace: Go's unicode.IsSpace and the
+// separators U+001C to U+001F.
+func pySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+
 // ExactMatch is 1 when the normalised texts are equal.
 func ExactMatch(pred, gold string) float64 {
 	if Normalize(pred) == Normalize(gold) {
@@ -63,8 +71,9 @@ func ExactMatch(pred, gold string) float64 {
 }
 
 // F1 is the harmonic mean of token precision and recall between the
-// normalised texts; when either is empty it is 1 if both are, else 0 (as
-// the SQuAD 2.0 script scores no-answer).
+// normalised texts, tokens counted as collections.Counter intersects them;
+// when either is empty it is 1 if both are, else 0 (as the SQuAD 2.0
+// script scores no-answer).
 func F1(pred, gold string) float64 {
 	p, g := strings.Fields(Normalize(pred)), strings.Fields(Normalize(gold))
 	if len(p) == 0 || len(g) == 0 {
@@ -90,4 +99,23 @@ func F1(pred, gold string) float64 {
 	precision := float64(same) / float64(len(p))
 	recall := float64(same) / float64(len(g))
 	return 2 * precision * recall / (precision + recall)
+}
+
+// bestOf is the official script's score of one prediction: the maximum over
+// the gold answers that normalise to some text, or over [""] when none do
+// (a question without an answer). It returns exact match and F1.
+func bestOf(pred string, gold []string) (em, f1 float64) {
+	var texts []string
+	for _, g := range gold {
+		if Normalize(g) != "" {
+			texts = append(texts, g)
+		}
+	}
+	if len(texts) == 0 {
+		texts = []string{""}
+	}
+	for _, g := range texts {
+		em, f1 = max(em, ExactMatch(pred, g)), max(f1, F1(pred, g))
+	}
+	return em, f1
 }

@@ -18,6 +18,13 @@ func TestNormalize(t *testing.T) {
 		"":                              "",
 		"an":                            "",
 		"1,000,000 people (approx.) AN": "1000000 people approx",
+		"İstanbul":                      "i\u0307stanbul", // Python's lower: i + combining dot
+		"ΟΔΟΣ":                          "οδος",           // final sigma
+		"foo\x1cbar\x1f baz\u3000":      "foo bar baz",    // str.split's whitespace
+		"A.B.C.":                        "abc",
+		"the theater, a banana":         "theater banana",
+		"(the) 10th-11th":               "10th11th",
+		"don't":                         "dont",
 	} {
 		if got := Normalize(in); got != want {
 			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)

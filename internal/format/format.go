@@ -1,5 +1,6 @@
 // Package format says how a corpus or an answers file is stored (JSONL,
-// gzip or zstd JSONL, Parquet), from its name or its first bytes.
+// gzip or zstd JSONL, Parquet, and for input a SQuAD JSON dataset), from
+// its name or its first bytes.
 //
 // It is the one place that maps extensions and magic bytes to a format:
 // input reads by it, output writes by it, eval reads answers by it and a
@@ -20,10 +21,13 @@ const (
 	Gzip                  // .gz: gzip-compressed JSONL (any number of members)
 	Zstd                  // .zst or .zstd: zstd-compressed JSONL (any number of frames)
 	Parquet               // .parquet: a Parquet file, or a folder of parts
+	// SQuAD is a SQuAD v1.1 or v2.0 dataset: one JSON document (input
+	// only; a .json file is one when its content says so, see IsSQuAD).
+	SQuAD
 )
 
 func (f Format) String() string {
-	return [...]string{"JSONL", "gzip JSONL", "zstd JSONL", "Parquet"}[f]
+	return [...]string{"JSONL", "gzip JSONL", "zstd JSONL", "Parquet", "SQuAD JSON"}[f]
 }
 
 // Of is the format a path's extension says (case does not matter):

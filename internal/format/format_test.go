@@ -131,3 +131,34 @@ func TestForOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSQuAD: SQuAD's layout (either member order, v1.1 or v2.0, no
+// articles at all) is recognised from its start; JSON lines records and
+// other JSON are not, even with a "data" member.
+func TestIsSQuAD(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{`{"version": "v2.0", "data": [{"title": "Normans", "paragraphs": [{"qas": [], "context": "x"}]}]}`, true},
+		{`{"data": [{"paragraphs": [], "title": "t"}], "version": "1.1"}`, true},
+		{" \n{\"version\":\"1.1\",\"data\":[]}", true},
+		{`{"version": "v2.0", "data": [{"title": "truncated after the first ke`, true},
+		{`{"id": "d1", "context": "text", "question": "q?"}` + "\n", false},
+		{`{"data": [{"context": "x"}]}`, false},
+		{`{"data": {"title": "t"}}`, false},
+		{`{"version": "v2.0", "context": "x", "data": []}`, false},
+		{`[{"title": "t"}]`, false},
+		{`not json`, false},
+		{``, false},
+	} {
+		if got := IsSQuAD(strings.NewReader(tt.text)); got != tt.want {
+			t.Errorf("IsSQuAD(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	for name, want := range map[string]bool{"dev-v2.0.json": true, "TRAIN.JSON": true, "docs.jsonl": false, "x.json.gz": false, "json": false} {
+		if got := MaybeSQuAD(name); got != want {
+			t.Errorf("MaybeSQuAD(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 )
 
 const help = `Usage: qa-shard quantize --model DIR --out DIR [--scheme s7|s8|u8]
+                         [--check-input FILE [--check-docs N] [--question Q]...]
 
 Writes an int8 copy of an optimum-exported model folder for the CPU: every
 MatMul with a float32 weight becomes DynamicQuantizeMatMul (int8 weights, a
@@ -30,7 +31,17 @@ right (the model's metadata says which was used):
       in other programs; slower than s7 where the CPU has VNNI
 Where an ONNX Runtime library is found, the copy is loaded and its logits on
 a sample window are compared with the original's, on this CPU's instruction
-set (named in the result).`
+set (named in the result).
+
+--check-input FILE (files, folders or globs, as --input) checks the answers
+on your own documents: the first --check-docs documents (default 100), with
+their own questions and --question / --questions-file, are answered by the
+float32 model and by the copy (default settings, --check-devices), and the
+copy's answers are scored against float32's as SQuAD scores against gold:
+exact match, F1, identical answers and score drift. The copy passes when
+its F1 is at least --check-min-f1 (default 99: MLPerf's rule for BERT, 99%
+of float32's F1, float32 scoring 100 against its own answers); below it
+quantize exits 3, the copy kept, so a script can stop before a long run.`
 
 // Request is what `qa-shard quantize` was asked.
 type Request struct {
@@ -38,6 +49,20 @@ type Request struct {
 	ORTLib              string // ONNX Runtime library for the check ("": as for run)
 	Options             Options
 	LogFormat, LogLevel string
+	// Check is the answer check on the user's documents; no CheckInput,
+	// no check.
+	Check CheckRequest
+}
+
+// CheckRequest is what the answer check (--check-input) was asked.
+type CheckRequest struct {
+	Inputs                               []string
+	Docs                                 int
+	Questions                            []string
+	QuestionsFile                        string
+	IDField, ContextField, QuestionField string
+	MinF1                                float64
+	Devices                              string
 }
 
 // Parse reads the quantize subcommand's flags (pflag.ErrHelp for --help).
@@ -49,12 +74,34 @@ func Parse(args []string) (Request, error) {
 	fs.StringVar(&r.ORTLib, "ort-lib", "", "ONNX Runtime library for checking the result (default as for run; without one the check is skipped)")
 	fs.BoolVar(&r.Options.KeepAttention, "keep-attention", false, "leave attention as exported, padding mask included (for padded batches elsewhere; 6-8% slower on a small model)")
 	scheme := fs.String("scheme", string(SchemeS7), "how int8 weights are stored: s7 (right on every x86 CPU), s8 (VNNI or AMX CPUs only) or u8 (see below)")
+	c := &r.Check
+	fs.StringArrayVar(&c.Inputs, "check-input", nil, "check the copy's answers against float32's on these documents (files, folders, globs, as --input; repeatable)")
+	fs.IntVar(&c.Docs, "check-docs", 100, "how many documents of --check-input to check with, the first in input order")
+	fs.StringArrayVar(&c.Questions, "question", nil, "question asked of every checked document, before its own (repeatable)")
+	fs.StringVar(&c.QuestionsFile, "questions-file", "", "file of questions asked of every checked document, one per line")
+	fs.StringVar(&c.IDField, "id-field", "", `field holding a --check-input record's id (default "id")`)
+	fs.StringVar(&c.ContextField, "context-field", "", `field holding a --check-input record's text (default "context")`)
+	fs.StringVar(&c.QuestionField, "question-field", "", `field holding a --check-input record's question(s) (default "question" and "questions")`)
+	fs.Float64Var(&c.MinF1, "check-min-f1", 99, "the copy passes when its F1 against float32's answers is at least this (percent; MLPerf's BERT rule: 99% of float32's)")
+	fs.StringVar(&c.Devices, "check-devices", "cpu", "devices that answer the checked documents, as run's --devices")
 	cli.AddLogFlags(fs, &r.LogFormat, &r.LogLevel)
 	if err := cli.Parse(fs, args, help); err != nil {
 		return r, err
 	}
 	if r.Model == "" || r.Out == "" || fs.NArg() > 0 {
 		return r, fmt.Errorf("%w: pass --model DIR (the float32 export) and --out DIR (a new folder), nothing else", cli.ErrUsage)
+	}
+	checkFlags := false
+	for _, name := range []string{"check-docs", "question", "questions-file", "id-field", "context-field", "question-field", "check-min-f1", "check-devices"} {
+		checkFlags = checkFlags || fs.Changed(name)
+	}
+	switch {
+	case len(c.Inputs) == 0 && checkFlags:
+		return r, fmt.Errorf("%w: the answer check's flags (--check-docs, --question, --check-min-f1, ...) need --check-input FILE, the documents to check with", cli.ErrUsage)
+	case c.Docs < 1:
+		return r, fmt.Errorf("%w: --check-docs must be at least 1", cli.ErrUsage)
+	case c.MinF1 <= 0 || c.MinF1 > 100:
+		return r, fmt.Errorf("%w: --check-min-f1 is a percentage in (0, 100]", cli.ErrUsage)
 	}
 	r.Options.Scheme = Scheme(*scheme)
 	return r, nil

@@ -94,8 +94,20 @@ type Document struct {
 	// stays in the list as "" (the pipeline gives it an error record; the
 	// other questions are answered).
 	Questions []string
+	// QuestionIDs, when not nil, holds the id of each of Questions ("" for
+	// one without, such as a global question): a SQuAD paragraph's
+	// questions keep theirs (MapAsked).
+	QuestionIDs []string
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
+}
+
+// QuestionID is the id of question i, or "".
+func (d *Document) QuestionID(i int) string {
+	if i < len(d.QuestionIDs) {
+		return d.QuestionIDs[i]
+	}
+	return ""
 }
 
 // Sentinels for bad input records, found in Document.Err with errors.Is.
@@ -160,35 +172,45 @@ func (r *Stream) Offset() int64 { return r.opt.Base + r.offset }
 // Stream.buf, so it bounds nothing but the cost of a read call.
 const readBufferSize = 64 << 10
 
-// Answer is one candidate span of a document's context, offsets in code points.
+// Answer is one candidate span of a document's context, offsets in code
+// points. SpanLogit is the span's raw start_logit + end_logit (qa.Answer).
 type Answer struct {
 	Answer     string
 	Score      float64
 	Start, End int
+	SpanLogit  float64
 }
 
 // AnswerRecord is the best answer to one question about one document.
 // Answers holds the top-k candidates and is written only when non-empty,
-// which the caller arranges for top-k > 1.
+// which the caller arranges for top-k > 1. QuestionID is the question's
+// own id (a SQuAD question's "id"), written only when non-empty.
+// SpanLogit and NullLogit are the raw logits of qa.Answer: the answer
+// span's, and the smallest null (first-token) score of the windows.
 type AnswerRecord struct {
 	ID         json.RawMessage
 	Keep       []json.RawMessage
 	Question   string
+	QuestionID string
 	Answer     string
 	Score      float64
 	Start, End int
+	SpanLogit  float64
+	NullLogit  float64
 	Windows    int
 	Answers    []Answer
 }
 
 // ErrorRecord takes the place of answers for a document (or one question of
-// it) that could not be answered. Question is written only when non-empty.
+// it) that could not be answered. Question and QuestionID are written only
+// when non-empty.
 type ErrorRecord struct {
-	ID       json.RawMessage
-	Keep     []json.RawMessage
-	Pos      Position
-	Question string
-	Error    string
+	ID         json.RawMessage
+	Keep       []json.RawMessage
+	Pos        Position
+	Question   string
+	QuestionID string
+	Error      string
 }
 
 // ErrNotFinite reports a NaN or infinite score, which JSON cannot carry.

@@ -113,7 +113,7 @@ func TestKeptFieldsWritten(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"a","url":"u","n":3,"question":"q","answer":"","score":0,"start":0,"end":0,"windows":1}` + "\n" +
+	want := `{"id":"a","url":"u","n":3,"question":"q","answer":"","score":0,"start":0,"end":0,"span_logit":0,"null_logit":0,"windows":1}` + "\n" +
 		`{"id":"b","url":null,"n":null,"file":"f","offset":9,"error":"e"}` + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

@@ -116,21 +116,29 @@ func (m *Mapper) keep(vals []json.RawMessage) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// fill decodes the context and questions of a well-formed record.
-func (m *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error {
-	raw := vals[m.plan.ctx]
+// contextOf decodes a record's context, which must be a string with text.
+func contextOf(raw json.RawMessage, names Fields) (string, error) {
 	switch {
 	case len(raw) == 0:
-		return fmt.Errorf(`%w: every record needs a %q string to answer questions from (--context-field names another field)`, ErrMissingContext, names.Context)
+		return "", fmt.Errorf(`%w: every record needs a %q string to answer questions from (--context-field names another field)`, ErrMissingContext, names.Context)
 	case raw[0] != '"':
-		return fmt.Errorf(`%w: %q must be a string, found %s`, ErrContextNotString, names.Context, kind(raw))
+		return "", fmt.Errorf(`%w: %q must be a string, found %s`, ErrContextNotString, names.Context, kind(raw))
 	}
 	ctx, err := unquote(raw)
 	if err != nil {
-		return fmt.Errorf(`%w: %q: %w`, ErrMalformedJSON, names.Context, err)
+		return "", fmt.Errorf(`%w: %q: %w`, ErrMalformedJSON, names.Context, err)
 	}
 	if strings.TrimSpace(ctx) == "" {
-		return fmt.Errorf("%w: %q has no text to answer from", ErrEmptyContext, names.Context)
+		return "", fmt.Errorf("%w: %q has no text to answer from", ErrEmptyContext, names.Context)
+	}
+	return ctx, nil
+}
+
+// fill decodes the context and questions of a well-formed record.
+func (m *Mapper) fill(vals []json.RawMessage, doc *Document, names Fields) error {
+	ctx, err := contextOf(vals[m.plan.ctx], names)
+	if err != nil {
+		return err
 	}
 
 	qname, qsname := "question", "questions"

@@ -80,6 +80,12 @@ func replayLine(line []byte, keep []string, sink RecordSink) error {
 		switch key {
 		case "question":
 			target = &a.Question
+		case "question_id":
+			target = &a.QuestionID
+		case "span_logit":
+			target = &a.SpanLogit
+		case "null_logit":
+			target = &a.NullLogit
 		case "answer":
 			target = &a.Answer
 		case "score":
@@ -95,6 +101,7 @@ func replayLine(line []byte, keep []string, sink RecordSink) error {
 				Answer     string  `json:"answer"`
 				Score      float64 `json:"score"`
 				Start, End int
+				SpanLogit  float64 `json:"span_logit"`
 			}
 			if err := dec.Decode(&list); err != nil {
 				return fmt.Errorf("%q: %w", key, err)
@@ -117,7 +124,7 @@ func replayLine(line []byte, keep []string, sink RecordSink) error {
 		}
 	}
 	if isError {
-		e.Question, e.Error, e.Pos = a.Question, errText, Position{File: file, At: at, Row: row}
+		e.Question, e.QuestionID, e.Error, e.Pos = a.Question, a.QuestionID, errText, Position{File: file, At: at, Row: row}
 		return sink.WriteError(e)
 	}
 	a.Start, a.End, a.Windows = start, end, windows

@@ -27,9 +27,16 @@ func (w *Writer) WriteAnswer(r AnswerRecord) error {
 		return err
 	}
 	b = appendKeyString(b, "question", r.Question)
+	if r.QuestionID != "" {
+		b = appendKeyString(b, "question_id", r.QuestionID)
+	}
 	b = append(b, ',')
-	if b, err = appendCandidate(b, r.Answer, r.Score, r.Start, r.End); err != nil {
+	if b, err = appendCandidate(b, r.Answer, r.Score, r.Start, r.End, r.SpanLogit); err != nil {
 		return fmt.Errorf("record: answer for id %s question %q: %w", w.id.Bytes(), r.Question, err)
+	}
+	b = append(b, `,"null_logit":`...)
+	if b, err = appendFloat(b, r.NullLogit); err != nil {
+		return fmt.Errorf("record: null logit for id %s question %q: %w", w.id.Bytes(), r.Question, err)
 	}
 	b = append(b, `,"windows":`...)
 	b = strconv.AppendInt(b, int64(r.Windows), 10)
@@ -40,7 +47,7 @@ func (w *Writer) WriteAnswer(r AnswerRecord) error {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
-			if b, err = appendCandidate(b, a.Answer, a.Score, a.Start, a.End); err != nil {
+			if b, err = appendCandidate(b, a.Answer, a.Score, a.Start, a.End, a.SpanLogit); err != nil {
 				return fmt.Errorf("record: answer %d for id %s question %q: %w", i, w.id.Bytes(), r.Question, err)
 			}
 			b = append(b, '}')
@@ -73,6 +80,9 @@ func (w *Writer) WriteError(r ErrorRecord) error {
 	b = strconv.AppendInt(b, r.Pos.At, 10)
 	if r.Question != "" {
 		b = appendKeyString(b, "question", r.Question)
+	}
+	if r.QuestionID != "" {
+		b = appendKeyString(b, "question_id", r.QuestionID)
 	}
 	b = appendKeyString(b, "error", r.Error)
 	return w.emit(append(b, "}\n"...))
@@ -128,7 +138,7 @@ func (w *Writer) appendKeep(b []byte, keep []json.RawMessage) ([]byte, error) {
 	return b, nil
 }
 
-func appendCandidate(b []byte, answer string, score float64, start, end int) ([]byte, error) {
+func appendCandidate(b []byte, answer string, score float64, start, end int, spanLogit float64) ([]byte, error) {
 	b = append(b, `"answer":`...)
 	b = appendString(b, answer)
 	b = append(b, `,"score":`...)
@@ -139,7 +149,9 @@ func appendCandidate(b []byte, answer string, score float64, start, end int) ([]
 	b = append(b, `,"start":`...)
 	b = strconv.AppendInt(b, int64(start), 10)
 	b = append(b, `,"end":`...)
-	return strconv.AppendInt(b, int64(end), 10), nil
+	b = strconv.AppendInt(b, int64(end), 10)
+	b = append(b, `,"span_logit":`...)
+	return appendFloat(b, spanLogit)
 }
 
 func appendKeyString(b []byte, key, s string) []byte {

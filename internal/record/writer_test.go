@@ -44,20 +44,20 @@ func TestWriterGolden(t *testing.T) {
 		}
 	}
 	must(w.WriteAnswer(AnswerRecord{ID: json.RawMessage(`"doc-1"`), Question: "Who wrote it?",
-		Answer: "Jane <Doe> & co", Score: 0.8731298446655273, Start: 10, End: 25, Windows: 1}))
-	must(w.WriteAnswer(AnswerRecord{ID: json.RawMessage(`17`), Question: "Wann?",
-		Answer: "", Score: 0, Start: 0, End: 0, Windows: 3}))
+		Answer: "Jane <Doe> & co", Score: 0.8731298446655273, Start: 10, End: 25, SpanLogit: 12.718750476837158, NullLogit: -3.25, Windows: 1}))
+	must(w.WriteAnswer(AnswerRecord{ID: json.RawMessage(`17`), Question: "Wann?", QuestionID: "56ddde6b9a695914005b9628",
+		Answer: "", Score: 0, Start: 0, End: 0, SpanLogit: 4.5, NullLogit: 4.5, Windows: 3}))
 	must(w.WriteAnswer(AnswerRecord{ID: json.RawMessage(` { "a" : [1, 2] } `), Question: "q \"quoted\"\n\ttab",
-		Answer: "line\u2028sep 😀 é", Score: 1e-7, Start: 2, End: 9, Windows: 2,
+		Answer: "line\u2028sep 😀 é", Score: 1e-7, Start: 2, End: 9, SpanLogit: -1e-7, NullLogit: -20000.5, Windows: 2,
 		Answers: []Answer{
-			{Answer: "line\u2028sep 😀 é", Score: 1e-7, Start: 2, End: 9},
-			{Answer: "x\x01y", Score: 3.5e-9, Start: 0, End: 3},
-			{Answer: "big", Score: 1e21, Start: 5, End: 8},
+			{Answer: "line\u2028sep 😀 é", Score: 1e-7, Start: 2, End: 9, SpanLogit: -1e-7},
+			{Answer: "x\x01y", Score: 3.5e-9, Start: 0, End: 3, SpanLogit: 0.5},
+			{Answer: "big", Score: 1e21, Start: 5, End: 8, SpanLogit: -3},
 		}}))
 	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`"doc-4"`), Pos: Position{File: "docs.jsonl", At: 412},
 		Error: `empty context: "context" has no text to answer from`}))
 	must(w.WriteError(ErrorRecord{Pos: Position{File: "docs.jsonl", At: 530}, Error: "malformed JSON: unexpected end of JSON input"}))
-	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`6`), Pos: Position{File: "part-0.parquet", At: 17, Row: true}, Question: "Who?", Error: "window 2: model failed"}))
+	must(w.WriteError(ErrorRecord{ID: json.RawMessage(`6`), Pos: Position{File: "part-0.parquet", At: 17, Row: true}, Question: "Who?", QuestionID: "q-6", Error: "window 2: model failed"}))
 	if buf.Len() != 0 {
 		t.Error("records reached the output before Flush")
 	}
