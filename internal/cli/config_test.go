@@ -93,9 +93,12 @@ func TestAnswerSettingsAreFlags(t *testing.T) {
 	}
 	fs := o.flagSet()
 	for k := range o.AnswerSettings(record.Schema{}).(map[string]any) {
-		if fs.Lookup(k) == nil && k != "keep-field-types" {
+		if fs.Lookup(k) == nil && k != "keep-field-types" && k != "record-layout" {
 			t.Errorf("answer setting %q is not a flag", k)
 		}
+	}
+	if got := o.AnswerSettings(record.Schema{}).(map[string]any)["record-layout"]; got != record.Layout {
+		t.Errorf("record-layout = %v, want record.Layout %d: outputs of two layouts must not be mixed", got, record.Layout)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 // the run's record schema: part of the fingerprint --resume compares. The
 // keys are the flags' names (every field of qa.Settings, by reflection, so
 // a new setting cannot be left out), so that a resume refused for changed
-// settings names each one with its old and new value.
+// settings names each one with its old and new value. record-layout is
+// the answer records' fields (record.Layout): outputs begun by a qa-shard
+// that wrote other fields are not continued or merged with these.
 func (o *RunOptions) AnswerSettings(schema record.Schema) any {
 	m := map[string]any{}
 	v := reflect.ValueOf(o.Settings)
@@ -30,6 +32,7 @@ func (o *RunOptions) AnswerSettings(schema record.Schema) any {
 	m["id-field"], m["context-field"], m["question-field"], m["keep-fields"] = o.Fields.ID, o.Fields.Context, o.Fields.Question, o.Fields.Keep
 	m["id-type"], m["keep-field-types"] = schema.ID.String(), kinds
 	m["max-windows-per-doc"] = o.MaxWindowsPerDoc
+	m["record-layout"] = record.Layout
 	return m
 }
 

@@ -181,6 +181,13 @@ type Answer struct {
 	SpanLogit  float64
 }
 
+// Layout numbers the set of fields an answer record has. A run records it
+// among its answer settings (cli.RunOptions.AnswerSettings), so neither a
+// resume nor a merge mixes records of two layouts in one output; raise it
+// whenever a field is added or changes meaning. Layout 2 added
+// question_id, span_logit and null_logit.
+const Layout = 2
+
 // AnswerRecord is the best answer to one question about one document.
 // Answers holds the top-k candidates and is written only when non-empty,
 // which the caller arranges for top-k > 1. QuestionID is the question's
