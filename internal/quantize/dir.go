@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"qa-shard/internal/onnxpb"
+	"qa-shard/tokenizer/modeldir"
 )
 
 // Dir writes a quantized copy of the model folder src into dst: its
@@ -17,8 +18,8 @@ import (
 // beside dst and renamed into place, so dst never holds half a model.
 func Dir(src, dst string, o Options) (Report, error) {
 	model := filepath.Join(src, "model.onnx")
-	if st, err := os.Stat(src); err != nil || !st.IsDir() {
-		return Report{}, fmt.Errorf("%w: --model %s is not a folder: pass the folder exported by `optimum-cli export onnx --task question-answering`", ErrUnsupported, src)
+	if err := modeldir.CheckFolder(src); err != nil {
+		return Report{}, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	if _, err := os.Stat(model); err != nil {
 		return Report{}, fmt.Errorf("%w: %s has no model.onnx: pass the folder exported by optimum", ErrUnsupported, src)
