@@ -70,7 +70,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	fl, err := startFleet(ctx, o, m, log)
+	fl, err := startFleet(ctx, o, m, in.plan.Rank.World, log)
 	if err != nil {
 		return err
 	}
@@ -162,9 +162,11 @@ func openModel(o *cli.RunOptions, log *zap.Logger) (*qamodel.Model, error) {
 	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), o.Settings.MaxSeqLen, log)
 }
 
-// startFleet opens a replica per device session.
-func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, log *zap.Logger) (*fleet.Fleet, error) {
+// startFleet opens a replica per device session; ranks is the job's world
+// size (CPU ranks on one node share its cores).
+func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
+	fo.Ranks = ranks
 	if m.Graph.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.
 		fo.Precision, fo.SingleWindow = "int8", true

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"qa-shard/gpu"
 	"qa-shard/internal/tune"
 	"qa-shard/scheduler"
+	"qa-shard/shard"
 	"qa-shard/worker"
 )
 
@@ -43,6 +43,7 @@ type Options struct {
 	Precision         string  // fp32, fp16 or int8: part of the tuning cache key
 	SampleInterval    time.Duration
 	TuneShare         float64     // share of the run the shape search may take (tune.Options.Share); 0: the default
+	Ranks             int         // the job's world size: CPU ranks sharing a node split its cores (shareCores)
 	Log               *zap.Logger // nil: no logging
 }
 
@@ -96,11 +97,12 @@ func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, erro
 
 // slurmLocalShare: when Slurm starts several tasks on a node without
 // binding GPUs to tasks, every task sees every GPU; task SLURM_LOCALID
-// then takes every n-th GPU, so tasks do not land on each other's GPUs.
+// then takes every n-th GPU, so tasks do not land on each other's GPUs
+// (the count of tasks on the node: shard.DetectLocal).
 func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap.Logger) (gpu.Selection, error) {
-	local, err1 := strconv.Atoi(os.Getenv("SLURM_LOCALID"))
-	n, err2 := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE"))
-	if err1 != nil || err2 != nil || n <= 1 || len(sel.Devices) < n || local < 0 || local >= n {
+	l, ok, err := shard.DetectLocal(os.LookupEnv)
+	local, n := l.Rank, l.Ranks
+	if err != nil || !ok || !strings.HasPrefix(l.Source, "SLURM") || n <= 1 || len(sel.Devices) < n {
 		return sel, nil
 	}
 	var mine []string
