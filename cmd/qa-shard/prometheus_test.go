@@ -46,7 +46,7 @@ func TestPrometheusWatchesRanks(t *testing.T) {
 		if os.Getenv(envRequirePrometheus) != "" {
 			t.Fatalf("prometheus is required here: %v", err)
 		}
-		t.Skip("Prometheus (Debian's prometheus package) is not installed; make prometheus-check installs it and runs this test")
+		t.Skip("Prometheus (Debian's prometheus package) is not installed; make prometheus-deps installs it, make prometheus-check runs this test")
 	}
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")

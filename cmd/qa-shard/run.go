@@ -102,7 +102,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
 	logStart(log, o, m, fl, in, src, out, len(questions))
-	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, &cfg, log)
+	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, out.Journal(), &cfg, log)
 	if err != nil {
 		return err
 	}
@@ -248,10 +248,16 @@ func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fl
 }
 
 // startMetrics serves or writes the run's metrics (--metrics-addr,
-// --metrics-textfile, a rank's own file) and observes the scheduler.
-func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+// --metrics-textfile, a rank's own file) and observes the scheduler;
+// journal is the file whose time is the last checkpoint's.
+func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+	names := make([]string, len(fl.Replicas))
+	for i, r := range fl.Replicas {
+		names[i] = r.Name()
+	}
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
-		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
+		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log, Journal: journal, Replicas: names,
+		Info: metrics.Info{Version: version, Model: o.Model, ONNXRuntime: worker.Version(), Devices: fl.Devices()}})
 	if err != nil {
 		return nil, err
 	}

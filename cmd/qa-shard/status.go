@@ -21,7 +21,9 @@ answers.rank-RRRRR-of-WWWWW.jsonl), a rank's file, or a glob of them.
 
 A rank is: complete; running (here: its lock is held; on another host: as
 its lock file says, not checkable from here); stopped (resumable: rerun the
-same command with --resume); missing (no journal); or corrupt.
+same command with --resume); missing (no journal); or corrupt. Its figures
+are those of its last checkpoint, whose age each line gives: a running
+rank has done up to its --checkpoint-interval more.
 
 Exit status: 0 every rank complete; 75 some rank not complete yet (running
 or stopped: wait, or rerun with --resume); 2 a rank missing or corrupt, or

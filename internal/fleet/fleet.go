@@ -60,8 +60,13 @@ type Fleet struct {
 	close    func()
 	sessions map[string]*lazy
 	tuner    *tune.Tuner
-	share    float64 // Options.TuneShare
+	share    float64  // Options.TuneShare
+	devices  []string // per class, its devices for people (Devices)
 }
+
+// Devices names the run's devices, one class after another: "cpu AMD EPYC
+// (2 cores), AVX-512 VNNI", "2 x NVIDIA H200 cuda", or the simulated ones.
+func (f *Fleet) Devices() string { return strings.Join(f.devices, "; ") }
 
 // Close releases the sessions and stops the watchers.
 func (f *Fleet) Close() { f.close() }
@@ -129,7 +134,7 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
-		f := &Fleet{close: func() {}, share: o.TuneShare}
+		f := &Fleet{close: func() {}, share: o.TuneShare, devices: []string{o.Devices}}
 		l := tune.Layout{Sessions: len(reps)}
 		for _, r := range reps {
 			f.Replicas = append(f.Replicas, r)

@@ -3,7 +3,9 @@ package runstatus
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"qa-shard/shard"
 )
@@ -65,5 +67,23 @@ func TestOutcome(t *testing.T) {
 		if got := Outcome(ranks(tc.states...)); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
 			t.Errorf("Outcome(%v) = %v, want %v", tc.states, got, tc.want)
 		}
+	}
+}
+
+// TestTableSaysFiguresAreTheCheckpoints: the table says its figures are
+// those of each rank's last checkpoint, and how old that is.
+func TestTableSaysFiguresAreTheCheckpoints(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	all := []Rank{{Rank: 0, World: 2, State: "running", Documents: 496, Checkpoint: now.Add(-90 * time.Second), Checked: true, Host: "n1", PID: 7},
+		{Rank: 1, World: 2, State: "missing"}}
+	var b strings.Builder
+	WriteTable(&b, all, now)
+	if out := b.String(); !strings.Contains(out, "last checkpoint 1m30s ago") || !strings.HasSuffix(out, AsOfCheckpoint+"\n") {
+		t.Fatalf("table:\n%s\nwant the checkpoint's age and a last line saying the figures are the checkpoints'", out)
+	}
+	b.Reset()
+	WriteTable(&b, all[1:], now)
+	if strings.Contains(b.String(), AsOfCheckpoint) {
+		t.Errorf("no rank has a checkpoint, yet the table says its figures are one's:\n%s", b.String())
 	}
 }
