@@ -21,17 +21,7 @@ type Local struct {
 // a Kubernetes Indexed Job: one pod each). A launcher's variables that
 // contradict each other are an error.
 func DetectLocal(getenv func(string) (string, bool)) (l Local, ok bool, err error) {
-	num := func(key string) (int, bool, error) {
-		v, set := getenv(key)
-		if !set || strings.TrimSpace(v) == "" {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 {
-			return 0, true, fmt.Errorf("%w: %s=%q is not a non-negative integer", ErrRank, key, v)
-		}
-		return n, true, nil
-	}
+	num := envNum(getenv)
 	if local, set, err := num("SLURM_LOCALID"); set || err != nil {
 		if err != nil {
 			return Local{}, false, err

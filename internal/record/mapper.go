@@ -86,13 +86,10 @@ func (m *Mapper) id(raw json.RawMessage, pos Position, name string) (json.RawMes
 // column is a String.
 func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 	s.Keep = make([]Kind, len(f.Keep))
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+	p, vals, ok := fieldsOf(line, f)
+	if !ok {
 		return s, false
 	}
-	p := planFields(f)
-	vals := make([]json.RawMessage, len(p.paths))
-	p.extract(line, vals)
 	s.ID = IDKindOf(vals[p.id])
 	for i := range s.Keep {
 		s.Keep[i] = KindOf(vals[p.keep+i])
@@ -105,13 +102,10 @@ func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 // reads them. known is false when line is not a JSON object (Map makes it
 // an error record; it says nothing of the records after it).
 func AsksOf(line []byte, f Fields) (asks, known bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+	p, vals, ok := fieldsOf(line, f)
+	if !ok {
 		return false, false
 	}
-	p := planFields(f)
-	vals := make([]json.RawMessage, len(p.paths))
-	p.extract(line, vals)
 	for _, i := range []int{p.question, p.questions} {
 		if i < 0 || len(vals[i]) == 0 {
 			continue
@@ -131,6 +125,19 @@ func AsksOf(line []byte, f Fields) (asks, known bool) {
 		}
 	}
 	return false, true
+}
+
+// fieldsOf extracts f's fields from one record, line (the plan says which
+// value is which); ok is false when line is not a JSON object.
+func fieldsOf(line []byte, f Fields) (fieldPlan, []json.RawMessage, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return fieldPlan{}, nil, false
+	}
+	p := planFields(f)
+	vals := make([]json.RawMessage, len(p.paths))
+	p.extract(line, vals)
+	return p, vals, true
 }
 
 // QuestionFields are the names of the fields records keep their own
