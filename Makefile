@@ -122,16 +122,18 @@ include mk/bench.mk
 # with the logits' deviation and the CPU's instruction set), then qa-shard
 # end to end on the same corpus (default scheme), alternating float32 and
 # int8 runs.
+# INT8_MODEL=large runs it on the bert-large-sized model.
 INT8_RUNS ?= 40
 INT8_DOCS ?= 6
+INT8_MODEL ?= base
 .PHONY: bench-int8
-bench-int8: ort $(BIN) $(MODELS)/base/model.onnx
+bench-int8: ort $(BIN) $(MODELS)/$(INT8_MODEL)/model.onnx
 	@$(BIN) version
-	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/base) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/$(INT8_MODEL)) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
-	rm -rf $(MODELS)/base-int8
-	$(BIN) quantize --model $(MODELS)/base --out $(MODELS)/base-int8
-	@for rep in 1 2; do for run in base:cpu base-int8:cpu "base-int8:cpu:$$(nproc) --threads 1"; do \
+	rm -rf $(MODELS)/$(INT8_MODEL)-int8
+	$(BIN) quantize --model $(MODELS)/$(INT8_MODEL) --out $(MODELS)/$(INT8_MODEL)-int8
+	@for rep in 1 2; do for run in $(INT8_MODEL):cpu $(INT8_MODEL)-int8:cpu "$(INT8_MODEL)-int8:cpu:$$(nproc) --threads 1"; do \
 		m=$${run%%:*}; devices=$${run#*:}; \
 		echo "== qa-shard end to end, model $$m, --devices $$devices, repetition $$rep, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 		$(BIN) --devices $$devices --model $(MODELS)/$$m --input $(BUILD)/bench-int8-corpus.jsonl --question "Who founded the company?" \

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
@@ -22,30 +23,56 @@ import (
 // no kept fields): the model loads before the first record arrives, so a
 // long-lived pipe's producer learns at once whether the run started.
 func Schema(files []File, opt record.Options, idType string) (record.Schema, error) {
-	s := record.Schema{Keep: make([]record.Kind, len(opt.Fields.Keep))}
+	f, err := firstOf(files, opt, idType)
+	return f.schema(idType), err
+}
+
+// first is what the run's first record tells before any document is read.
+type first struct {
+	s     record.Schema
+	found bool   // the input has a record
+	name  string // the file it is in
+	// asks: the record asks questions of its own (AsksOf), or, in a
+	// Parquet file, a question column exists; unknown (a line that is no
+	// JSON object) counts as asking.
+	asks bool
+}
+
+func (f first) schema(idType string) record.Schema {
+	switch idType {
+	case "string":
+		f.s.ID = record.String
+	case "integer":
+		f.s.ID = record.Int
+	}
+	return f.s
+}
+
+// firstOf reads the run's first record. Standard input is not waited for
+// when the schema has nothing left to decide (idType given, no kept
+// fields): then its first record is not known (found false) and nothing
+// is refused for it before the run.
+func firstOf(files []File, opt record.Options, idType string) (first, error) {
+	out := first{s: record.Schema{Keep: make([]record.Kind, len(opt.Fields.Keep))}}
 	decided := (idType == "string" || idType == "integer") && len(opt.Fields.Keep) == 0
 	for i := range files {
 		if decided && files[i].Path == "-" {
 			break
 		}
-		found, err := firstRecord(&files[i], opt, &s)
+		found, err := firstRecord(&files[i], opt, &out)
 		if err != nil {
-			return s, err
+			return out, err
 		}
 		if found {
+			out.found, out.name = true, files[i].Name
 			break
 		}
 	}
-	switch idType {
-	case "string":
-		s.ID = record.String
-	case "integer":
-		s.ID = record.Int
-	}
-	return s, nil
+	return out, nil
 }
 
-func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
+func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
+	s := &out.s
 	if f.Size == 0 {
 		return false, nil
 	}
@@ -56,6 +83,7 @@ func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 		line := peekLine(stdin(), opt.MaxLineBytes)
 		got, _ := record.SchemaOf(line, opt.Fields)
 		*s = got
+		out.asks = asks(line, opt.Fields)
 		return len(bytes.TrimSpace(line)) > 0, nil
 	}
 	h, err := open(f)
@@ -84,6 +112,9 @@ func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 		for i := range s.Keep {
 			s.Keep[i] = kindOf(cols[len(cols)-len(s.Keep)+i])
 		}
+		for i, name := range m.Names() {
+			out.asks = out.asks || (cols[i] != nil && slices.Contains(m.QuestionFields(), name))
+		}
 		return true, nil
 	}
 	t, err := openText(f, h, 0)
@@ -97,7 +128,15 @@ func firstRecord(f *File, opt record.Options, s *record.Schema) (bool, error) {
 	}
 	got, _ := record.SchemaOf(line, opt.Fields)
 	*s = got
+	out.asks = asks(line, opt.Fields)
 	return true, nil
+}
+
+// asks: a JSONL record asks a question of its own, or is no JSON object
+// (then nothing is known, and the run goes on).
+func asks(line []byte, f record.Fields) bool {
+	a, known := record.AsksOf(line, f)
+	return a || !known
 }
 
 // firstLine is the first non-blank line of r, or nil; a line longer than

@@ -39,8 +39,12 @@ const (
 )
 
 func (f failure) String() string {
-	return [...]string{"error", "out of memory", "fatal"}[f]
+	return FailureKinds()[f]
 }
+
+// FailureKinds are the kinds Observer.Failure reports, so that what
+// counts them can know every kind before the first failure.
+func FailureKinds() []string { return []string{"error", "out of memory", "fatal"} }
 
 func classify(err error) failure {
 	var fatal Fatal

@@ -36,7 +36,24 @@ type Progress struct {
 	// sorted runs of windows waiting for replicas (each replica's batch is
 	// cut from them when it asks).
 	DocsInFlight, WindowsPooled, BatchesQueued int
+	// State is where the run stands: Running, Stopping (a stop or a drain
+	// began; also how a run that ended before its input did, stopped or
+	// failed, last reports), or Done (it answered its whole input).
+	State State
 }
+
+// State is where a run stands (Progress.State).
+type State string
+
+// The states of a run.
+const (
+	Running  State = "running"
+	Stopping State = "stopping"
+	Done     State = "done"
+)
+
+// States are every State, in the order a run passes them.
+func States() []State { return []State{Running, Stopping, Done} }
 
 type nopObserver struct{}
 
@@ -65,5 +82,18 @@ func (p *pipeline) observeOnce(first snapshot) {
 	total, est := p.progress.shownTotal()
 	p.cfg.Observer.Progress(Progress{Docs: p.progress.done(), DocsTotal: total, DocsTotalEstimated: est,
 		Fraction: p.progress.fraction(now), ETA: p.progress.eta(first, now),
-		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.batch.pooled.Load()), BatchesQueued: int(p.dispatch.queued.Load())})
+		DocsInFlight: int(max(inFlight, 0)), WindowsPooled: int(p.batch.pooled.Load()), BatchesQueued: int(p.dispatch.queued.Load()),
+		State: p.state()})
+}
+
+// state is where the run stands for the Observer: Done only once it has
+// ended having read and answered all its input.
+func (p *pipeline) state() State {
+	switch {
+	case p.ended.Load() && p.complete.Load():
+		return Done
+	case p.ended.Load() || p.progress.stopping.Load():
+		return Stopping
+	}
+	return Running
 }

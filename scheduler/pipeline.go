@@ -36,6 +36,8 @@ type pipeline struct {
 	done     chan *docState // documents whose windows are all decoded, to the writer
 
 	stopping atomic.Bool // Stop was closed: drain, then end
+	ended    atomic.Bool // every stage has returned
+	complete atomic.Bool // ... without error, the input read to its end
 }
 
 func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
@@ -123,6 +125,8 @@ func (p *pipeline) run(ctx context.Context) (Summary, error) {
 		p.progress.stopping.Store(true) // the last line has no ETA
 	}
 	stopProgress()
+	p.complete.Store(stageErr == nil && p.read.all.Load())
+	p.ended.Store(true)
 	p.observeOnce(p.first) // the final state, for metrics written after the run
 	return p.summary(sum, time.Since(start)), stageErr
 }

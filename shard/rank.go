@@ -28,17 +28,7 @@ type Rank struct {
 // SLURM_ARRAY_TASK_ID/COUNT for array jobs); torchrun (RANK/WORLD_SIZE); a
 // Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with world from the flag).
 func Detect(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, error) {
-	num := func(key string) (int, bool, error) {
-		v, ok := getenv(key)
-		if !ok || strings.TrimSpace(v) == "" {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 {
-			return 0, true, fmt.Errorf("%w: %s=%q is not a non-negative integer", ErrRank, key, v)
-		}
-		return n, true, nil
-	}
+	num := envNum(getenv)
 	var r Rank
 	var err error
 	switch {
@@ -100,6 +90,22 @@ func slurmRank(num func(string) (int, bool, error)) (Rank, error) {
 		return r, errors.Join(e4, e5, fmt.Errorf("%w: array task %d is outside %d tasks from %d: use a dense array (--array=0-N)", ErrRank, task, count, lo))
 	}
 	return Rank{Rank: idx*ntasks + procid, World: count * ntasks, Source: "slurm array"}, errors.Join(e4, e5)
+}
+
+// envNum reads launchers' variables as non-negative integers: set
+// reports whether the variable is set and not blank.
+func envNum(getenv func(string) (string, bool)) func(key string) (n int, set bool, err error) {
+	return func(key string) (int, bool, error) {
+		v, ok := getenv(key)
+		if !ok || strings.TrimSpace(v) == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return 0, true, fmt.Errorf("%w: %s=%q is not a non-negative integer", ErrRank, key, v)
+		}
+		return n, true, nil
+	}
 }
 
 func hasEnv(getenv func(string) (string, bool), k string) bool {

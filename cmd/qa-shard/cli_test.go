@@ -82,7 +82,7 @@ func TestUsageErrors(t *testing.T) {
 		{"missing model dir", []string{"--model", "/nonexistent/model", "--input", in, "--question", "q"}, "model directory"},
 		{"missing input", []string{"--model", model(t, "tiny"), "--input", "/nonexistent/docs.jsonl", "--question", "q"}, "cannot open --input"},
 		{"stride too large", []string{"--model", model(t, "tiny"), "--input", in, "--doc-stride", "400"}, "stride"},
-		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--devices", "0,1"}, "--devices"},
+		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "0,1"}, "--devices"},
 		{"existing output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", existing}, "--overwrite"},
 		{"unknown flag", []string{"--modle", "x"}, "unknown flag: --modle"},
 		{"one dash", []string{"-model", "x"}, "long flags take two dashes: --model"},

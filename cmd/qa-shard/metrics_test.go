@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -76,6 +77,18 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 			docs := body["qa_shard_documents_total"]
 			return docs != nil && docs.GetMetric()[0].GetCounter().GetValue() > 0 && body["qa_shard_batches_total"] != nil
 		})
+		// While it runs: running, every replica's failures of every kind
+		// at 0 before any failed, and what the run is.
+		if v := gaugeOf(body, "qa_shard_run_state", "state", "running"); v != 1 {
+			t.Errorf("rank %d: run_state{state=running} %v while running, want 1", r, v)
+		}
+		if n := len(body["qa_shard_failures_total"].GetMetric()); n != 2*3 {
+			t.Errorf("rank %d: %d failures_total series, want 2 replicas x 3 kinds at 0", r, n)
+		}
+		if info := body["qa_shard_info"].GetMetric(); len(info) != 1 || labels(info[0])["model"] != model(t, "tiny") ||
+			labels(info[0])["onnxruntime"] == "" || !strings.HasPrefix(labels(info[0])["devices"], "sim:2") || labels(info[0])["version"] == "" {
+			t.Errorf("rank %d: info series %v", r, info)
+		}
 		for _, name := range []string{"qa_shard_documents_total", "qa_shard_batches_total", "qa_shard_progress_ratio", "go_goroutines"} {
 			fam := body[name]
 			if fam == nil {
@@ -119,7 +132,29 @@ func TestMetricsTwoRanksOneHost(t *testing.T) {
 		if ratio := fams["qa_shard_progress_ratio"].GetMetric()[0].GetGauge().GetValue(); ratio != 1 {
 			t.Errorf("rank %d: final progress_ratio %v, want 1", r, ratio)
 		}
+		if v := gaugeOf(fams, "qa_shard_run_state", "state", "done"); v != 1 {
+			t.Errorf("rank %d: final run_state{state=done} %v, want 1", r, v)
+		}
+		st, err := os.Stat(rk.output + ".journal")
+		if got := gaugeOf(fams, "qa_shard_last_checkpoint_timestamp_seconds"); err != nil || got != float64(st.ModTime().UnixNano())/1e9 {
+			t.Errorf("rank %d: last checkpoint %v, want the journal's time (%v, %v)", r, got, st.ModTime(), err)
+		}
 	}
+}
+
+// gaugeOf is the value of the gauge series of fams' family name whose
+// labels include the pairs given; NaN when there is none.
+func gaugeOf(fams map[string]*dto.MetricFamily, name string, pairs ...string) float64 {
+	for _, m := range fams[name].GetMetric() {
+		l, match := labels(m), true
+		for i := 0; i+1 < len(pairs); i += 2 {
+			match = match && l[pairs[i]] == pairs[i+1]
+		}
+		if match {
+			return m.GetGauge().GetValue()
+		}
+	}
+	return math.NaN()
 }
 
 func parseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {

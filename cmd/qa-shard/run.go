@@ -70,7 +70,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	fl, err := startFleet(ctx, o, m, log)
+	fl, err := startFleet(ctx, o, m, in.plan.Rank.World, log)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
 	logStart(log, o, m, fl, in, src, out, len(questions))
-	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, &cfg, log)
+	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, out.Journal(), &cfg, log)
 	if err != nil {
 		return errors.Join(err, out.Discard())
 	}
@@ -165,9 +165,11 @@ func openModel(o *cli.RunOptions, log *zap.Logger) (*qamodel.Model, error) {
 	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), o.Settings.MaxSeqLen, log)
 }
 
-// startFleet opens a replica per device session.
-func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, log *zap.Logger) (*fleet.Fleet, error) {
+// startFleet opens a replica per device session; ranks is the job's world
+// size (CPU ranks on one node share its cores).
+func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
+	fo.Ranks = ranks
 	if m.Graph.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.
 		fo.Precision, fo.SingleWindow = "int8", true
@@ -249,12 +251,18 @@ func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fl
 }
 
 // startMetrics serves or writes the run's metrics (--metrics-addr,
-// --metrics-textfile, a rank's own file) and observes the scheduler; a
-// refusal (a port in use, a textfile folder that cannot be written) stops
-// what it started.
-func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+// --metrics-textfile, a rank's own file) and observes the scheduler;
+// journal is the file whose time is the last checkpoint's. A refusal (a
+// port in use, a textfile folder that cannot be written) stops what it
+// started.
+func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+	names := make([]string, len(fl.Replicas))
+	for i, r := range fl.Replicas {
+		names[i] = r.Name()
+	}
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
-		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log})
+		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log, Journal: journal, Replicas: names,
+		Info: metrics.Info{Version: version, Model: o.Model, ONNXRuntime: worker.Version(), Devices: fl.Devices()}})
 	if err != nil {
 		stop()
 		return nil, err

@@ -25,7 +25,9 @@ same command with --resume); missing (no journal); corrupt (its journal
 unreadable, or its outputs not what the journal vouches for: lengths and
 parts; --verify reads them against its digests too); or mismatched (run
 with another input, model, settings or questions than the other ranks of
-its run, or of another world size: merge refuses it).
+its run, or of another world size: merge refuses it). Its figures
+are those of its last checkpoint, whose age each line gives: a running
+rank has done up to its --checkpoint-interval more.
 
 Exit status: 0 every rank complete; 75 some rank not complete yet (running
 or stopped: wait, or rerun with --resume); 2 a rank missing, corrupt or

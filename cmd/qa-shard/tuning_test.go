@@ -139,7 +139,8 @@ func TestTuningCacheProblems(t *testing.T) {
 
 // TestSearchKeepsToItsShare: with the default --tune-share (2%) the
 // search of a 150-document run stops early, says so, keeps the best shape
-// found, caches nothing, and answers as a pinned run.
+// found, caches the search as far as it got, and answers as a pinned run;
+// the next run continues that search, and says so at start.
 func TestSearchKeepsToItsShare(t *testing.T) {
 	in := writeLongCorpus(t, 150)
 	cache := filepath.Join(t.TempDir(), "tuning.json")
@@ -150,10 +151,22 @@ func TestSearchKeepsToItsShare(t *testing.T) {
 	if !strings.Contains(stderr, "search stopped at its share of the run") {
 		t.Fatalf("no log line about the search stopping:\n%s", stderr)
 	}
-	if _, err := os.Stat(cache); !os.IsNotExist(err) {
-		t.Fatalf("a search cut short wrote the cache (%v)", err)
+	var f struct {
+		Entries  []json.RawMessage `json:"entries"`
+		Searches []struct {
+			Runs    int `json:"runs"`
+			Batches int `json:"batches"`
+		} `json:"searches"`
+	}
+	if b, err := os.ReadFile(cache); err != nil || json.Unmarshal(b, &f) != nil || len(f.Entries) != 0 || len(f.Searches) != 1 || f.Searches[0].Runs != 1 || f.Searches[0].Batches == 0 {
+		t.Fatalf("cache after a search cut short: %+v (%v); want the search as far as it got, no choice", f, err)
 	}
 	if _, want, _ := simRun(t, in, "sim:1", "--max-batch-tokens", "8"); !bytes.Equal(got, want) {
 		t.Fatal("a search cut short answered differently")
+	}
+	_, stderr = tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2")
+	shape := fmt.Sprint(find(jsonLines(t, stderr), "starting")["shape"])
+	if !strings.Contains(shape, "continuing the search of 1 earlier run") || !strings.Contains(stderr, "continuing the search the cache holds") {
+		t.Fatalf("the second run does not continue the cached search: starting shape %s\n%s", shape, stderr)
 	}
 }

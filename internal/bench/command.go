@@ -8,6 +8,7 @@ import (
 
 	"qa-shard/input"
 	"qa-shard/internal/cli"
+	"qa-shard/tokenizer/modeldir"
 )
 
 // Request is what `qa-shard bench` was asked: which benchmark (Scheduling
@@ -62,6 +63,11 @@ func Parse(args []string) (Request, error) {
 	}
 	if o.Model == "" || o.Input == "" {
 		return r, fmt.Errorf("%w: --model DIR and --input FILE are required (or --scheduling)", cli.ErrUsage)
+	}
+	for flag, dir := range map[string]string{"--model": o.Model, "--int8-model": o.Int8Model} {
+		if err := modeldir.CheckFolder(dir); dir != "" && err != nil {
+			return r, fmt.Errorf("%s: %w", flag, err)
+		}
 	}
 	if st, err := os.Stat(o.Input); err != nil || st.IsDir() {
 		return r, fmt.Errorf("%w: --input %s is a folder or cannot be opened: bench reads one JSONL file", input.ErrInput, o.Input)

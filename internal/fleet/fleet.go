@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"qa-shard/gpu"
 	"qa-shard/internal/tune"
 	"qa-shard/scheduler"
+	"qa-shard/shard"
 	"qa-shard/worker"
 )
 
@@ -43,6 +43,7 @@ type Options struct {
 	Precision         string  // fp32, fp16 or int8: part of the tuning cache key
 	SampleInterval    time.Duration
 	TuneShare         float64     // share of the run the shape search may take (tune.Options.Share); 0: the default
+	Ranks             int         // the job's world size: CPU ranks sharing a node split its cores (shareCores)
 	Log               *zap.Logger // nil: no logging
 }
 
@@ -59,8 +60,13 @@ type Fleet struct {
 	close    func()
 	sessions map[string]*lazy
 	tuner    *tune.Tuner
-	share    float64 // Options.TuneShare
+	share    float64  // Options.TuneShare
+	devices  []string // per class, its devices for people (Devices)
 }
+
+// Devices names the run's devices, one class after another: "cpu AMD EPYC
+// (2 cores), AVX-512 VNNI", "2 x NVIDIA H200 cuda", or the simulated ones.
+func (f *Fleet) Devices() string { return strings.Join(f.devices, "; ") }
 
 // Close releases the sessions and stops the watchers.
 func (f *Fleet) Close() { f.close() }
@@ -96,11 +102,12 @@ func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, erro
 
 // slurmLocalShare: when Slurm starts several tasks on a node without
 // binding GPUs to tasks, every task sees every GPU; task SLURM_LOCALID
-// then takes every n-th GPU, so tasks do not land on each other's GPUs.
+// then takes every n-th GPU, so tasks do not land on each other's GPUs
+// (the count of tasks on the node: shard.DetectLocal).
 func slurmLocalShare(sel gpu.Selection, found []gpu.Device, nerr error, log *zap.Logger) (gpu.Selection, error) {
-	local, err1 := strconv.Atoi(os.Getenv("SLURM_LOCALID"))
-	n, err2 := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE"))
-	if err1 != nil || err2 != nil || n <= 1 || len(sel.Devices) < n || local < 0 || local >= n {
+	l, ok, err := shard.DetectLocal(os.LookupEnv)
+	local, n := l.Rank, l.Ranks
+	if err != nil || !ok || !strings.HasPrefix(l.Source, "SLURM") || n <= 1 || len(sel.Devices) < n {
 		return sel, nil
 	}
 	var mine []string
@@ -127,7 +134,7 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}
-		f := &Fleet{close: func() {}, share: o.TuneShare}
+		f := &Fleet{close: func() {}, share: o.TuneShare, devices: []string{o.Devices}}
 		l := tune.Layout{Sessions: len(reps)}
 		for _, r := range reps {
 			f.Replicas = append(f.Replicas, r)

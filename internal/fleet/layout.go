@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
@@ -32,16 +33,28 @@ type class struct {
 // planClasses groups the selected devices into classes (the CPU; GPUs of
 // one model) and lists what may be measured for each: every candidate
 // layout unless --threads, --replicas-per-device or cpu:N pin it, every
-// budget unless --max-batch-tokens pins it.
+// budget unless --max-batch-tokens pins it. The CPU's layouts use this
+// rank's share of the node's cores (shareCores).
 func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 	if !sel.OnGPU() {
 		if o.Provider != "" && o.Provider != worker.ProviderCPU {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
-		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), runtime.NumCPU()), isa: isa.Detect().String(),
-			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), runtime.NumCPU()),
+		share := shareCores(runtime.NumCPU(), o.Ranks, os.LookupEnv)
+		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), share.cores), isa: isa.Detect().String(),
+			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), share.cores),
 			pinned: o.Threads > 0 || o.ReplicasPerDevice > 0 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:")}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)
+		if o.Log != nil {
+			if share.info != "" {
+				o.Log.Info(share.info, share.infoF...)
+			}
+			for _, w := range []string{share.warn, share.oversubscribed(c)} {
+				if w != "" {
+					o.Log.Warn(w)
+				}
+			}
+		}
 		return []class{c}, nil
 	}
 	provider := o.Provider

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"slices"
 
 	"go.uber.org/zap"
@@ -38,7 +39,21 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 			tc.Layouts = append(tc.Layouts, tl)
 		}
 		f.Classes = append(f.Classes, tc)
+		f.devices = append(f.devices, classDevices(c))
 	}
+}
+
+// classDevices names a class's devices for people and the info metric:
+// "cpu AMD EPYC (2 cores), AVX-512 VNNI", "2 x NVIDIA H200 cuda".
+func classDevices(c class) string {
+	s := c.device
+	if c.isa != "" {
+		s += ", " + c.isa
+	}
+	if n := len(c.devices); n > 1 && c.provider != worker.ProviderCPU {
+		s = fmt.Sprintf("%d x %s", n, s)
+	}
+	return s
 }
 
 func replicaFields(name, label, provider string, l tune.Layout, d gpu.Device) []zap.Field {

@@ -1,7 +1,8 @@
 // Package metrics exposes a run's progress to Prometheus: what the scheduler
 // reports through scheduler.Observer (documents, records, windows, tokens,
 // batches and their latency per replica, failures, progress, ETA, queue
-// depths) and, read at scrape time, the GPU sampler's latest readings.
+// depths, the run's state) and, read at scrape time, the GPU sampler's
+// latest readings and the last checkpoint's time.
 //
 // It depends on scheduler (for the Observer interface) and gpu (for Sample);
 // neither depends on it, so the pipeline runs the same with metrics off.
@@ -38,6 +39,7 @@ type Registry struct {
 	reg        *prometheus.Registry
 	registerer prometheus.Registerer // reg with the rank and host labels
 	m          *runMetrics
+	s          *stateMetrics
 
 	mu        sync.RWMutex
 	gpuSource func() []gpu.Sample
@@ -47,9 +49,10 @@ type Registry struct {
 // until SetGPUSource) and the Go runtime and process collectors
 // registered, each series labelled with id.
 func New(id Identity) *Registry {
-	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics()}
+	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics(), s: newStateMetrics()}
 	reg := prometheus.WrapRegistererWith(prometheus.Labels{"rank": strconv.Itoa(id.Rank), "host": id.Host}, r.reg)
 	reg.MustRegister(r.m.collectors()...)
+	reg.MustRegister(r.s.collectors()...)
 	r.registerer = reg
 	reg.MustRegister(&gpuCollector{source: r.source})
 	reg.MustRegister(
@@ -62,7 +65,7 @@ func New(id Identity) *Registry {
 // Observer returns the scheduler.Observer that updates r's metrics. Its
 // methods only touch atomic counters and gauges, so they never block the
 // pipeline goroutines that call them.
-func (r *Registry) Observer() scheduler.Observer { return observer{r.m} }
+func (r *Registry) Observer() scheduler.Observer { return observer{r.m, r.s} }
 
 // SetGPUSource makes every scrape call f for the GPUs' current readings
 // (typically the sampler's Latest). Reading at scrape time, instead of

@@ -97,7 +97,7 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 	for _, want := range []string{"job:qa_shard_progress:ratio", "qa_shard_eta_seconds", "rank:qa_shard_documents:rate5m",
 		"qa_shard_batches_total", "qa_shard_batch_duration_seconds_bucket", "qa_shard_failures_total", "kind=\"error\"",
 		"qa_shard_queue_depth", "qa_shard_gpu_utilization_ratio", "qa_shard_gpu_memory_used_bytes", "qa_shard_gpu_power_watts",
-		"qa_shard_gpu_temperature_celsius"} {
+		"qa_shard_gpu_temperature_celsius", "qa_shard_run_state", "qa_shard_last_checkpoint_timestamp_seconds", "qa_shard_info"} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("no panel shows %s", want)
 		}

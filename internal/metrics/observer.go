@@ -10,7 +10,10 @@ import (
 )
 
 // observer turns scheduler events into metric updates.
-type observer struct{ m *runMetrics }
+type observer struct {
+	m *runMetrics
+	s *stateMetrics
+}
 
 var _ scheduler.Observer = observer{}
 
@@ -44,6 +47,9 @@ func (o observer) Progress(p scheduler.Progress) {
 	o.m.queue.WithLabelValues(QueueDocsInFlight).Set(float64(p.DocsInFlight))
 	o.m.queue.WithLabelValues(QueueWindowsPooled).Set(float64(p.WindowsPooled))
 	o.m.queue.WithLabelValues(QueueBatchesQueued).Set(float64(p.BatchesQueued))
+	if p.State != "" {
+		o.s.setState(p.State)
+	}
 }
 
 // orNaN is v when known, else NaN.

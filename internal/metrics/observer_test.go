@@ -207,12 +207,13 @@ func TestMetricNames(t *testing.T) {
 	o := r.Observer()
 	o.BatchDone("cpu:0", 1, 1, 1, time.Millisecond)
 	o.Failure("cpu:0", "error")
+	r.SetInfo(Info{Version: "v"})
 	f := scrape(t, r)
 	want := []string{
 		"qa_shard_batch_duration_seconds", "qa_shard_batches_total", "qa_shard_documents_expected",
-		"qa_shard_documents_total", "qa_shard_eta_seconds", "qa_shard_failures_total",
-		"qa_shard_padded_tokens_total", "qa_shard_progress_ratio", "qa_shard_queue_depth",
-		"qa_shard_records_total", "qa_shard_tokens_total", "qa_shard_windows_total",
+		"qa_shard_documents_total", "qa_shard_eta_seconds", "qa_shard_failures_total", "qa_shard_info",
+		"qa_shard_last_checkpoint_timestamp_seconds", "qa_shard_padded_tokens_total", "qa_shard_progress_ratio",
+		"qa_shard_queue_depth", "qa_shard_records_total", "qa_shard_run_state", "qa_shard_tokens_total", "qa_shard_windows_total",
 	}
 	if got := f.names("qa_shard_"); !slices.Equal(got, want) {
 		t.Errorf("families %v, want %v", got, want)

@@ -31,6 +31,9 @@ type Options struct {
 	Interval time.Duration
 	Rank     int                 // the rank label; the host label is Host()
 	GPU      func() []gpu.Sample // nil: no GPU series
+	Info     Info                // qa_shard_info's labels
+	Journal  string              // the journal whose time is the last checkpoint's ("": none)
+	Replicas []string            // every replica's name: its series exist from the start
 	Log      *zap.Logger
 }
 
@@ -58,6 +61,9 @@ func Start(ctx context.Context, o Options) (scheduler.Observer, func(), error) {
 	}
 	reg := New(Identity{Rank: o.Rank, Host: Host()})
 	reg.SetGPUSource(o.GPU)
+	reg.SetInfo(o.Info)
+	reg.SetJournal(o.Journal)
+	reg.SetReplicas(o.Replicas)
 	switch at, from, err := deadlineFromEnv(osGetenv); {
 	case err != nil:
 		o.Log.Warn(err.Error())

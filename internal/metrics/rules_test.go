@@ -24,6 +24,8 @@ func exported(t *testing.T) (names, labels map[string]bool) {
 		return []gpu.Sample{{Index: 0, UUID: "GPU-a", At: time.Now(), UtilPercent: 50, MemUsed: 1 << 30, TempC: 60, PowerW: 300}}
 	})
 	r.SetDeadline(1764633600)
+	r.SetInfo(Info{Version: "v", Model: "m", ONNXRuntime: "1.30.0", Devices: "cpu"})
+	r.SetReplicas([]string{"gpu0"})
 	o := r.Observer()
 	o.BatchDone("gpu0", 1, 10, 12, time.Millisecond)
 	o.Failure("gpu0", "fatal")

@@ -10,6 +10,7 @@ import (
 
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/onnxpb"
+	"qa-shard/tokenizer/modeldir"
 )
 
 // Dir writes a quantized copy of the model folder src into dst: its
@@ -22,8 +23,8 @@ import (
 // is refused rather than finding the first one's folder a leftover.
 func Dir(src, dst string, o Options) (Report, error) {
 	model := filepath.Join(src, "model.onnx")
-	if st, err := os.Stat(src); err != nil || !st.IsDir() {
-		return Report{}, fmt.Errorf("%w: --model %s is not a folder: pass the folder exported by `optimum-cli export onnx --task question-answering`", ErrUnsupported, src)
+	if err := modeldir.CheckFolder(src); err != nil {
+		return Report{}, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	if _, err := os.Stat(model); err != nil {
 		return Report{}, fmt.Errorf("%w: %s has no model.onnx: pass the folder exported by optimum", ErrUnsupported, src)

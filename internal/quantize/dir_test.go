@@ -68,8 +68,8 @@ func TestDir(t *testing.T) {
 	for name, c := range map[string]struct{ src, dst, want string }{
 		"output not empty":  {src, dst, "not empty"},
 		"output is a file":  {src, filepath.Join(src, "config.json"), "not a folder"},
-		"no model folder":   {filepath.Join(parent, "nothing"), filepath.Join(parent, "x1"), "not a folder"},
-		"no model.onnx":     {dst + "-missing", filepath.Join(parent, "x2"), "not a folder"},
+		"no model folder":   {filepath.Join(parent, "nothing"), filepath.Join(parent, "x1"), "not found: " + filepath.Join(parent, "nothing")},
+		"no model.onnx":     {dst + "-missing", filepath.Join(parent, "x2"), "not found"},
 		"folder of no onnx": {filepath.Join(src, "onnx-extra"), filepath.Join(parent, "x3"), "has no model.onnx"},
 	} {
 		if _, err := Dir(c.src, c.dst, Options{}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {

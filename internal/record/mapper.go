@@ -86,18 +86,67 @@ func (m *Mapper) id(raw json.RawMessage, pos Position, name string) (json.RawMes
 // column is a String.
 func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 	s.Keep = make([]Kind, len(f.Keep))
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+	p, vals, ok := fieldsOf(line, f)
+	if !ok {
 		return s, false
 	}
-	p := planFields(f)
-	vals := make([]json.RawMessage, len(p.paths))
-	p.extract(line, vals)
 	s.ID = IDKindOf(vals[p.id])
 	for i := range s.Keep {
 		s.Keep[i] = KindOf(vals[p.keep+i])
 	}
 	return s, true
+}
+
+// AsksOf says whether a record, line, asks a question of its own: its
+// question field(s) hold a non-blank string, alone or in an array, as Map
+// reads them. known is false when line is not a JSON object (Map makes it
+// an error record; it says nothing of the records after it).
+func AsksOf(line []byte, f Fields) (asks, known bool) {
+	p, vals, ok := fieldsOf(line, f)
+	if !ok {
+		return false, false
+	}
+	for _, i := range []int{p.question, p.questions} {
+		if i < 0 || len(vals[i]) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(vals[i], &v) != nil {
+			continue
+		}
+		items, _ := v.([]any)
+		if s, ok := v.(string); ok {
+			items = []any{s}
+		}
+		for _, it := range items {
+			if s, ok := it.(string); ok && strings.TrimSpace(s) != "" {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+// fieldsOf extracts f's fields from one record, line (the plan says which
+// value is which); ok is false when line is not a JSON object.
+func fieldsOf(line []byte, f Fields) (fieldPlan, []json.RawMessage, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return fieldPlan{}, nil, false
+	}
+	p := planFields(f)
+	vals := make([]json.RawMessage, len(p.paths))
+	p.extract(line, vals)
+	return p, vals, true
+}
+
+// QuestionFields are the names of the fields records keep their own
+// questions in ("question" and "questions", or --question-field's).
+func (m *Mapper) QuestionFields() []string {
+	if m.plan.questions < 0 {
+		return []string{m.plan.literal[m.plan.question]}
+	}
+	return []string{m.plan.literal[m.plan.question], m.plan.literal[m.plan.questions]}
 }
 
 // keep converts the kept fields to their kinds.

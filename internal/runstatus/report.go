@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 
 // WriteTable writes the ranks for a person: one line each (its state,
 // documents, last checkpoint, where it runs or what to do), then a total
-// line; now dates the checkpoints.
+// line, and that the figures are the last checkpoints'; now dates the
+// checkpoints.
 func WriteTable(w io.Writer, all []Rank, now time.Time) {
 	count := map[string]int{}
 	var docs, errs int64
@@ -50,7 +52,13 @@ func WriteTable(w io.Writer, all []Rank, now time.Time) {
 		}
 	}
 	fmt.Fprintf(w, "total: %d of %d ranks complete (%s); %s documents, %s error records\n", count["complete"], len(all), strings.Join(parts, ", "), logs.Thousands(docs), logs.Thousands(errs))
+	if slices.ContainsFunc(all, func(s Rank) bool { return !s.Checkpoint.IsZero() }) {
+		fmt.Fprintln(w, AsOfCheckpoint)
+	}
 }
+
+// AsOfCheckpoint says what the table's figures are: the journals'.
+const AsOfCheckpoint = "(figures as of each rank's last checkpoint, its time above: a running rank has done up to its --checkpoint-interval more)"
 
 // WriteJSON writes one JSON object per rank, then one for the total.
 func WriteJSON(w io.Writer, all []Rank) error {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"qa-shard/internal/journal"
 	"qa-shard/shard"
@@ -105,5 +106,23 @@ func TestMismatched(t *testing.T) {
 		if all[i].State != w.state || !strings.Contains(all[i].Problem, w.says) || (w.says == "" && all[i].Problem != "") {
 			t.Errorf("%s: %s %q, want %s saying %q", all[i].Output, all[i].State, all[i].Problem, w.state, w.says)
 		}
+	}
+}
+
+// TestTableSaysFiguresAreTheCheckpoints: the table says its figures are
+// those of each rank's last checkpoint, and how old that is.
+func TestTableSaysFiguresAreTheCheckpoints(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	all := []Rank{{Rank: 0, World: 2, State: "running", Documents: 496, Checkpoint: now.Add(-90 * time.Second), Checked: true, Host: "n1", PID: 7},
+		{Rank: 1, World: 2, State: "missing"}}
+	var b strings.Builder
+	WriteTable(&b, all, now)
+	if out := b.String(); !strings.Contains(out, "last checkpoint 1m30s ago") || !strings.HasSuffix(out, AsOfCheckpoint+"\n") {
+		t.Fatalf("table:\n%s\nwant the checkpoint's age and a last line saying the figures are the checkpoints'", out)
+	}
+	b.Reset()
+	WriteTable(&b, all[1:], now)
+	if strings.Contains(b.String(), AsOfCheckpoint) {
+		t.Errorf("no rank has a checkpoint, yet the table says its figures are one's:\n%s", b.String())
 	}
 }

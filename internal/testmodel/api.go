@@ -47,14 +47,29 @@ var Base = Preset{
 	Intermediate: 3072, MaxPositions: 512, TypeVocab: 2, Seed: 0x7e57_0002,
 }
 
-// PresetByName returns Tiny, Small or Base by their Name.
+// Large has bert-large dimensions (24 layers of 1024, 16 heads,
+// intermediate 4096: ~335M parameters, ~1.34 GB), the size of the
+// SQuAD-fine-tuned checkpoints users run (the README's
+// bert-large-uncased-whole-word-masking-finetuned-squad); generate it on
+// demand for benchmarks, never commit it.
+var Large = Preset{
+	Name: "large", VocabSize: 30522, Hidden: 1024, Layers: 24, Heads: 16,
+	Intermediate: 4096, MaxPositions: 512, TypeVocab: 2, Seed: 0x7e57_0004,
+}
+
+// Presets are the generated sizes, smallest first.
+var Presets = []Preset{Tiny, Small, Base, Large}
+
+// PresetByName returns one of Presets by its Name.
 func PresetByName(name string) (Preset, error) {
-	for _, p := range []Preset{Tiny, Small, Base} {
+	names := make([]string, len(Presets))
+	for i, p := range Presets {
 		if strings.EqualFold(name, p.Name) {
 			return p, nil
 		}
+		names[i] = p.Name
 	}
-	return Preset{}, fmt.Errorf("unknown preset %q (want tiny, small or base)", name)
+	return Preset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
 }
 
 func (p Preset) validate() error {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"qa-shard/internal/onnxpb"
 )
 
 func readJSON(t *testing.T, path string, v any) {
@@ -150,13 +152,41 @@ func TestGenerateRejectsWrongVocab(t *testing.T) {
 }
 
 func TestPresetByName(t *testing.T) {
-	for name, want := range map[string]Preset{"tiny": Tiny, "BASE": Base} {
+	for name, want := range map[string]Preset{"tiny": Tiny, "BASE": Base, "large": Large} {
 		if got, err := PresetByName(name); err != nil || got != want {
 			t.Errorf("PresetByName(%q) = %v, %v", name, got.Name, err)
 		}
 	}
-	if _, err := PresetByName("large"); err == nil {
-		t.Errorf("unknown preset accepted")
+	if _, err := PresetByName("huge"); err == nil || !strings.Contains(err.Error(), "large") {
+		t.Errorf("unknown preset: %v, want an error naming the presets", err)
+	}
+}
+
+// TestLargeIsBertLarge: the large preset has bert-large's dimensions, and
+// its graph holds exactly the parameters of transformers'
+// BertForQuestionAnswering at that size (334,094,338, as
+// bert-large-uncased-whole-word-masking-finetuned-squad), without writing
+// its 1.3 GB.
+func TestLargeIsBertLarge(t *testing.T) {
+	p := Large
+	if p.Layers != 24 || p.Hidden != 1024 || p.Heads != 16 || p.Intermediate != 4096 || p.VocabSize != 30522 {
+		t.Fatalf("large preset %+v, want 24 layers of 1024, 16 heads, intermediate 4096, vocabulary 30522", p)
+	}
+	if n := params(p); n != 334_094_338 {
+		t.Fatalf("%d parameters by hand, want 334,094,338", n)
+	}
+	g, err := buildBERT(p, options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var floats int
+	for _, in := range g.inits {
+		if in.dtype == onnxpb.Float && len(in.dims) > 0 {
+			floats += in.byteLen() / 4
+		}
+	}
+	if floats != params(p) {
+		t.Errorf("the graph's float32 tensors hold %d values, want the %d parameters", floats, params(p))
 	}
 }
 

@@ -100,8 +100,10 @@ func TestFloat16Initializer(t *testing.T) {
 
 // tinyParams counts BertForQuestionAnswering parameters for Tiny by hand,
 // independently of the graph builder.
-func tinyParams() int {
-	p := Tiny
+func tinyParams() int { return params(Tiny) }
+
+// params counts a preset's BertForQuestionAnswering parameters by hand.
+func params(p Preset) int {
 	h, i := p.Hidden, p.Intermediate
 	emb := (p.VocabSize+p.MaxPositions+p.TypeVocab)*h + 2*h
 	layer := 4*(h*h+h) + 2*h + (h*i + i) + (i*h + h) + 2*h

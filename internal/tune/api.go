@@ -8,7 +8,9 @@
 // faster, measures each candidate layout the same way, keeps the best,
 // and searches again when throughput drifts. Out of memory marks the
 // largest budget. The choice is cached per (device model, ONNX Runtime
-// version, model fingerprint, precision), so the next run starts there.
+// version, model fingerprint, precision), so the next run starts there;
+// a search cut short (its share of the run spent, or the run ended) is
+// cached as far as it got, and the next run continues it.
 //
 // A Tuner implements the scheduler's Shaper; it has no goroutines, reads
 // no clock (durations come with the batches), and is safe for concurrent
@@ -266,21 +268,26 @@ func (t *Tuner) Report() []Choice {
 	return out
 }
 
-// Save writes the classes whose choice was measured to the cache.
+// Save writes to the cache the classes whose choice was measured, and the
+// searches that did not finish, as far as they got (the next run
+// continues them).
 func (t *Tuner) Save() error {
 	if t.opt.Cache == nil {
 		return nil
 	}
 	t.mu.Lock()
 	var es []Entry
+	var ss []Search
 	for _, c := range t.classes {
 		if e, ok := c.entry(); ok {
 			es = append(es, e)
+		} else if s, ok := c.partial(); ok {
+			ss = append(ss, s)
 		}
 	}
 	t.mu.Unlock()
-	if len(es) == 0 {
+	if len(es) == 0 && len(ss) == 0 {
 		return nil
 	}
-	return t.opt.Cache.Save(es)
+	return t.opt.Cache.Save(es, ss...)
 }

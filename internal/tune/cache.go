@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,17 +31,21 @@ const cacheVersion = 1
 // the machine's load change, and a stale choice costs speed silently.
 const MaxAge = 30 * 24 * time.Hour
 
+// cacheFile holds the choices and, apart (a qa-shard that predates them
+// ignores the field), the searches not finished yet.
 type cacheFile struct {
-	Version int     `json:"version"`
-	Entries []Entry `json:"entries"`
+	Version  int      `json:"version"`
+	Entries  []Entry  `json:"entries"`
+	Searches []Search `json:"searches,omitempty"`
 }
 
-// Cache is the file of choices, one per class key.
+// Cache is the file of choices, one per class key, and of unfinished
+// searches (partial.go), one per class key that has no choice.
 type Cache struct {
-	path    string
-	log     *zap.Logger
-	now     func() time.Time
-	entries []Entry
+	path string
+	log  *zap.Logger
+	now  func() time.Time
+	file cacheFile
 }
 
 // Off is the --tune-cache value that neither reads nor writes a cache.
@@ -75,43 +80,43 @@ func OpenCache(path string, log *zap.Logger) *Cache {
 		log = zap.NewNop()
 	}
 	c := &Cache{path: path, log: log, now: time.Now}
-	es, err := readCache(path)
+	f, err := readCache(path)
 	if err != nil {
 		log.Warn("tuning cache ignored: the run measures its batch shape again and rewrites it", zap.String("path", path), zap.Error(err))
 	}
-	c.entries = es
+	c.file = f
 	return c
 }
 
-func readCache(path string) ([]Entry, error) {
+func readCache(path string) (cacheFile, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return cacheFile{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return cacheFile{}, err
 	}
 	var f cacheFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("corrupt: %w", err)
+		return cacheFile{}, fmt.Errorf("corrupt: %w", err)
 	}
 	if f.Version != cacheVersion {
-		return nil, fmt.Errorf("written by another version of qa-shard (format %d, this one reads %d)", f.Version, cacheVersion)
+		return cacheFile{}, fmt.Errorf("written by another version of qa-shard (format %d, this one reads %d)", f.Version, cacheVersion)
 	}
-	return f.Entries, nil
+	return f, nil
 }
 
 // Lookup finds the choice cached for k; a stale or invalid one is ignored
 // with a warning.
 func (c *Cache) Lookup(k Key) (Entry, bool) {
-	for _, e := range c.entries {
+	for _, e := range c.file.Entries {
 		if e.Key != k {
 			continue
 		}
 		switch {
 		case e.Sessions < 1 || e.Threads < 0 || e.Budget < 1 || e.TokensPerSecond < 0:
 			c.warn("the cached choice is invalid: ignored", k, zap.Int("sessions", e.Sessions), zap.Int("threads", e.Threads), zap.Int("max_batch_tokens", e.Budget))
-		case c.now().Sub(e.Written) > MaxAge || e.Written.After(c.now().Add(time.Hour)):
+		case c.stale(e.Written):
 			c.warn("the cached choice is stale: measuring again", k, zap.Time("written", e.Written))
 		default:
 			return e, true
@@ -121,29 +126,52 @@ func (c *Cache) Lookup(k Key) (Entry, bool) {
 	return Entry{}, false
 }
 
+// LookupSearch finds the unfinished search cached for k; a stale one is
+// ignored with a warning (the search starts again).
+func (c *Cache) LookupSearch(k Key) (Search, bool) {
+	for _, s := range c.file.Searches {
+		if s.Key != k {
+			continue
+		}
+		if c.stale(s.Written) {
+			c.warn("the cached search is stale: measuring again", k, zap.Time("written", s.Written))
+			return Search{}, false
+		}
+		return s, true
+	}
+	return Search{}, false
+}
+
+// stale: written longer than MaxAge ago, or (a clock set back) in the future.
+func (c *Cache) stale(written time.Time) bool {
+	return c.now().Sub(written) > MaxAge || written.After(c.now().Add(time.Hour))
+}
+
 func (c *Cache) warn(msg string, k Key, fields ...zap.Field) {
 	c.log.Warn(msg, append([]zap.Field{zap.String("path", c.path), zap.String("device", k.Device), zap.String("runtime", k.Runtime)}, fields...)...)
 }
 
-// Save writes es over the entries of the same keys, keeping the others
-// (another process may have added some since this one read the file): a
-// temporary file renamed over the cache, so a reader never sees half.
-func (c *Cache) Save(es []Entry) error {
-	kept, _ := readCache(c.path) // what cannot be read is replaced
+// Save writes es over the entries of the same keys, and ss over the
+// searches, keeping the others (another process may have added some since
+// this one read the file). A key has a choice or a search, not both: a
+// choice ends its search, and a class searches only when its key's choice
+// was missing, stale or unusable. The file is a temporary file renamed
+// over the cache, so a reader never sees half.
+func (c *Cache) Save(es []Entry, ss ...Search) error {
+	f, _ := readCache(c.path) // what cannot be read is replaced
 	now := c.now().UTC()
 	for _, e := range es {
 		e.Written = now
-		replaced := false
-		for i := range kept {
-			if kept[i].Key == e.Key {
-				kept[i], replaced = e, true
-			}
-		}
-		if !replaced {
-			kept = append(kept, e)
-		}
+		f.Searches = slices.DeleteFunc(f.Searches, func(s Search) bool { return s.Key == e.Key })
+		f.Entries = put(f.Entries, e, func(x Entry) bool { return x.Key == e.Key })
 	}
-	b, err := json.MarshalIndent(cacheFile{Version: cacheVersion, Entries: kept}, "", "  ")
+	for _, s := range ss {
+		s.Written = now
+		f.Entries = slices.DeleteFunc(f.Entries, func(e Entry) bool { return e.Key == s.Key })
+		f.Searches = put(f.Searches, s, func(x Search) bool { return x.Key == s.Key })
+	}
+	f.Version = cacheVersion
+	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -158,6 +186,15 @@ func (c *Cache) Save(es []Entry) error {
 		os.Remove(tmp)
 		return fmt.Errorf("tuning cache: %w", err)
 	}
-	c.entries = kept
+	c.file = f
 	return nil
+}
+
+// put replaces the element of xs that same matches with x, or appends x.
+func put[T any](xs []T, x T, same func(T) bool) []T {
+	if i := slices.IndexFunc(xs, same); i >= 0 {
+		xs[i] = x
+		return xs
+	}
+	return append(xs, x)
 }

@@ -104,7 +104,8 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 			if ch := measure(t, path); ch.Source != "measured" {
 				t.Fatalf("measuring over a bad cache: %+v", ch)
 			}
-			es, err := readCache(path)
+			f, err := readCache(path)
+			es := f.Entries
 			if err != nil || len(es) != 1 || es[0].Budget != 768 || time.Since(es[0].Written) > time.Hour {
 				t.Fatalf("rewritten cache: %+v, %v; want one fresh entry at 768", es, err)
 			}
@@ -120,7 +121,8 @@ func TestCacheKeepsOtherEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	measure(t, path)
-	es, err := readCache(path)
+	f, err := readCache(path)
+	es := f.Entries
 	if err != nil || len(es) != 2 {
 		t.Fatalf("cache holds %+v, %v; want both classes", es, err)
 	}

@@ -60,6 +60,8 @@ type class struct {
 	done    float64       // share of the run's work done (Tuner.Done)
 	initial int           // the layout the run started with
 	opened  map[string]bool
+	before  prior   // what earlier runs searched, when this one continues their search
+	paused  *Search // the search as it stood when its share of the run was spent
 }
 
 func newClass(spec Class, opt *Options) *class {
@@ -77,6 +79,7 @@ func newClass(spec Class, opt *Options) *class {
 	case n == 1 && len(c.budgets) == 1:
 		c.source, c.settled = "pinned", true
 		c.holdAt(0)
+	case !spec.PinnedLayout && !spec.PinnedBudget && c.resume():
 	default:
 		c.source, c.probing = "measured", n > 1
 		c.startSearch(start)

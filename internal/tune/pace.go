@@ -15,7 +15,8 @@ import (
 // of the run's work done. Early in a run, when every batch is a search
 // batch, that is simply "the search ends by Share of the work". A search
 // cut short keeps the best shape measured so far (or the one it started
-// from) and is not cached: a longer run finishes it.
+// from), and the cache keeps the search as it stood (partial.go): the
+// next run continues it.
 
 // allowance is the search time the run can afford now; < 0 unknown.
 func (c *class) allowance() time.Duration {
@@ -33,6 +34,9 @@ func (c *class) pace() {
 		return
 	}
 	c.spent = true
+	if s, ok := c.snapshot(); ok && !c.settled {
+		c.paused = &s // for the cache: the next run continues from here
+	}
 	l, b := c.active, c.cmp.cur
 	if c.phase == dueling || c.results[c.active].searched {
 		if f := c.fastest(-1); f >= 0 {
@@ -41,11 +45,17 @@ func (c *class) pace() {
 	} else if f := c.fastest(-1); f >= 0 && c.throughput(f) > c.cmp.acc[0].rate()*float64(c.alive[c.active]) {
 		l, b = f, c.results[f].budget
 	}
+	untried := 0
+	for i, r := range c.results {
+		if !r.searched && i != c.active && !c.aside[i] {
+			untried++
+		}
+	}
 	c.probing = false
 	c.keep(l)
 	c.holdAt(b)
-	c.log.Info("search stopped at its share of the run: keeping the best shape so far",
-		zap.String("layout", c.spec.Layouts[l].String()), zap.Int("max_batch_tokens", c.budgets[b]),
+	c.log.Info("search stopped at its share of the run: keeping the best shape so far; the cache keeps what was measured and the next run continues the search",
+		zap.String("layout", c.spec.Layouts[l].String()), zap.Int("max_batch_tokens", c.budgets[b]), zap.Int("layouts_not_tried", untried),
 		zap.Duration("searched", c.cost.wall), zap.Duration("projected_run", time.Duration(float64(c.all)/min(c.done, 1))), zap.Float64("share", c.opt.Share), zap.Int("batches_searching", c.cost.batches))
 }
 

@@ -53,7 +53,10 @@ func TestSearchStopsAtItsShareOfTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := o.Cache.Lookup(testKey()); ok {
-		t.Error("a search cut short was cached")
+		t.Error("a search cut short was cached as a choice")
+	}
+	if s, ok := OpenCache(filepath.Join(filepath.Dir(o.Cache.path), "tuning.json"), nil).LookupSearch(testKey()); !ok || s.Batches != ch.Batches || s.Runs != 1 {
+		t.Errorf("cached search %+v (found %v), want this run's %d batches, 1 run", s, ok, ch.Batches)
 	}
 }
 
@@ -106,7 +109,7 @@ func TestIntentAndUsing(t *testing.T) {
 	a := Layout{Sessions: 1, Threads: 2, Replicas: []string{"a"}}
 	b := Layout{Sessions: 2, Threads: 1, Replicas: []string{"b0", "b1"}}
 	tn := New(quick(Class{Name: "cpu", Key: testKey(), Layouts: []Layout{a, b}, Budgets: ladder, Start: 1, Alternate: true}))
-	want := "cpu: measuring 2 layouts (1 session x 2 threads, then 2 sessions x 1 thread) and the batch size for at most 2% of the run, starting with 1 session x 2 threads"
+	want := "cpu: measuring the batch size with 1 session x 2 threads, for at most 2% of the run; 1 other layout is measured after it while that share lasts, the rest by the next run (tuning cache)"
 	if got := tn.Intent(); len(got) != 1 || got[0] != want {
 		t.Fatalf("intent %q, want %q", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,11 +66,19 @@ func replicas(n int, opt sim.Options) ([]scheduler.Replica, []string) {
 // returns the answers file's bytes.
 func run(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Shaper, budget int) []byte {
 	t.Helper()
+	return runSized(t, docs, rs, sh, budget, 0)
+}
+
+// runSized is run telling the scheduler the run's size in input bytes (0:
+// unknown), which bounds the search by its share of the run.
+func runSized(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Shaper, budget int, total int64) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out bytes.Buffer
 	w := record.NewWriter(&out)
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), Batching: scheduler.Batching{MaxBatchTokens: budget, Shaper: sh}}
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), Batching: scheduler.Batching{MaxBatchTokens: budget, Shaper: sh},
+		Reporting: scheduler.Reporting{TotalBytes: total}}
 	src := record.NewStream(strings.NewReader(docs), record.Options{Questions: []string{"who founded the company"}})
 	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, rs, w, nil)
 	if err != nil {
@@ -146,4 +155,39 @@ func TestShortRunCompletes(t *testing.T) {
 	if !bytes.Equal(got, run(t, docs, alone, nil, 8)) {
 		t.Fatal("a run shorter than the search gives other answers")
 	}
+}
+
+// TestShortRunsLearnTheShapeTogether: runs of a few documents, each
+// bounded to 2% of its own length, on one tuning cache: each continues the
+// search the one before cached, until one finishes it with the shape a
+// long run finds, and the next starts from that choice.
+func TestShortRunsLearnTheShapeTogether(t *testing.T) {
+	docs := corpus(12)
+	rs, names := replicas(2, sim.Options{Curve: curve})
+	cache := filepath.Join(t.TempDir(), "tuning.json")
+	class := tune.Class{Name: "sim", Key: tune.Key{Device: "sim", Runtime: "test", Precision: "fp32"},
+		Layouts: []tune.Layout{{Sessions: len(names), Replicas: names}}, Budgets: ladder, Start: 1}
+	batches := 0
+	for n := 1; n <= 100; n++ {
+		tn := tune.New(tune.Options{Classes: []tune.Class{class}, MinTime: time.Millisecond, Cache: tune.OpenCache(cache, nil)})
+		runSized(t, docs, rs, tn, tn.MaxBudget(), int64(len(docs)))
+		if err := tn.Save(); err != nil {
+			t.Fatal(err)
+		}
+		ch := choice(t, tn)
+		switch {
+		case ch.Source == "cache":
+			if n < 3 || ch.Budget != 3072 {
+				t.Fatalf("run %d starts from the cached %+v; want 3072 tokens, learnt over more than one run", n, ch)
+			}
+			t.Logf("%d short runs learnt the shape, %d batches searched together", n-1, batches)
+			return
+		case ch.Source == "measured" && ch.Budget != 3072:
+			t.Fatalf("run %d finished the search at %+v, want 3072 tokens", n, ch)
+		case ch.Source != "measured" && ch.Batches == 0:
+			t.Fatalf("run %d searched no batch: %+v", n, ch)
+		}
+		batches += ch.Batches
+	}
+	t.Fatalf("100 short runs did not learn the shape (%d batches searched)", batches)
 }

@@ -46,7 +46,8 @@ func (c *class) settle() {
 	c.holdAt(c.results[c.active].budget)
 	c.log.Info("tuned", zap.String("layout", c.spec.Layouts[c.active].String()),
 		zap.Int("max_batch_tokens", c.budgets[c.hold.budget]), zap.Float64("tokens_per_s", c.throughput(c.active)),
-		zap.Int("batches_searching", c.cost.batches), zap.Int("retunes", c.retunes))
+		zap.Int("batches_searching", c.cost.batches), zap.Int("retunes", c.retunes),
+		zap.Int("runs", c.before.runs+1), zap.Int("batches_searching_all_runs", c.before.batches+c.cost.batches))
 }
 
 // fastest is the measured layout with the best throughput that can still
@@ -237,4 +238,21 @@ func (c *class) entry() (Entry, bool) {
 	l := c.spec.Layouts[c.active]
 	ch := c.choice()
 	return Entry{Key: c.spec.Key, Sessions: l.Sessions, Threads: l.Threads, Budget: ch.Budget, TokensPerSecond: ch.Rate}, true
+}
+
+// partial is the class's unfinished search for the cache (partial.go):
+// where its share of the run stopped it, or where the run ended; none
+// when it settled, the user pinned a part of the shape, or nothing was
+// measured.
+func (c *class) partial() (Search, bool) {
+	switch {
+	case c.settled || c.spec.PinnedLayout || c.spec.PinnedBudget:
+		return Search{}, false
+	case c.spent:
+		if c.paused == nil {
+			return Search{}, false
+		}
+		return *c.paused, true
+	}
+	return c.snapshot()
 }

@@ -71,6 +71,9 @@ func Open(dir string) (*tokenizer.Tokenizer, Origin, error) {
 
 // OpenWith is Open with explicit Options.
 func OpenWith(dir string, o Options) (*tokenizer.Tokenizer, Origin, error) {
+	if err := CheckFolder(dir); err != nil {
+		return nil, Origin{}, err
+	}
 	tj := filepath.Join(dir, "tokenizer.json")
 	if exists(tj) {
 		tk, err := tokenizer.Load(tj)
@@ -101,6 +104,26 @@ func OpenWith(dir string, o Options) (*tokenizer.Tokenizer, Origin, error) {
 		return nil, Origin{}, err
 	}
 	return tk, origin, nil
+}
+
+// ErrNoFolder marks a model folder that does not exist or is not a folder.
+var ErrNoFolder = errkind.NewUser("model folder not found")
+
+// CheckFolder refuses a model folder that does not exist or is not a
+// folder, naming the path, before anything in it is looked for.
+func CheckFolder(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case dir == "":
+		return fmt.Errorf("%w: no folder given", ErrNoFolder)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s: give the folder `optimum-cli export onnx --task question-answering` wrote (the demo's: make demo-model)", ErrNoFolder, dir)
+	case err != nil:
+		return fmt.Errorf("%w: %s: %w", ErrNoFolder, dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is a file: give the folder that holds model.onnx and the tokenizer's files", ErrNoFolder, dir)
+	}
+	return nil
 }
 
 // sideFiles are the configuration files beside tokenizer.json that Load
