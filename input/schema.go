@@ -93,6 +93,7 @@ func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
 	defer h.Close()
 	if f.Format == format.SQuAD {
 		s.ID = record.String // paragraphs have no ids: the default ids are strings
+		out.asks = true      // a SQuAD paragraph asks the questions of its qas
 		return true, nil
 	}
 	if f.Format == format.Parquet {
