@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"qa-shard/internal/format"
+	"qa-shard/internal/readstate"
 	"qa-shard/shard"
 )
 
@@ -29,7 +30,7 @@ type Plan struct {
 	Rank  shard.Rank
 	// Block is the rank's share of the global bytes; Block.Total is the
 	// size of all files together.
-	Block shard.Block
+	Block readstate.Block
 	Parts []Part
 }
 
@@ -52,7 +53,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 	for _, f := range files {
 		total += max(f.Size, 0)
 	}
-	p := &Plan{Files: files, Rank: r, Block: shard.For(total, r)}
+	p := &Plan{Files: files, Rank: r, Block: readstate.For(total, r.Rank, r.World)}
 	if len(files) == 1 && files[0].Path == "-" {
 		if r.World > 1 {
 			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", shard.ErrRank)

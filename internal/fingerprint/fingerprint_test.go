@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
 func TestModel(t *testing.T) {
@@ -172,7 +172,7 @@ func TestOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []File{{Name: "a.jsonl", Size: 10}, {Name: "b.jsonl", Size: 20}}
-	block := &shard.Block{Rank: 1, World: 2, From: 15, To: 30, Total: 30}
+	block := &readstate.Block{Rank: 1, World: 2, From: 15, To: 30, Total: 30}
 	fp, err := Of(Run{Files: files, Split: true, Block: block, Model: dir, Settings: map[string]int{"k": 1}, Questions: []string{"Who?"}})
 	if err != nil {
 		t.Fatal(err)

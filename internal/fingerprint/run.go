@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"qa-shard/internal/journal"
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
 // Run is everything a run's answers depend on, as plain values.
@@ -18,7 +18,7 @@ type Run struct {
 	Files []File
 	Split bool
 	// Block is this rank's block of a split input (nil: one process).
-	Block *shard.Block
+	Block *readstate.Block
 	// Model is the model folder (its files are hashed: Model).
 	Model string
 	// Settings are the answer-relevant settings (not performance knobs,

@@ -23,7 +23,6 @@ import (
 
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/readstate"
-	"qa-shard/shard"
 )
 
 // Version is the journal format written by this package. Open refuses
@@ -96,7 +95,7 @@ type Fingerprint struct {
 	// split across ranks (nil for a single process): a resume must own
 	// the same block, and merge reads it to check that the ranks cover
 	// the corpus exactly once.
-	Block *shard.Block `json:"block,omitempty"`
+	Block *readstate.Block `json:"block,omitempty"`
 }
 
 // State is the journal's content.

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
-func block(rank, world int, total int64) *shard.Block {
-	b := shard.For(total, shard.Rank{Rank: rank, World: world})
+func block(rank, world int, total int64) *readstate.Block {
+	b := readstate.For(total, rank, world)
 	return &b
 }
 
@@ -109,8 +109,8 @@ func TestBadStoredBlockIsCorrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := decode("j", b); !errors.Is(err, ErrCorrupt) || !errors.Is(err, shard.ErrBlock) {
-			t.Errorf("legacy block %q: %v, want ErrCorrupt and shard.ErrBlock", legacy, err)
+		if _, err := decode("j", b); !errors.Is(err, ErrCorrupt) || !errors.Is(err, readstate.ErrBlock) {
+			t.Errorf("legacy block %q: %v, want ErrCorrupt and readstate.ErrBlock", legacy, err)
 		}
 	}
 }

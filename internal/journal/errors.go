@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"qa-shard/internal/errkind"
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
 // Change is one fingerprint component that differs.
@@ -144,7 +144,7 @@ func diffObjects(old, now string, gone, added func(k, v string) string, changed 
 }
 
 // blockText is a block as a message names it ("" for none).
-func blockText(b *shard.Block) string {
+func blockText(b *readstate.Block) string {
 	if b == nil {
 		return ""
 	}

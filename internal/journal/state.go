@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
 // encode returns the journal file's bytes: one JSON object and a newline,
@@ -62,7 +62,7 @@ func decode(path string, b []byte) (State, error) {
 		return State{}, fmt.Errorf("%w: %s has impossible counts (done %d, bytes %d, records %d, errors %d, logits parts %d): it was damaged or edited; start over with --overwrite", ErrCorrupt, path, s.Done, s.Bytes, s.Records, s.Errors, s.LogitsParts)
 	}
 	if s.Fingerprint.LegacyShard != "" && s.Fingerprint.Block == nil {
-		b, err := shard.ParseLegacy(s.Fingerprint.LegacyShard)
+		b, err := readstate.ParseLegacy(s.Fingerprint.LegacyShard)
 		if err != nil {
 			return State{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 		}

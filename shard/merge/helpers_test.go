@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/journal"
+	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
 	"qa-shard/internal/testtree"
 	"qa-shard/output/logits"
@@ -41,7 +42,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	sr := shard.Rank{Rank: r.rank, World: r.world}
 	path := shard.Path(filepath.Join(dir, "answers.jsonl"), sr)
 	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
-		Block: &shard.Block{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)}}
+		Block: &readstate.Block{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)}}
 	j, err := journal.Create(path, fp)
 	if err != nil {
 		t.Fatal(err)

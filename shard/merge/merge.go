@@ -16,6 +16,7 @@ import (
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/format"
 	"qa-shard/internal/journal"
+	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
 	"qa-shard/output"
 	"qa-shard/shard"
@@ -69,7 +70,7 @@ type Result struct {
 type rankFile struct {
 	path  string
 	state journal.State
-	shard shard.Block
+	shard readstate.Block
 }
 
 // plan is a merge checked as far as it can be without reading the ranks'

@@ -1,4 +1,4 @@
-package shard
+package readstate
 
 import (
 	"fmt"
@@ -23,10 +23,10 @@ type Block struct {
 	Total int64 `json:"total"`
 }
 
-// For is rank r's block of total bytes: the r-th of r.World equal ranges.
-func For(total int64, r Rank) Block {
-	w := max(r.World, 1)
-	return Block{Rank: r.Rank, World: w, From: cut(total, r.Rank, w), To: cut(total, r.Rank+1, w), Total: total}
+// For is rank's block of total bytes: the rank-th of world equal ranges.
+func For(total int64, rank, world int) Block {
+	w := max(world, 1)
+	return Block{Rank: rank, World: w, From: cut(total, rank, w), To: cut(total, rank+1, w), Total: total}
 }
 
 // Owner is the rank whose block holds global byte x. A unit that cannot

@@ -1,4 +1,4 @@
-package shard
+package readstate
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ func TestBlocksTile(t *testing.T) {
 		for world := 1; world <= 9; world++ {
 			var next int64
 			for r := range world {
-				b := For(total, Rank{Rank: r, World: world})
+				b := For(total, r, world)
 				if b.From != next || b.To < b.From || b.Total != total {
 					t.Fatalf("total %d world %d: rank %d is %s after %d", total, world, r, b, next)
 				}
@@ -34,7 +34,7 @@ func TestBlocksTile(t *testing.T) {
 }
 
 func TestParseLegacy(t *testing.T) {
-	want := For(1000, Rank{Rank: 3, World: 16})
+	want := For(1000, 3, 16)
 	got, err := ParseLegacy("rank=3;world=16;from=187;to=250;bytes=1000")
 	if err != nil || got != want {
 		t.Fatalf("ParseLegacy = %s, %v; want %s", got, err, want)
