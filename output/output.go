@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
@@ -26,7 +27,7 @@ type Options struct {
 	Overwrite bool   // replace existing outputs
 	// Fingerprint identifies what the answers depend on; a resumed run
 	// must have the journal's.
-	Fingerprint journal.Fingerprint
+	Fingerprint fingerprint.Fingerprint
 	// Keep names the kept fields; Schema gives ids and kept fields their
 	// types; TopK > 1 adds the answers list column to Parquet answers.
 	Keep   []string

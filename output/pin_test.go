@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
@@ -46,7 +47,7 @@ func TestOutputChangedUnderRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path, lg := filepath.Join(dir, tc.answers), filepath.Join(dir, "logits")
-			out, err := Open(Options{Answers: path, Logits: lg, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}})
+			out, err := Open(Options{Answers: path, Logits: lg, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestOutputUnchanged(t *testing.T) {
 	for _, name := range []string{"a.jsonl", "a.jsonl.zst", "a.parquet"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			opt := Options{Answers: filepath.Join(dir, name), Logits: filepath.Join(dir, "logits"), Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}}
+			opt := Options{Answers: filepath.Join(dir, name), Logits: filepath.Join(dir, "logits"), Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}}
 			out, err := Open(opt)
 			if err != nil {
 				t.Fatal(err)

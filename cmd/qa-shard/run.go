@@ -15,7 +15,6 @@ import (
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/logs"
 	"qa-shard/internal/metrics"
 	"qa-shard/internal/outcome"
@@ -183,9 +182,9 @@ func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks 
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (journal.Fingerprint, error) {
+func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
 	if o.Output == "-" {
-		return journal.Fingerprint{}, nil
+		return fingerprint.Fingerprint{}, nil
 	}
 	files, stdin := in.plan.Identity()
 	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: o.Model,
@@ -198,7 +197,7 @@ func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (journal.
 
 // openOutputs opens the answers (and logits) where a resumed run ends, or
 // new ones.
-func openOutputs(o *cli.RunOptions, in *inputs, fp journal.Fingerprint) (*output.Outputs, error) {
+func openOutputs(o *cli.RunOptions, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
 	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
 		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
 }

@@ -53,7 +53,7 @@ func flagName(field string) string {
 }
 
 // AnswerColumns reads back, from the settings a journal records as text
-// (journal.Fingerprint.SettingsText, AnswerSettings written by
+// (fingerprint.Fingerprint.SettingsText, AnswerSettings written by
 // fingerprint.Text), what decides the answers' columns: the kept fields,
 // the kinds of ids and kept fields, and top-k. It is an error when the
 // text lacks them (a journal written before it recorded them).

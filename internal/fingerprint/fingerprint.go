@@ -3,8 +3,10 @@
 // them), and values such as the answer-relevant settings and the
 // questions, as canonical JSON.
 //
-// The journal stores and compares these strings; the TensorRT engine cache
-// and the tuning cache key on the model's.
+// A Fingerprint holds these strings; Compare names what differs between
+// two (a resume refused, ranks that do not form one run). The journal
+// stores them; the TensorRT engine cache and the tuning cache key on the
+// model's.
 package fingerprint
 
 import (
@@ -99,7 +101,7 @@ func Value(v any) (string, error) {
 	return "sha256=" + hex.EncodeToString(sum[:]), nil
 }
 
-// Text is v's canonical JSON itself (journal.Fingerprint.SettingsText).
+// Text is v's canonical JSON itself (fingerprint.Fingerprint.SettingsText).
 func Text(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {

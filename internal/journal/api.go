@@ -13,8 +13,9 @@
 // journaled; the caller then skips documents with Seq < Done and appends.
 //
 // The package imports only the standard library and three leaf packages
-// (shard: the block a rank owns; readstate: where reading stands;
-// errkind); it knows nothing of the record format or the pipeline.
+// (fingerprint: what a run depends on and how two differ; readstate:
+// where reading stands and the block a rank owns; errkind); it knows
+// nothing of the record format or the pipeline.
 package journal
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/readstate"
 )
 
@@ -60,48 +62,10 @@ var (
 	ErrInvalid = errkind.NewInternal("invalid use of the journal")
 )
 
-// Fingerprint identifies everything that decides the output's bytes, so a
-// resumed run appends to an output that an uninterrupted run would also have
-// written. Each component is an opaque string compared for equality; the
-// functions of package fingerprint produce them.
-type Fingerprint struct {
-	// Input identifies the run's input files (names and sizes, which
-	// decide how ranks split them); what each process read of them is in
-	// State.Input.
-	Input string `json:"input"`
-	// InputText lists the same files as a canonical JSON object, name to
-	// size (fingerprint.InputText), not compared itself: when Input
-	// differs, a resume names each file added, removed or resized. ""
-	// for very many files and in journals written before it existed.
-	InputText string `json:"input_text,omitempty"`
-	// Model is fingerprint.Model of the model directory.
-	Model string `json:"model"`
-	// Settings is fingerprint.Value of the answer-relevant settings (the
-	// caller chooses which; performance knobs such as batch size must be
-	// left out so a resume may change them).
-	Settings string `json:"settings"`
-	// SettingsText is the same settings as canonical JSON (fingerprint.Text),
-	// not compared itself: when Settings differs, a resume names each
-	// setting that changed with its old and new value.
-	SettingsText string `json:"settings_text,omitempty"`
-	// Questions is fingerprint.Value of the global questions list.
-	Questions string `json:"questions"`
-	// LegacyShard is the block as journals before typed blocks stored it
-	// ("rank=R;world=W;from=F;to=T;bytes=N"): read, never written, and
-	// kept so those journals' checksums still verify. Reading a journal
-	// turns it into Block.
-	LegacyShard string `json:"shard,omitempty"`
-	// Block is the block of the input this run owns when the corpus is
-	// split across ranks (nil for a single process): a resume must own
-	// the same block, and merge reads it to check that the ranks cover
-	// the corpus exactly once.
-	Block *readstate.Block `json:"block,omitempty"`
-}
-
 // State is the journal's content.
 type State struct {
-	Version     int         `json:"version"`
-	Fingerprint Fingerprint `json:"fingerprint"`
+	Version     int                     `json:"version"`
+	Fingerprint fingerprint.Fingerprint `json:"fingerprint"`
 	// Done counts the documents fully written: Seq 0 .. Done-1.
 	Done int64 `json:"done"`
 	// Bytes is the length of the output covering exactly those documents.

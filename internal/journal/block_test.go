@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/readstate"
 )
 
@@ -19,7 +20,7 @@ func block(rank, world int, total int64) *readstate.Block {
 // another's journal.
 func TestShardChangeRefusesResume(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "a.jsonl")
-	fp := Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q", Block: block(1, 4, 40)}
+	fp := fingerprint.Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q", Block: block(1, 4, 40)}
 	if _, err := Create(out, fp); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestShardChangeRefusesResume(t *testing.T) {
 func TestVersion3JournalResumes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "a.jsonl")
 	want := block(2, 3, 1000)
-	old := State{Version: 3, Fingerprint: Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q",
+	old := State{Version: 3, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q",
 		LegacyShard: "rank=2;world=3;from=666;to=1000;bytes=1000"}, Run: "r"}
 	sum, err := checksum(old)
 	if err != nil {
@@ -65,7 +66,7 @@ func TestVersion3JournalResumes(t *testing.T) {
 	if err != nil || st.Fingerprint.Block == nil || *st.Fingerprint.Block != *want {
 		t.Fatalf("Read a version 3 journal: %+v, %v", st.Fingerprint, err)
 	}
-	other := Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q", Block: block(1, 3, 1000)}
+	other := fingerprint.Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q", Block: block(1, 3, 1000)}
 	if _, _, err := Open(out, other); !errors.Is(err, ErrMismatch) {
 		t.Fatalf("Open of another block: %v, want ErrMismatch", err)
 	}
@@ -99,7 +100,7 @@ func TestVersion3JournalResumes(t *testing.T) {
 
 func TestBadStoredBlockIsCorrupt(t *testing.T) {
 	for _, legacy := range []string{"rank=3", "rank=16;world=16;from=0;to=1;bytes=1", "rank=0;world=2;from=5;to=4;bytes=9"} {
-		s := State{Version: 3, Fingerprint: Fingerprint{LegacyShard: legacy}}
+		s := State{Version: 3, Fingerprint: fingerprint.Fingerprint{LegacyShard: legacy}}
 		sum, err := checksum(s)
 		if err != nil {
 			t.Fatal(err)

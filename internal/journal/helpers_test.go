@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 )
 
 // fp is a realistic fingerprint: the values have the sizes package fingerprint's
 // functions produce, so size assertions are honest.
-func fp() journal.Fingerprint {
+func fp() fingerprint.Fingerprint {
 	h := func(c byte) string {
 		b := make([]byte, 64)
 		for i := range b {
@@ -18,7 +18,7 @@ func fp() journal.Fingerprint {
 		}
 		return string(b)
 	}
-	return journal.Fingerprint{
+	return fingerprint.Fingerprint{
 		Input:     "size=123456789012;sha256=" + h('a'),
 		Model:     "sha256=" + h('b'),
 		Settings:  "sha256=" + h('c'),

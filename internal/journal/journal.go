@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"qa-shard/internal/fingerprint"
 )
 
 // Create starts the journal of a new run. It refuses with ErrExists when the
@@ -16,11 +18,11 @@ import (
 // --overwrite, see Remove), then writes a journal with Done = 0, so even a
 // run killed before its first checkpoint can be resumed. The caller creates
 // the output file itself.
-func Create(outputPath string, fp Fingerprint) (*Journal, error) {
+func Create(outputPath string, fp fingerprint.Fingerprint) (*Journal, error) {
 	return create(osFS{}, outputPath, fp)
 }
 
-func create(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, error) {
+func create(fsys fileSystem, outputPath string, fp fingerprint.Fingerprint) (*Journal, error) {
 	if err := CheckFresh(outputPath, Path(outputPath)); err != nil {
 		return nil, err
 	}
@@ -48,18 +50,18 @@ func create(fsys fileSystem, outputPath string, fp Fingerprint) (*Journal, error
 //
 // The caller then skips documents with Seq < State.Done and appends to the
 // output; when State.Complete, nothing is left to do.
-func Open(outputPath string, fp Fingerprint) (*Journal, State, error) {
+func Open(outputPath string, fp fingerprint.Fingerprint) (*Journal, State, error) {
 	return open(osFS{}, outputPath, fp, nil)
 }
 
 // OpenChecked is Open with verify, which checks the output against the
 // journal's state (its records, its parts) before anything is cut: an
 // error from it is returned as it is and nothing is changed on disk.
-func OpenChecked(outputPath string, fp Fingerprint, verify func(State) error) (*Journal, State, error) {
+func OpenChecked(outputPath string, fp fingerprint.Fingerprint, verify func(State) error) (*Journal, State, error) {
 	return open(osFS{}, outputPath, fp, verify)
 }
 
-func open(fsys fileSystem, outputPath string, fp Fingerprint, verify func(State) error) (*Journal, State, error) {
+func open(fsys fileSystem, outputPath string, fp fingerprint.Fingerprint, verify func(State) error) (*Journal, State, error) {
 	path := Path(outputPath)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -72,7 +74,7 @@ func open(fsys fileSystem, outputPath string, fp Fingerprint, verify func(State)
 	if err != nil {
 		return nil, State{}, err
 	}
-	if cs := compare(s.Fingerprint, fp); len(cs) > 0 {
+	if cs := fingerprint.Compare(s.Fingerprint, fp); len(cs) > 0 {
 		return nil, State{}, &MismatchError{Changes: cs}
 	}
 	if verify != nil && !s.Complete {

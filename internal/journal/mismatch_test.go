@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 )
 
 // TestSettingsChangesNamed: a mismatch of settings names each changed
 // one with its old and new value.
 func TestSettingsChangesNamed(t *testing.T) {
-	old := journal.Fingerprint{Settings: "a", SettingsText: `{"doc-stride":128,"top-k":1,"gone":true}`}
-	now := journal.Fingerprint{Settings: "b", SettingsText: `{"doc-stride":128,"top-k":3,"max-line-bytes":1024}`}
+	old := fingerprint.Fingerprint{Settings: "a", SettingsText: `{"doc-stride":128,"top-k":1,"gone":true}`}
+	now := fingerprint.Fingerprint{Settings: "b", SettingsText: `{"doc-stride":128,"top-k":3,"max-line-bytes":1024}`}
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
 	if _, err := journal.Create(out, old); err != nil {
 		t.Fatal(err)

@@ -6,21 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 )
 
 func TestOpenFingerprint(t *testing.T) {
 	tests := []struct {
 		name    string
-		change  func(*journal.Fingerprint)
+		change  func(*fingerprint.Fingerprint)
 		changed []string // components named in the error; none: accepted
 	}{
-		{"identical", func(*journal.Fingerprint) {}, nil},
-		{"input", func(f *journal.Fingerprint) { f.Input = "size=1;sha256=" + strings.Repeat("e", 64) }, []string{"input"}},
-		{"model", func(f *journal.Fingerprint) { f.Model = "sha256=" + strings.Repeat("e", 64) }, []string{"model"}},
-		{"settings", func(f *journal.Fingerprint) { f.Settings = "sha256=" + strings.Repeat("e", 64) }, []string{"settings"}},
-		{"questions", func(f *journal.Fingerprint) { f.Questions = "sha256=" + strings.Repeat("e", 64) }, []string{"questions"}},
-		{"model and questions", func(f *journal.Fingerprint) {
+		{"identical", func(*fingerprint.Fingerprint) {}, nil},
+		{"input", func(f *fingerprint.Fingerprint) { f.Input = "size=1;sha256=" + strings.Repeat("e", 64) }, []string{"input"}},
+		{"model", func(f *fingerprint.Fingerprint) { f.Model = "sha256=" + strings.Repeat("e", 64) }, []string{"model"}},
+		{"settings", func(f *fingerprint.Fingerprint) { f.Settings = "sha256=" + strings.Repeat("e", 64) }, []string{"settings"}},
+		{"questions", func(f *fingerprint.Fingerprint) { f.Questions = "sha256=" + strings.Repeat("e", 64) }, []string{"questions"}},
+		{"model and questions", func(f *fingerprint.Fingerprint) {
 			f.Model = "sha256=" + strings.Repeat("e", 64)
 			f.Questions = ""
 		}, []string{"model", "questions"}},
@@ -204,7 +205,7 @@ func TestOpenBadJournal(t *testing.T) {
 			if err := os.WriteFile(journal.Path(out), []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := journal.Open(out, journal.Fingerprint{})
+			_, _, err := journal.Open(out, fingerprint.Fingerprint{})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Open = %v, want %v", err, tt.want)
 			}

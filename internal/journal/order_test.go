@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"qa-shard/internal/fingerprint"
 )
 
 // recorder logs, in one sequence, the output's Sync and every file system
@@ -95,7 +97,7 @@ var checkpointOrder = []string{
 func TestCheckpointOrder(t *testing.T) {
 	rec := &recorder{}
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	j, err := create(rec, out, Fingerprint{Input: "i"})
+	j, err := create(rec, out, fingerprint.Fingerprint{Input: "i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestCheckpointCrash(t *testing.T) {
 			if s := j.State(); s.Done != 1 {
 				t.Errorf("after a failed checkpoint the journal reports done %d, want 1", s.Done)
 			}
-			_, s, err := Open(out, Fingerprint{})
+			_, s, err := Open(out, fingerprint.Fingerprint{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,13 +3,13 @@ package runstatus
 import (
 	"fmt"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/shard"
-	"qa-shard/shard/merge"
 )
 
 // Mismatched marks the ranks of a split run that cannot be merged with
 // the others: run with another input, model, settings or questions (as
-// merge compares them, merge.Differing), or as a rank of another world
+// merge compares them, fingerprint.Differing), or as a rank of another world
 // size. The ranks of one run are those of one --output; what most of them
 // ran with is the run's (the lowest rank's on a tie), and each other rank
 // is mismatched, naming what differs and from which rank. A corrupt rank
@@ -32,7 +32,7 @@ func Mismatched(all []Rank) []Rank {
 			case s.World != ref.World:
 				what = fmt.Sprintf("is rank %d of %d, but %s (rank %d) is of %d: they are ranks of different runs", s.Rank, s.World, ref.Output, ref.Rank, ref.World)
 			default:
-				if d := merge.Differing(*s.fp, *ref.fp); d != "" {
+				if d := fingerprint.Differing(*s.fp, *ref.fp); d != "" {
 					what = fmt.Sprintf("ran with a different %s than %s (rank %d): merge refuses it; rerun this rank with the others' settings (--overwrite)", d, ref.Output, ref.Rank)
 				}
 			}
@@ -55,7 +55,7 @@ func majority(all []Rank, idx []int) Rank {
 	for _, i := range idx {
 		n := 0
 		for _, j := range idx {
-			if all[j].World == all[i].World && merge.Differing(*all[j].fp, *all[i].fp) == "" {
+			if all[j].World == all[i].World && fingerprint.Differing(*all[j].fp, *all[i].fp) == "" {
 				n++
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/filelock"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 	"qa-shard/output"
 	"qa-shard/shard"
@@ -47,7 +48,7 @@ type Rank struct {
 	Checked    bool      `json:"checked"` // running: seen from this host
 	Problem    string    `json:"problem,omitempty"`
 
-	fp *journal.Fingerprint // what the run ran with, from its journal (nil: none read)
+	fp *fingerprint.Fingerprint // what the run ran with, from its journal (nil: none read)
 }
 
 // Find turns one argument into the outputs it names: a glob's

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/shard"
 )
 
@@ -85,10 +85,10 @@ func TestOutcome(t *testing.T) {
 // difference added; other outputs are not compared with them.
 func TestMismatched(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "a.jsonl")
-	fp := func(questions string) *journal.Fingerprint {
-		return &journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: questions}
+	fp := func(questions string) *fingerprint.Fingerprint {
+		return &fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: questions}
 	}
-	rank := func(r, world int, state string, f *journal.Fingerprint) Rank {
+	rank := func(r, world int, state string, f *fingerprint.Fingerprint) Rank {
 		return Rank{Output: shard.Path(base, shard.Rank{Rank: r, World: world}), Rank: r, World: world, State: state, fp: f}
 	}
 	all := Mismatched([]Rank{

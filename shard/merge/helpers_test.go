@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
@@ -41,7 +42,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	t.Helper()
 	sr := shard.Rank{Rank: r.rank, World: r.world}
 	path := shard.Path(filepath.Join(dir, "answers.jsonl"), sr)
-	fp := journal.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
+	fp := fingerprint.Fingerprint{Input: "in", Model: "model", Settings: r.settings, Questions: "q",
 		Block: &readstate.Block{Rank: r.rank, World: r.world, From: r.first, To: r.end, Total: cmp.Or(r.total, 10)}}
 	j, err := journal.Create(path, fp)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
@@ -180,8 +181,8 @@ func checkRanks(ranks []rankFile) error {
 		switch {
 		case r.shard.World != world:
 			problems = append(problems, fmt.Sprintf("%s is rank %d of %d, but %s is of %d", r.path, r.shard.Rank, r.shard.World, ranks[0].path, world))
-		case Differing(fp, ref) != "":
-			problems = append(problems, fmt.Sprintf("%s ran with a different %s than %s", r.path, Differing(fp, ref), ranks[0].path))
+		case fingerprint.Differing(fp, ref) != "":
+			problems = append(problems, fmt.Sprintf("%s ran with a different %s than %s", r.path, fingerprint.Differing(fp, ref), ranks[0].path))
 		}
 		if prev, dup := have[r.shard.Rank]; dup {
 			problems = append(problems, fmt.Sprintf("rank %d given twice: %s and %s", r.shard.Rank, prev.path, r.path))
