@@ -13,7 +13,6 @@ import (
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
 )
 
 // TestOutputChangedUnderRun: an answers file truncated, removed or
@@ -132,9 +131,9 @@ func writeAnswer(t *testing.T, out *Outputs, i int) {
 	if out.Logits == nil {
 		return
 	}
-	row := logits.Row{Pos: pos, ID: id, Question: "q", InputIDs: []int32{101, 102}, SequenceIDs: []int8{-1, -1}, WordIDs: []int32{-1, -1},
+	row := record.LogitsRow{Pos: pos, ID: id, Question: "q", InputIDs: []int32{101, 102}, SequenceIDs: []int8{-1, -1}, WordIDs: []int32{-1, -1},
 		OffsetStart: []int32{0, 0}, OffsetEnd: []int32{0, 0}, StartLogits: []float32{0, 1}, EndLogits: []float32{1, 0}}
-	if err := out.Logits.Write([]logits.Row{row}); err != nil {
+	if err := out.Logits.Write([]record.LogitsRow{row}); err != nil {
 		t.Fatal(err)
 	}
 }

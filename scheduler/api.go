@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
 	"qa-shard/qa"
 )
 
@@ -59,9 +58,9 @@ type AnswerSink interface {
 }
 
 // LogitsSink receives every window's raw logits in input order;
-// *logits.Writer is one.
+// output/logits's Parts is one.
 type LogitsSink interface {
-	Write(rows []logits.Row) error
+	Write(rows []record.LogitsRow) error
 }
 
 // Config holds everything that shapes a run besides its inputs.

@@ -15,6 +15,7 @@ import (
 
 	"qa-shard/internal/isa"
 	"qa-shard/internal/quantize"
+	"qa-shard/internal/record"
 	"qa-shard/output/logits"
 	"qa-shard/worker"
 )
@@ -94,7 +95,7 @@ func TestQuantizeCommand(t *testing.T) {
 
 // int8Run runs the int8 model over a corpus with the given layout and
 // returns the answers and the logits rows.
-func int8Run(t *testing.T, corpus string, layout ...string) ([]byte, []logits.Row) {
+func int8Run(t *testing.T, corpus string, layout ...string) ([]byte, []record.LogitsRow) {
 	t.Helper()
 	dir := t.TempDir()
 	out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")

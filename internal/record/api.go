@@ -1,7 +1,7 @@
 // Package record owns the program's records: the streaming JSONL reader
 // that validates input documents, maps their fields and places them, the
-// run's schema (the type of ids and kept fields), and the writer of JSONL
-// answers. It imports only the standard library and knows nothing of
+// run's schema (the type of ids and kept fields), the writer of JSONL
+// answers, and the logits row a window's raw logits travel in. It imports only the standard library and knows nothing of
 // files, formats, the model or the pipeline.
 package record
 

@@ -19,9 +19,9 @@ import (
 
 // genRows builds windows of varied length, including zero-token and
 // one-token windows, so that list boundaries are exercised.
-func genRows(n int) []Row {
+func genRows(n int) []record.LogitsRow {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows := make([]Row, n)
+	rows := make([]record.LogitsRow, n)
 	for i := range rows {
 		var l int
 		switch i % 7 {
@@ -32,7 +32,7 @@ func genRows(n int) []Row {
 		default:
 			l = rng.IntN(384) + 2
 		}
-		r := Row{
+		r := record.LogitsRow{
 			Pos:           record.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
 			ID:            json.RawMessage([]string{`"doc-ü"`, `"17"`, `"a\"b"`}[i%3]),
 			QuestionIndex: int32(i % 2),
@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 
 // normalize maps nil and empty lists to the same value: Parquet has no way
 // to tell them apart and neither do the readers of this file.
-func normalize(r Row) Row {
+func normalize(r record.LogitsRow) record.LogitsRow {
 	if len(r.InputIDs) == 0 {
 		r.InputIDs, r.SequenceIDs, r.WordIDs = nil, nil, nil
 		r.OffsetStart, r.OffsetEnd, r.StartLogits, r.EndLogits = nil, nil, nil, nil
@@ -179,7 +179,7 @@ func TestRowGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Tiny rows so that this stays cheap while crossing a group boundary.
-	rows := make([]Row, RowsPerGroup+10)
+	rows := make([]record.LogitsRow, RowsPerGroup+10)
 	for i := range rows {
 		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), record.Position{File: "f", At: int64(i), Row: true}
 	}
@@ -216,7 +216,7 @@ func TestLengthMismatch(t *testing.T) {
 	defer w.Abort()
 	bad := genRows(3)[2] // a long window
 	bad.EndLogits = bad.EndLogits[:len(bad.EndLogits)-1]
-	if err := w.Write([]Row{bad}); !errors.Is(err, ErrLengthMismatch) {
+	if err := w.Write([]record.LogitsRow{bad}); !errors.Is(err, ErrLengthMismatch) {
 		t.Fatalf("Write = %v, want ErrLengthMismatch", err)
 	}
 }

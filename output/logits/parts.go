@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
 )
 
 // Parts writes the logits of a run as a directory of Parquet files,
@@ -58,7 +59,7 @@ func RemoveParts(dir string) error {
 func (p *Parts) Digest() string { return p.digest }
 
 // Write appends rows to the open part, starting one if needed.
-func (p *Parts) Write(rows []Row) error {
+func (p *Parts) Write(rows []record.LogitsRow) error {
 	if p.cur == nil {
 		w, err := Create(partfolder.Path(p.dir, p.n), p.opt)
 		if err != nil {
@@ -113,7 +114,7 @@ func (p *Parts) Abort() error {
 }
 
 // ReadDir loads every row of a logits directory, parts in order.
-func ReadDir(dir string) ([]Row, error) {
+func ReadDir(dir string) ([]record.LogitsRow, error) {
 	matches, err := partfolder.List(dir)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func ReadDir(dir string) ([]Row, error) {
 	if len(matches) == 0 {
 		return nil, errors.New("logits: no part-*.parquet files in " + dir)
 	}
-	var rows []Row
+	var rows []record.LogitsRow
 	for _, m := range matches {
 		r, err := ReadAll(m)
 		if err != nil {

@@ -70,7 +70,7 @@ func writeRank(t *testing.T, dir string, r rank) string {
 	}
 	n := r.end - r.first
 	for k := range int64(r.parts) {
-		rows := []logits.Row{}
+		rows := []record.LogitsRow{}
 		for i := r.first + k*n/int64(r.parts); i < r.first+(k+1)*n/int64(r.parts); i++ {
 			rows = append(rows, logitsRow(i))
 		}
@@ -96,8 +96,8 @@ func writeRank(t *testing.T, dir string, r rank) string {
 }
 
 // logitsRow is a window of document i (-1: a filler row).
-func logitsRow(i int64) logits.Row {
-	return logits.Row{ID: json.RawMessage(fmt.Sprint(i)), Pos: record.Position{File: "in.jsonl", At: i}, Question: "q",
+func logitsRow(i int64) record.LogitsRow {
+	return record.LogitsRow{ID: json.RawMessage(fmt.Sprint(i)), Pos: record.Position{File: "in.jsonl", At: i}, Question: "q",
 		InputIDs: []int32{101, 7, 102}, SequenceIDs: []int8{-1, 1, -1}, WordIDs: []int32{-1, 0, -1},
 		OffsetStart: []int32{0, 0, 0}, OffsetEnd: []int32{0, 1, 0}, StartLogits: []float32{0, 1, 0}, EndLogits: []float32{0, 2, 0}}
 }
