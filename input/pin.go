@@ -8,9 +8,10 @@ import (
 	"slices"
 
 	"qa-shard/internal/format"
+	"qa-shard/internal/pin"
 )
 
-// Input files are pinned while read: a file changed in place, truncated,
+// Input files are pinned while read (package pin): a file changed in place, truncated,
 // replaced or removed under a running job would give documents of two
 // texts, or too few, in an output its journal calls complete. Check
 // compares each file opened with what was read of it; a read that ends
@@ -80,22 +81,20 @@ func (s *Reader) Check() error {
 // checkFile compares one file with its pin and, when it grew, its text up
 // to the last document read (read, nil when none is in this file).
 func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
-	st, err := os.Stat(f.Path)
+	st, err := pin.Same(f.Path, pinned)
 	switch {
 	case err != nil:
-		return fmt.Errorf("was removed (%w)", err)
-	case !os.SameFile(pinned, st):
-		return fmt.Errorf("was replaced by another file")
+		return err
 	case st.Size() < f.Size:
-		return fmt.Errorf("was truncated (%d bytes when the run started, now %d)", f.Size, st.Size())
+		return pin.Changedf("was truncated (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case st.ModTime().Equal(f.ModTime):
 		return nil
 	case st.Size() == f.Size:
-		return fmt.Errorf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
+		return pin.Changedf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
 	case f.Format == format.Parquet || f.Format == format.SQuAD:
 		// A Parquet file ends with its footer, a SQuAD dataset with its
 		// closing brace: one that grew was rewritten.
-		return fmt.Errorf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
+		return pin.Changedf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case read == nil || f.Format != format.JSONL:
 		return nil // grew; compressed text is not hashed again here
 	}
@@ -108,7 +107,7 @@ func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 	if got, err := hashRange(h, read.from, read.to); err != nil {
 		return fmt.Errorf("cannot be read again: %w", err)
 	} else if got != sum(state) {
-		return fmt.Errorf("grew, and its text before byte %d changed", read.to)
+		return pin.Changedf("grew, and its text before byte %d changed", read.to)
 	}
 	return nil
 }
@@ -131,8 +130,8 @@ func (lr *lineReader) endsShort(eof error) error {
 	if lr.h == nil || f == nil || !lr.toEnd || lr.t.base+lr.t.raw.n >= f.Size {
 		return eof
 	}
-	return fmt.Errorf("%w: input file %s was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
-		ErrChanged, f.Name, lr.t.base+lr.t.raw.n, f.Size)
+	return fmt.Errorf("%w: input file %s %w", ErrChanged, f.Name, pin.Changedf("was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
+		lr.t.base+lr.t.raw.n, f.Size))
 }
 
 // Guard makes each checkpoint check first that the input files are still

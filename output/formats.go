@@ -9,6 +9,7 @@ import (
 	"qa-shard/internal/format"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
 )
 
 // openSink opens the answers for writing: fresh, or resumed after what
@@ -41,7 +42,7 @@ func openSink(o Options, st journal.State, fresh bool) (sink, error) {
 		return nil, err
 	}
 	s := newStream(w, f, max(bytes, 0), h, o.Keep)
-	if s.pinned, err = pin(o.Answers, w); err != nil {
+	if s.pinned, err = pin.Open(o.Answers, w); err != nil {
 		w.Close()
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
 	"qa-shard/output/logits"
@@ -79,7 +80,7 @@ type Outputs struct {
 	// (journal.State.Logits).
 	logitsDir string
 	// journalPin is the journal as last written (check).
-	journalPin *pinnedFile
+	journalPin *pin.File
 	// created: this process created the answers and journal (a fresh
 	// run); logitsPath is the logits folder as given ("" for none),
 	// logitsCreated whether the run created it. Discard reads them.

@@ -12,13 +12,14 @@ import (
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
 )
 
 // TestOutputChangedUnderRun: an answers file truncated, removed or
 // replaced from outside the run after a checkpoint, a Parquet answers
 // part or folder removed, a logits part removed, or the journal removed:
-// the next checkpoint, and the final one, fail with ErrChanged naming the
+// the next checkpoint, and the final one, fail with pin.ErrChanged naming the
 // file and saying what --resume does; the journal keeps the checkpoint
 // before the change (nothing is vouched for that is not kept).
 func TestOutputChangedUnderRun(t *testing.T) {
@@ -72,8 +73,8 @@ func TestOutputChangedUnderRun(t *testing.T) {
 			}
 			for _, save := range []func(int64) error{out.Checkpoint, out.Finish} {
 				err := save(8)
-				if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), tc.names) || !strings.Contains(err.Error(), "--resume") {
-					t.Fatalf("a checkpoint after %s: %v, want ErrChanged saying %q and what --resume does", tc.name, err, tc.names)
+				if !errors.Is(err, pin.ErrChanged) || !strings.Contains(err.Error(), tc.names) || !strings.Contains(err.Error(), "--resume") {
+					t.Fatalf("a checkpoint after %s: %v, want pin.ErrChanged saying %q and what --resume does", tc.name, err, tc.names)
 				}
 			}
 			if out.Saved() != 4 {

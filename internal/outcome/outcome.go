@@ -16,6 +16,7 @@ import (
 	"qa-shard/input"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/logs"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/signals"
 	"qa-shard/output"
 	"qa-shard/scheduler"
@@ -53,7 +54,7 @@ func Finish(r Run, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, 
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, output.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, pin.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
 		// Every document handed to the output is whole: keep them. After
 		// a failed write the last one may be partial, after an input
 		// file changed the documents since the last checkpoint may be of
@@ -76,14 +77,14 @@ func Finish(r Run, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, 
 		r.Report(sum)
 		return fmt.Errorf("%w; %d documents are saved (%s vouches for them): free space or repair the storage, then %s", fault, saved, out.Journal(), resume)
 	}
-	if errors.Is(saveErr, output.ErrChanged) {
+	if errors.Is(saveErr, pin.ErrChanged) {
 		// The last save found it: the run's outcome, not a second failure.
 		runErr, saveErr = errors.Join(saveErr, runErr), nil
 	}
 	if errors.Is(runErr, output.ErrReaderGone) {
 		return fmt.Errorf("stopped: %w; %s were written to it, and nothing more is: %s", runErr, documents(sum.Next, total), resume)
 	}
-	if errors.Is(runErr, output.ErrChanged) {
+	if errors.Is(runErr, pin.ErrChanged) && !errors.Is(runErr, input.ErrChanged) { // an output's
 		return fmt.Errorf("run stopped; %d documents are saved by the journal: %w", saved, runErr)
 	}
 	if saveErr != nil {

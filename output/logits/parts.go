@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
 )
 
@@ -22,7 +23,7 @@ type Parts struct {
 	n      int
 	digest string
 	cur    *Writer
-	pins   *partfolder.Pins
+	pins   *pin.Folder
 }
 
 // OpenParts prepares dir for writing after the first keep sealed parts,
@@ -38,7 +39,7 @@ func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error)
 	if err := partfolder.Open(dir, keep); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
-	pins, err := partfolder.Pin(dir, keep)
+	pins, err := pin.Parts(dir, keep, partfolder.Path)
 	if err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
