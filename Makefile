@@ -129,7 +129,7 @@ INT8_MODEL ?= base
 .PHONY: bench-int8
 bench-int8: ort $(BIN) $(MODELS)/$(INT8_MODEL)/model.onnx
 	@$(BIN) version
-	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/$(INT8_MODEL)) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/$(INT8_MODEL)) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/$(INT8_MODEL)-int8
 	$(BIN) quantize --model $(MODELS)/$(INT8_MODEL) --out $(MODELS)/$(INT8_MODEL)-int8

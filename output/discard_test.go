@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 // TestDiscard: the outputs a fresh run created (answers, journal, logits

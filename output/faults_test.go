@@ -12,7 +12,7 @@ import (
 	"qa-shard/internal/faultfs"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 // disk opens faultfs files as package output's files.

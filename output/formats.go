@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/pin"
+	"qa-shard/journal"
 )
 
 // openSink opens the answers for writing: fresh, or resumed after what

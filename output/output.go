@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/pin"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 

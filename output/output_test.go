@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 func write(t *testing.T, out *Outputs, ids ...string) {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // parts writes the answers as a folder of Parquet files, part-00000.parquet,

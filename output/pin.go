@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"qa-shard/internal/journal"
 	"qa-shard/internal/pin"
+	"qa-shard/journal"
 )
 
 // Outputs are pinned (package pin) and checked at every checkpoint

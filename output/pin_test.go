@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // TestOutputChangedUnderRun: an answers file truncated, removed or

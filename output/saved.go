@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 

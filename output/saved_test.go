@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 )
 
 // TestCheckSaved: outputs are held to what their journal vouches for,

@@ -10,9 +10,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // stream writes JSONL answers, plain or compressed. A compressed stream

@@ -11,8 +11,8 @@ import (
 	"os"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 )
 
 // VerifyAnswers checks answers that a journal vouches for (st, a rank's,

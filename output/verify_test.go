@@ -13,9 +13,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // TestVerifyAnswers: the journaled length must end a record (whole

@@ -18,7 +18,7 @@ import (
 )
 
 // Replica runs batches on one session of one device; whichever replica is
-// free pulls the next batch. The program's replicas are internal/fleet's
+// free pulls the next batch. The program's replicas are fleet's
 // (an ONNX Runtime session opened on first use); tests and the scheduling
 // benchmark pass fakes and simulated devices (worker/sim).
 type Replica interface {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 /*
@@ -25,8 +26,6 @@ static const char *qa_loadable(const char *name) {
 }
 */
 import "C"
-
-import "unsafe"
 
 // Library is what can be said of an ONNX Runtime library before a run:
 // where it is and why that one, its version, and the execution providers

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/fleet"
 	"qa-shard/gpu"
 	"qa-shard/internal/cli"
-	"qa-shard/internal/fleet"
 	"qa-shard/internal/logs"
 )
 

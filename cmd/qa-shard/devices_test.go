@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/fleet"
 	"qa-shard/gpu"
-	"qa-shard/internal/fleet"
 )
 
 // TestDevicesExitCodes: no driver is a normal answer (0); a broken NVML,

@@ -6,8 +6,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"qa-shard/fleet"
 	"qa-shard/internal/cli"
-	"qa-shard/internal/fleet"
 )
 
 // The run command's options, flags and checks are package cli's; here is

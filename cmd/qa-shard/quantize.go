@@ -11,8 +11,8 @@ import (
 	"qa-shard/internal/int8check"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/logs"
-	"qa-shard/internal/quantize"
 	"qa-shard/internal/record"
+	"qa-shard/quantize"
 	"qa-shard/worker"
 )
 

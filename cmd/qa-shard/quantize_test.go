@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"qa-shard/internal/isa"
-	"qa-shard/internal/quantize"
 	"qa-shard/internal/record"
 	"qa-shard/output/logits"
+	"qa-shard/quantize"
 	"qa-shard/worker"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"qa-shard/fleet"
 	"qa-shard/internal/cli"
-	"qa-shard/internal/fleet"
 	"qa-shard/internal/logs"
 	"qa-shard/scheduler"
 )

@@ -9,23 +9,23 @@ import (
 
 	"go.uber.org/zap"
 
+	"qa-shard/fleet"
 	"qa-shard/input"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/logs"
-	"qa-shard/internal/metrics"
 	"qa-shard/internal/outcome"
-	"qa-shard/internal/qamodel"
-	"qa-shard/internal/quantize"
 	"qa-shard/internal/signals"
-	"qa-shard/internal/tune"
+	"qa-shard/metrics"
 	"qa-shard/output"
+	"qa-shard/qamodel"
+	"qa-shard/quantize"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
 	"qa-shard/tokenizer/modeldir"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

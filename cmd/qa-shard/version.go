@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/fleet"
 	"qa-shard/internal/cli"
-	"qa-shard/internal/fleet"
 	"qa-shard/internal/isa"
 	"qa-shard/worker"
 )

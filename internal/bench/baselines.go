@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"qa-shard/internal/fleet"
+	"qa-shard/fleet"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/tokenizer"

@@ -18,7 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/internal/fleet"
+	"qa-shard/fleet"
 	"qa-shard/qa"
 )
 

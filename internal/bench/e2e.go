@@ -8,15 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"qa-shard/fleet"
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/fleet"
-	"qa-shard/internal/qamodel"
 	"qa-shard/internal/record"
-	"qa-shard/internal/tune"
 	"qa-shard/qa"
+	"qa-shard/qamodel"
 	"qa-shard/scheduler"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/internal/fleet"
+	"qa-shard/fleet"
 	"qa-shard/internal/record"
 	"qa-shard/qa"
 	"qa-shard/scheduler"

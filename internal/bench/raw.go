@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"qa-shard/internal/fleet"
-	"qa-shard/internal/tune"
+	"qa-shard/fleet"
 	"qa-shard/scheduler"
+	"qa-shard/tune"
 )
 
 // rawShape is one raw-model measurement: a layout of sessions running

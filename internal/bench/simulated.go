@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"qa-shard/internal/fleet"
+	"qa-shard/fleet"
 	"qa-shard/scheduler"
 	"qa-shard/worker/sim"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/metrics"
+	"qa-shard/metrics"
 	"qa-shard/scheduler"
 )
 

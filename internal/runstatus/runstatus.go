@@ -17,7 +17,7 @@ import (
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 	"qa-shard/output"
 	"qa-shard/shard"
 )

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
 	"qa-shard/internal/testtree"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 	"qa-shard/shard"
 )

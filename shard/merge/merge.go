@@ -16,9 +16,9 @@ import (
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 	"qa-shard/output"
 	"qa-shard/shard"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 )
 
 // A merged output is refused before anything is written when it is,

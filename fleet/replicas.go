@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"qa-shard/gpu"
-	"qa-shard/internal/tune"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

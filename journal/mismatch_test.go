@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 // TestSettingsChangesNamed: a mismatch of settings names each changed

@@ -6,8 +6,8 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/tune"
 	"qa-shard/scheduler"
+	"qa-shard/tune"
 )
 
 // StartTuner sets up what chooses the session layout and the token budget

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/fingerprint"
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 func TestOpenFingerprint(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/gpu"
-	"qa-shard/internal/tune"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"qa-shard/gpu"
 	"qa-shard/internal/isa"
-	"qa-shard/internal/tune"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

@@ -16,9 +16,9 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/gpu"
-	"qa-shard/internal/tune"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
+	"qa-shard/tune"
 	"qa-shard/worker"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"qa-shard/gpu"
-	"qa-shard/internal/tune"
+	"qa-shard/tune"
 )
 
 func env(kv ...string) func(string) (string, bool) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 func TestCheckFresh(t *testing.T) {

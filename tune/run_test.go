@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"qa-shard/internal/record"
-	"qa-shard/internal/tune"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
+	"qa-shard/tune"
 	"qa-shard/worker/sim"
 )
 
