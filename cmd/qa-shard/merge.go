@@ -39,7 +39,7 @@ func mergeCmd(args []string) error {
 	}
 	defer log.Sync()
 	res, err := merge.Files(merge.Options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
-		Columns: cli.AnswerColumns, Step: mergeStep()})
+		Step: mergeStep()})
 	if err != nil {
 		return err
 	}

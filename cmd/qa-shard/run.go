@@ -188,7 +188,7 @@ func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (fingerpr
 	}
 	files, stdin := in.plan.Identity()
 	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: o.Model,
-		Settings: o.AnswerSettings(in.record.Schema), Questions: questions}
+		Settings: o.AnswerSettings(in.record.Schema).Keyed(), Questions: questions}
 	if r.Split {
 		r.Block = &in.plan.Block
 	}

@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
-	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/record"
 )
 
@@ -92,41 +90,12 @@ func TestAnswerSettingsAreFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := o.flagSet()
-	for k := range o.AnswerSettings(record.Schema{}).(map[string]any) {
+	for k := range o.AnswerSettings(record.Schema{}).Keyed() {
 		if fs.Lookup(k) == nil && k != "keep-field-types" && k != "record-layout" {
 			t.Errorf("answer setting %q is not a flag", k)
 		}
 	}
-	if got := o.AnswerSettings(record.Schema{}).(map[string]any)["record-layout"]; got != record.Layout {
+	if got := o.AnswerSettings(record.Schema{}).Keyed()["record-layout"]; got != record.Layout {
 		t.Errorf("record-layout = %v, want record.Layout %d: outputs of two layouts must not be mixed", got, record.Layout)
-	}
-}
-
-// TestAnswerColumnsRoundTrip: the columns read back from the settings a
-// journal records are the run's (kept fields, their kinds, the id's kind,
-// top-k), with and without kept fields; text without them is refused.
-func TestAnswerColumnsRoundTrip(t *testing.T) {
-	for _, tc := range []struct {
-		args   []string
-		schema record.Schema
-	}{
-		{nil, record.Schema{ID: record.String, Keep: []record.Kind{}}},
-		{[]string{"--keep-fields", "url,meta.n,flag", "--top-k", "3"}, record.Schema{ID: record.Int, Keep: []record.Kind{record.String, record.Float, record.JSON}}},
-	} {
-		o, err := ParseRun(tc.args, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err := fingerprint.Text(o.AnswerSettings(tc.schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		keep, schema, topK, err := AnswerColumns(text)
-		if err != nil || !slices.Equal(keep, o.Fields.Keep) || schema.ID != tc.schema.ID || !slices.Equal(schema.Keep, tc.schema.Keep) || topK != o.Settings.TopK {
-			t.Errorf("%v: AnswerColumns = %v, %+v, %d, %v; want %v, %+v, %d", tc.args, keep, schema, topK, err, o.Fields.Keep, tc.schema, o.Settings.TopK)
-		}
-	}
-	if _, _, _, err := AnswerColumns(`{"top-k":1}`); err == nil || !strings.Contains(err.Error(), "older qa-shard") {
-		t.Errorf("settings without the columns: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/record"
+	"qa-shard/output"
 	"qa-shard/qa"
 )
 
@@ -130,6 +131,13 @@ func (o *RunOptions) Precision() string {
 		return "fp16"
 	}
 	return "fp32"
+}
+
+// AnswerSettings are the settings of o that the answers depend on, with
+// the run's record schema.
+func (o *RunOptions) AnswerSettings(schema record.Schema) output.AnswerSettings {
+	return output.AnswerSettings{QA: o.Settings, Fields: o.Fields, Schema: schema, MaxLineBytes: o.MaxLineBytes,
+		Logits: o.Logits != "", MaxWindowsPerDoc: o.MaxWindowsPerDoc}
 }
 
 // AllQuestions are the --question flags followed by the lines of

@@ -182,7 +182,7 @@ type Answer struct {
 }
 
 // Layout numbers the set of fields an answer record has. A run records it
-// among its answer settings (cli.RunOptions.AnswerSettings), so neither a
+// among its answer settings (output.AnswerSettings), so neither a
 // resume nor a merge mixes records of two layouts in one output; raise it
 // whenever a field is added or changes meaning. Layout 2 added
 // question_id, span_logit and null_logit.

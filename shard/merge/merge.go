@@ -17,7 +17,6 @@ import (
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
-	"qa-shard/internal/record"
 	"qa-shard/journal"
 	"qa-shard/output"
 	"qa-shard/shard"
@@ -43,10 +42,6 @@ type Options struct {
 	Logits    string   // the merged logits folder; "" to leave the ranks' where they are
 	Overwrite bool     // replace an existing merged output (whole)
 	Ranks     []string // the ranks' answers, any order
-	// Columns reads the answers' columns back from the settings a rank's
-	// journal records (cli.AnswerColumns): needed only to write JSONL
-	// ranks as Parquet.
-	Columns func(settingsText string) (keep []string, schema record.Schema, topK int, err error)
 	// Step, when set, is called before every change the merge makes on
 	// disk, with a few words naming it; an error it returns fails the
 	// merge there. Tests inject failures and kills through it.
@@ -140,10 +135,9 @@ func (p *plan) checkFormats() error {
 	case p.from == format.Parquet && p.to != format.Parquet:
 		return fmt.Errorf("%w: the ranks wrote Parquet answers, and %s names %s: Parquet keeps ids and kept fields as typed values, not the JSON text a single process writes into JSONL, so that text cannot be rebuilt exactly; name the merged output .parquet", ErrFormat, p.opt.Output, p.to)
 	case p.from != format.Parquet && p.to == format.Parquet:
-		if p.opt.Columns == nil {
-			return fmt.Errorf("%w: writing %s ranks as Parquet needs their columns", ErrFormat, p.from)
-		}
-		keep, schema, topK, err := p.opt.Columns(p.ranks[0].state.Fingerprint.SettingsText)
+		// The answers' columns, read back from the settings a rank's
+		// journal records.
+		keep, schema, topK, err := output.Columns(p.ranks[0].state.Fingerprint.SettingsText)
 		if err != nil {
 			return fmt.Errorf("%w: %s cannot be written as Parquet from %s ranks: %w; name it in the ranks' format", ErrFormat, p.opt.Output, p.from, err)
 		}

@@ -1,4 +1,4 @@
-package cli
+package output
 
 import (
 	"encoding/json"
@@ -8,30 +8,43 @@ import (
 	"unicode"
 
 	"qa-shard/internal/record"
+	"qa-shard/qa"
 )
 
-// AnswerSettings are the settings the answers and logits depend on, with
-// the run's record schema: part of the fingerprint --resume compares. The
-// keys are the flags' names (every field of qa.Settings, by reflection, so
-// a new setting cannot be left out), so that a resume refused for changed
-// settings names each one with its old and new value. record-layout is
-// the answer records' fields (record.Layout): outputs begun by a qa-shard
-// that wrote other fields are not continued or merged with these.
-func (o *RunOptions) AnswerSettings(schema record.Schema) any {
+// AnswerSettings are the settings a run's answers and logits depend on,
+// with the run's record schema: part of the fingerprint --resume compares,
+// and what merge and status read back the answers' columns from
+// (Columns).
+type AnswerSettings struct {
+	QA               qa.Settings
+	Fields           record.Fields
+	Schema           record.Schema
+	MaxLineBytes     int
+	Logits           bool // a logits folder is written
+	MaxWindowsPerDoc int
+}
+
+// Keyed is s keyed by the run's flag names (every field of qa.Settings,
+// by reflection, so a new setting cannot be left out), as the fingerprint
+// takes it, so that a resume refused for changed settings names each one
+// with its old and new value. record-layout is the answer records' fields
+// (record.Layout): outputs begun by a qa-shard that wrote other fields
+// are not continued or merged with these.
+func (s AnswerSettings) Keyed() map[string]any {
 	m := map[string]any{}
-	v := reflect.ValueOf(o.Settings)
+	v := reflect.ValueOf(s.QA)
 	for i := range v.NumField() {
 		m[flagName(v.Type().Field(i).Name)] = v.Field(i).Interface()
 	}
-	kinds := make([]string, len(schema.Keep))
-	for i, k := range schema.Keep {
+	kinds := make([]string, len(s.Schema.Keep))
+	for i, k := range s.Schema.Keep {
 		kinds[i] = k.String()
 	}
-	m["max-line-bytes"] = o.MaxLineBytes
-	m["logits"] = o.Logits != ""
-	m["id-field"], m["context-field"], m["question-field"], m["keep-fields"] = o.Fields.ID, o.Fields.Context, o.Fields.Question, o.Fields.Keep
-	m["id-type"], m["keep-field-types"] = schema.ID.String(), kinds
-	m["max-windows-per-doc"] = o.MaxWindowsPerDoc
+	m["max-line-bytes"] = s.MaxLineBytes
+	m["logits"] = s.Logits
+	m["id-field"], m["context-field"], m["question-field"], m["keep-fields"] = s.Fields.ID, s.Fields.Context, s.Fields.Question, s.Fields.Keep
+	m["id-type"], m["keep-field-types"] = s.Schema.ID.String(), kinds
+	m["max-windows-per-doc"] = s.MaxWindowsPerDoc
 	m["record-layout"] = record.Layout
 	return m
 }
@@ -52,12 +65,12 @@ func flagName(field string) string {
 	return b.String()
 }
 
-// AnswerColumns reads back, from the settings a journal records as text
-// (fingerprint.Fingerprint.SettingsText, AnswerSettings written by
+// Columns reads back, from the settings a journal records as text
+// (fingerprint.Fingerprint.SettingsText, AnswerSettings.Keyed written by
 // fingerprint.Text), what decides the answers' columns: the kept fields,
 // the kinds of ids and kept fields, and top-k. It is an error when the
 // text lacks them (a journal written before it recorded them).
-func AnswerColumns(settingsText string) (keep []string, schema record.Schema, topK int, err error) {
+func Columns(settingsText string) (keep []string, schema record.Schema, topK int, err error) {
 	var m map[string]json.RawMessage
 	var s struct {
 		Keep      []string `json:"keep-fields"`
