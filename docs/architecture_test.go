@@ -283,7 +283,7 @@ var mapRow = regexp.MustCompile("^\\| `([^`]+)/` \\| (.+) \\|$")
 // TestMap: the map that opens ARCHITECTURE.md names what exists. Every
 // row of its table of the top level is a folder, every top-level folder
 // that holds a package has a row, and every path it names (a backquoted
-// name with a slash, such as `scheduler/write.go` or `shard/merge`)
+// name with a slash, such as `scheduler/write.go` or `commands/merge`)
 // exists.
 func TestMap(t *testing.T) {
 	b, err := os.ReadFile(doc)

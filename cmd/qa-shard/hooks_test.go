@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"qa-shard/commands/merge"
 	"qa-shard/internal/record"
 	"qa-shard/internal/signals"
 	"qa-shard/output"
@@ -69,12 +70,12 @@ const (
 	envMergeKillAt = "QA_SHARD_TEST_MERGE_KILL_AT"
 )
 
-// installHooks sets testHook (and testMergeStep) from the environment.
+// installHooks sets testHook (and merge.TestStep) from the environment.
 func installHooks() {
 	if v, ok := os.LookupEnv(envMergeKillAt); ok {
 		killAt, _ := strconv.Atoi(v)
 		step := 0
-		testMergeStep = func(what string) error {
+		merge.TestStep = func(what string) error {
 			fmt.Fprintf(os.Stderr, "merge step %d: %s\n", step, what)
 			if step == killAt {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)

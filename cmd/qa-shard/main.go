@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/commands/merge"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/logs"
@@ -65,7 +66,7 @@ func main() {
 // command returns the subcommand called name (each in the file named after
 // it), or nil.
 func command(name string) func([]string) error {
-	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": mergeCmd, "bench": benchCmd,
+	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": benchCmd,
 		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
 }
 

@@ -15,6 +15,3 @@ func hooked(_ context.Context, _ <-chan struct{}, _ *output.Outputs, src schedul
 	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
 	return src, answers, replicas
 }
-
-// mergeStep is merge's step hook: none in the product.
-func mergeStep() func(string) error { return nil }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"qa-shard/commands/merge"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/record"
 	"qa-shard/output/logits"
@@ -149,7 +150,7 @@ func TestInt8Deterministic(t *testing.T) {
 	files := runRanks(t, 3, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"),
 		"--model", int8Model(t), "--input", corpus, "--question", "Who founded the company?", "--devices", "cpu:2", "--threads", "1")
 	merged := filepath.Join(dir, "merged.jsonl")
-	if err := mergeCmd(append([]string{"--output", merged}, files...)); err != nil {
+	if err := merge.Run(append([]string{"--output", merged}, files...)); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
 	if got, _ := os.ReadFile(merged); !bytes.Equal(got, a) {

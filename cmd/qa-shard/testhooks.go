@@ -26,11 +26,3 @@ func hooked(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src 
 	}
 	return testHook(ctx, stop, out, src, answers, replicas)
 }
-
-// testMergeStep, set only by the tests (hooks_test.go), is called before
-// every change merge makes on disk (merge.Options.Step), to fail or kill
-// the merge at a chosen one.
-var testMergeStep func(step string) error
-
-// mergeStep is merge's step hook, when a test set one.
-func mergeStep() func(string) error { return testMergeStep }

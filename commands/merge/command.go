@@ -1,4 +1,4 @@
-package main
+package merge
 
 import (
 	"fmt"
@@ -9,12 +9,11 @@ import (
 
 	"qa-shard/internal/cli"
 	"qa-shard/internal/logs"
-	"qa-shard/shard/merge"
 )
 
-// mergeCmd combines the outputs of the ranks of a split run into the file
-// a single process would have written.
-func mergeCmd(args []string) error {
+// Run is `qa-shard merge`: it combines the outputs of the ranks of a
+// split run into the file a single process would have written.
+func Run(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard merge", pflag.ContinueOnError)
 	output := fs.String("output", "", "merged answers, in the format the name says: .jsonl, .jsonl.gz, .jsonl.zst or .parquet (converted when the ranks wrote another)")
 	lg := fs.String("logits", "", "also merge the ranks' logits folders (found from their journals, whatever their names) into this new folder")
@@ -26,9 +25,9 @@ func mergeCmd(args []string) error {
 		return err
 	}
 	if *output == "" || fs.NArg() == 0 {
-		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", errUsage)
+		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", cli.ErrUsage)
 	}
-	locks, err := merge.Lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
+	locks, err := Lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
 	defer locks.Release()
 	if err != nil {
 		return err
@@ -38,8 +37,8 @@ func mergeCmd(args []string) error {
 		return err
 	}
 	defer log.Sync()
-	res, err := merge.Files(merge.Options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
-		Step: mergeStep()})
+	res, err := Files(Options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
+		Step: testStep()})
 	if err != nil {
 		return err
 	}
