@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/commands/merge"
+	"qa-shard/commands/status"
+	"qa-shard/commands/tokenize"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/logs"
@@ -67,7 +69,7 @@ func main() {
 // it), or nil.
 func command(name string) func([]string) error {
 	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": benchCmd,
-		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
+		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 
 // dispatch runs a subcommand (run when the first argument names

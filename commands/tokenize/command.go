@@ -1,12 +1,14 @@
-package tokenview
+package tokenize
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/cli"
 	"qa-shard/tokenizer/modeldir"
+	"qa-shard/worker"
 )
 
 const help = `Usage: qa-shard tokenize --model DIR [--question Q] [--json] TEXT...
@@ -47,4 +49,31 @@ func Parse(args []string) (Request, error) {
 	}
 	r.Texts, r.Mecab = fs.Args(), modeldir.FlagOptions(*mecabLib, *mecabDicdir)
 	return r, nil
+}
+
+// Run is `qa-shard tokenize`: it prints how a model folder's tokenizer
+// reads the texts given.
+func Run(args []string) error {
+	r, err := Parse(args)
+	if err != nil {
+		return err
+	}
+	tok, origin, err := modeldir.OpenWith(r.Model, r.Mecab)
+	if err != nil {
+		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
+	}
+	info := Describe(tok, origin)
+	var rows []Row
+	for i, text := range r.Texts {
+		rs, err := Rows(tok, i, text, r.Question)
+		if err != nil {
+			return fmt.Errorf("%w: %w", cli.ErrUsage, err)
+		}
+		rows = append(rows, rs...)
+	}
+	if r.JSON {
+		return WriteJSON(os.Stdout, info, rows)
+	}
+	WriteTable(os.Stdout, info, rows, r.Texts)
+	return nil
 }

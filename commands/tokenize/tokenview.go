@@ -1,9 +1,9 @@
-// Package tokenview shows how a model folder's tokenizer reads texts
-// (qa-shard tokenize): where the tokenizer came from and its components
+// Package tokenize is `qa-shard tokenize`: it shows how a model folder's
+// tokenizer reads texts: where the tokenizer came from and its components
 // (Facts), each token of a text with its id and code-point offsets, or the
 // first window the model would see of a (question, text) pair (Rows), as
 // a table for a person or JSON lines.
-package tokenview
+package tokenize
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package main
+package status
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/cli"
-	"qa-shard/internal/runstatus"
 )
 
 const statusHelp = `Usage: qa-shard status [--json] [--verify] OUTPUT...
@@ -33,8 +32,9 @@ Exit status: 0 every rank complete; 75 some rank not complete yet (running
 or stopped: wait, or rerun with --resume); 2 a rank missing, corrupt or
 mismatched, or nothing found.`
 
-// statusCmd prints where the runs of its arguments stand.
-func statusCmd(args []string) error {
+// Run is `qa-shard status`: it prints where the runs of its arguments
+// stand.
+func Run(args []string) error {
 	fs := pflag.NewFlagSet("qa-shard status", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "one JSON object per rank, then one for the total")
 	verify := fs.Bool("verify", false, "read the outputs too: every answer record, and the answers and logits against the journal's digests")
@@ -42,18 +42,18 @@ func statusCmd(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", errUsage)
+		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", cli.ErrUsage)
 	}
-	all, err := runstatus.Collect(fs.Args(), *verify)
+	all, err := Collect(fs.Args(), *verify)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		if err := runstatus.WriteJSON(os.Stdout, all); err != nil {
+		if err := WriteJSON(os.Stdout, all); err != nil {
 			return err
 		}
 	} else {
-		runstatus.WriteTable(os.Stdout, all, time.Now())
+		WriteTable(os.Stdout, all, time.Now())
 	}
-	return runstatus.Outcome(all)
+	return Outcome(all)
 }

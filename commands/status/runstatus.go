@@ -1,8 +1,8 @@
-// Package runstatus says where a run stands from its outputs' journals
-// and lock files, and whether the outputs hold what the journals vouch
-// for, without disturbing a job that writes them: no lock is taken
-// (qa-shard status, safe to run from cron every minute).
-package runstatus
+// Package status is `qa-shard status`: it says where a run stands from
+// its outputs' journals and lock files, and whether the outputs hold what
+// the journals vouch for, without disturbing a job that writes them: no
+// lock is taken (safe to run from cron every minute).
+package status
 
 import (
 	"errors"

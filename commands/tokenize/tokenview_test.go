@@ -1,4 +1,4 @@
-package tokenview
+package tokenize
 
 import (
 	"bytes"
