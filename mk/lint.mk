@@ -21,7 +21,7 @@ lint: $(GOLANGCI_LINT)
 # terminate hook) or whose state other goroutines share (tune, output,
 # journal, filelock, input's document count). About a minute.
 RACE_PACKAGES := ./scheduler ./tune ./gpu ./fleet ./output ./journal ./internal/filelock \
-	./input ./metrics ./internal/signals ./internal/bench ./worker/...
+	./input ./metrics ./internal/signals ./commands/bench ./worker/...
 
 .PHONY: test-race
 test-race: ort $(VOCAB_JSON)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/commands/bench"
 	"qa-shard/commands/merge"
 	"qa-shard/commands/status"
 	"qa-shard/commands/tokenize"
@@ -68,7 +69,7 @@ func main() {
 // command returns the subcommand called name (each in the file named after
 // it), or nil.
 func command(name string) func([]string) error {
-	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": benchCmd,
+	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": bench.Run,
 		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 

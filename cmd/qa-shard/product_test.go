@@ -11,7 +11,7 @@ import (
 // TestProductLinksNoHooks: the product binary, built without tags as make
 // build builds it, has no test hook (its symbols have no main.testHook),
 // and links the simulated devices (worker/sim) only through the benchmark
-// harness (internal/bench: bench --scheduling, --inputs), as depguard's
+// harness (commands/bench: bench --scheduling, --inputs), as depguard's
 // rule simulated-devices says of the code. The same check on a build with
 // the tag testhooks finds the hook, so it can see one.
 func TestProductLinksNoHooks(t *testing.T) {
@@ -44,7 +44,7 @@ func TestProductLinksNoHooks(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(importers, " ") != "qa-shard/internal/bench" {
+	if strings.Join(importers, " ") != "qa-shard/commands/bench" {
 		t.Errorf("in the product, worker/sim is imported by %q, want by qa-shard/internal/bench alone", importers)
 	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -8,7 +9,9 @@ import (
 
 	"qa-shard/input"
 	"qa-shard/internal/cli"
+	"qa-shard/internal/logs"
 	"qa-shard/tokenizer/modeldir"
+	"qa-shard/worker"
 )
 
 // Request is what `qa-shard bench` was asked: which benchmark (Scheduling
@@ -73,4 +76,33 @@ func Parse(args []string) (Request, error) {
 		return r, fmt.Errorf("%w: --input %s is a folder or cannot be opened: bench reads one JSONL file", input.ErrInput, o.Input)
 	}
 	return r, nil
+}
+
+// Run is `qa-shard bench`: it measures, in one process and interleaved repetitions, the raw
+// model's best shape, qa-shard end to end (previous defaults, by hand,
+// tuned from scratch and from the cache, int8) and a naive loop, and
+// prints them side by side.
+func Run(args []string) error {
+	r, err := Parse(args)
+	if err != nil {
+		return err
+	}
+	lg, err := logs.New(r.LogFormat, r.LogLevel)
+	if err != nil {
+		return err
+	}
+	r.One.Log = lg
+	switch {
+	case r.Scheduling:
+		return Scheduling(context.Background(), os.Stdout)
+	case r.Inputs:
+		return Inputs(context.Background(), os.Stdout)
+	}
+	if err := worker.Init(worker.FindLib(r.ORTLib)); err != nil {
+		return err
+	}
+	if r.One.MaxBatchTokens > 0 {
+		return One(context.Background(), os.Stdout, r.One)
+	}
+	return Measure(context.Background(), os.Stdout, r.One.Options)
 }
