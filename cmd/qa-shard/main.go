@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/commands/bench"
+	"qa-shard/commands/eval"
 	"qa-shard/commands/merge"
 	"qa-shard/commands/status"
 	"qa-shard/commands/tokenize"
@@ -70,7 +71,7 @@ func main() {
 // it), or nil.
 func command(name string) func([]string) error {
 	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": bench.Run,
-		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
+		"quantize": quantizeCmd, "eval": eval.Run, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 
 // dispatch runs a subcommand (run when the first argument names

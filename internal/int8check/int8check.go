@@ -17,7 +17,7 @@ import (
 
 	"qa-shard/input"
 	"qa-shard/internal/errkind"
-	"qa-shard/internal/evaluate"
+	"qa-shard/evaluate"
 	"qa-shard/internal/record"
 	"qa-shard/shard"
 )

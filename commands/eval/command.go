@@ -1,11 +1,16 @@
-package evaluate
+// Package eval is `qa-shard eval`: it scores answers files against gold
+// answers with package evaluate and prints the table side by side.
+package eval
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/evaluate"
 	"qa-shard/internal/cli"
+	"qa-shard/internal/logs"
 )
 
 const help = `Usage: qa-shard eval --gold GOLD [--json] [LABEL=]ANSWERS...
@@ -63,4 +68,25 @@ func Parse(args []string) (Request, error) {
 		return r, fmt.Errorf("%w: pass --gold FILE, one or more answers files (LABEL=FILE or FILE), and a --split of at least 1 (see qa-shard eval --help)", cli.ErrUsage)
 	}
 	return r, nil
+}
+
+// Run is `qa-shard eval`: it prints the evaluation table (the scoring is
+// package evaluate's).
+func Run(args []string) error {
+	r, err := Parse(args)
+	if err != nil {
+		return err
+	}
+	if _, err := logs.New(r.LogFormat, r.LogLevel); err != nil {
+		return err
+	}
+	g, rows, err := evaluate.Files(r.Gold, r.Answers, r.Split)
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return evaluate.WriteJSON(os.Stdout, rows)
+	}
+	fmt.Printf("gold: %s\n", r.Gold)
+	return evaluate.WriteTable(os.Stdout, g, rows)
 }
