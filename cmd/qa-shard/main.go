@@ -11,6 +11,7 @@ import (
 	"qa-shard/commands/bench"
 	"qa-shard/commands/eval"
 	"qa-shard/commands/merge"
+	"qa-shard/commands/quantize"
 	"qa-shard/commands/status"
 	"qa-shard/commands/tokenize"
 	"qa-shard/internal/cli"
@@ -71,7 +72,7 @@ func main() {
 // it), or nil.
 func command(name string) func([]string) error {
 	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": bench.Run,
-		"quantize": quantizeCmd, "eval": eval.Run, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
+		"quantize": func(args []string) error { return quantize.Run(args, runCmd) }, "eval": eval.Run, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 
 // dispatch runs a subcommand (run when the first argument names

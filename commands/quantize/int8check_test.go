@@ -1,4 +1,4 @@
-package int8check
+package quantize
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // fakeRun answers every question of a sample with the document's first
 // word (float32) and, for the int8 model, with the first two words for the
 // documents in differ: a known disagreement.
-func fakeRun(t *testing.T, differ map[string]bool, runs *[]string) Run {
+func fakeRun(t *testing.T, differ map[string]bool, runs *[]string) runner {
 	return func(model, input, output string) error {
 		*runs = append(*runs, model)
 		f, err := os.Open(input)
@@ -72,14 +72,14 @@ func TestCheck(t *testing.T) {
 	// (one word against two: P 1/2, R 1) and EM 0.
 	differ := map[string]bool{"d1": true, "d3": true}
 	f1 := 100 * (16 + 4*2.0/3) / 20
-	o := Options{Inputs: []string{in}, Docs: 10, Questions: []string{"global?"}, Dir: t.TempDir()}
+	o := checkOptions{Inputs: []string{in}, Docs: 10, Questions: []string{"global?"}, Dir: t.TempDir()}
 	for _, c := range []struct {
 		min  float64
 		pass bool
 	}{{f1, true}, {f1 + 0.01, false}, {0, false}} { // 0: the default, 99
 		o.MinF1 = c.min
 		var runs []string
-		res, err := Check(o, "float32", "int8", fakeRun(t, differ, &runs))
+		res, err := compareAnswers(o, "float32", "int8", fakeRun(t, differ, &runs))
 		if res.Documents != 10 || res.Skipped != 1 || res.Pairs != 20 || res.Identical != 16 || strings.Join(runs, ",") != "float32,int8" {
 			t.Fatalf("min %v: %+v after runs %v", c.min, res, runs)
 		}
@@ -102,7 +102,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	o.Fields = record.Fields{Context: "text"}
-	if _, err := Check(o, "float32", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), "no document to check with") {
+	if _, err := compareAnswers(o, "float32", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), "no document to check with") {
 		t.Errorf("no record has the context field: %v", err)
 	}
 }

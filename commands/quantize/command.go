@@ -1,11 +1,24 @@
+// Package quantize is `qa-shard quantize`: it writes an int8 copy of a
+// model folder (the top-level package quantize rewrites the graph),
+// checks it under ONNX Runtime and, with --check-input, checks its answers
+// against the float32 model's on the user's documents.
 package quantize
 
 import (
 	"fmt"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap"
 
 	"qa-shard/internal/cli"
+	"qa-shard/internal/isa"
+	"qa-shard/internal/logs"
+	"qa-shard/internal/record"
+	rewrite "qa-shard/quantize"
+	"qa-shard/worker"
 )
 
 const help = `Usage: qa-shard quantize --model DIR --out DIR [--scheme s7|s8|u8]
@@ -47,7 +60,7 @@ quantize exits 3, the copy kept, so a script can stop before a long run.`
 type Request struct {
 	Model, Out          string // the float32 folder, the new int8 one
 	ORTLib              string // ONNX Runtime library for the check ("": as for run)
-	Options             Options
+	Options             rewrite.Options
 	LogFormat, LogLevel string
 	// Check is the answer check on the user's documents; no CheckInput,
 	// no check.
@@ -73,7 +86,7 @@ func Parse(args []string) (Request, error) {
 	fs.StringVar(&r.Out, "out", "", "new folder for the int8 copy; must not exist, or be empty")
 	fs.StringVar(&r.ORTLib, "ort-lib", "", "ONNX Runtime library for checking the result (default as for run; without one the check is skipped)")
 	fs.BoolVar(&r.Options.KeepAttention, "keep-attention", false, "leave attention as exported, padding mask included (for padded batches elsewhere; 6-8% slower on a small model)")
-	scheme := fs.String("scheme", string(SchemeS7), "how int8 weights are stored: s7 (right on every x86 CPU), s8 (VNNI or AMX CPUs only) or u8 (see below)")
+	scheme := fs.String("scheme", string(rewrite.SchemeS7), "how int8 weights are stored: s7 (right on every x86 CPU), s8 (VNNI or AMX CPUs only) or u8 (see below)")
 	c := &r.Check
 	fs.StringArrayVar(&c.Inputs, "check-input", nil, "check the copy's answers against float32's on these documents (files, folders, globs, as --input; repeatable)")
 	fs.IntVar(&c.Docs, "check-docs", 100, "how many documents of --check-input to check with, the first in input order")
@@ -103,6 +116,67 @@ func Parse(args []string) (Request, error) {
 	case c.MinF1 <= 0 || c.MinF1 > 100:
 		return r, fmt.Errorf("%w: --check-min-f1 is a percentage in (0, 100]", cli.ErrUsage)
 	}
-	r.Options.Scheme = Scheme(*scheme)
+	r.Options.Scheme = rewrite.Scheme(*scheme)
 	return r, nil
+}
+
+// Run is `qa-shard quantize`: it writes a dynamically quantized int8 copy of a model folder,
+// then, where ONNX Runtime is at hand, checks that the copy loads and says
+// how far its logits are from the original's on a sample window.
+//
+// run is the run subcommand, which answers the sample of --check-input.
+func Run(args []string, run func(args []string) error) error {
+	r, err := Parse(args)
+	if err != nil {
+		return err
+	}
+	log, err := logs.New(r.LogFormat, r.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
+	start := time.Now()
+	rep, err := rewrite.Dir(r.Model, r.Out, r.Options)
+	if err != nil {
+		return err
+	}
+	rep.Log(log, r.Out, time.Since(start))
+	lib := worker.FindLib(r.ORTLib)
+	if lib == "" && os.Getenv(worker.EnvORTLib) == "" {
+		if len(r.Check.Inputs) > 0 {
+			return fmt.Errorf("%w: --check-input answers with ONNX Runtime, and no library was found: pass --ort-lib PATH or set %s (%s is written)", cli.ErrUsage, worker.EnvORTLib, r.Out)
+		}
+		log.Warn(fmt.Sprintf("not checked with ONNX Runtime: no library found (pass --ort-lib PATH or set %s)", worker.EnvORTLib))
+		return nil
+	}
+	if err := worker.Init(lib); err != nil {
+		return err
+	}
+	c, err := rewrite.Check(r.Model, r.Out)
+	if err != nil {
+		return err
+	}
+	c.Log(log, isa.Detect(), r.Options.Scheme)
+	if len(r.Check.Inputs) == 0 {
+		return nil
+	}
+	return checkAnswers(r, run, log)
+}
+
+// checkAnswers runs the answer check (--check-input): the sample is
+// answered by two runs of this program, the float32 model's and the
+// copy's.
+func checkAnswers(r Request, runCmd func([]string) error, log *zap.Logger) error {
+	c := r.Check
+	run := func(model, input, output string) error {
+		return runCmd([]string{"--model", model, "--input", input, "--output", output, "--devices", c.Devices, "--ort-lib", worker.FindLib(r.ORTLib),
+			"--log-format", r.LogFormat, "--log-level", "warn"})
+	}
+	log.Info(fmt.Sprintf("checking the int8 copy's answers against float32's on the first %d documents of %s", c.Docs, strings.Join(c.Inputs, ", ")))
+	res, err := compareAnswers(checkOptions{Inputs: c.Inputs, Docs: c.Docs, Questions: c.Questions, QuestionsFile: c.QuestionsFile, MinF1: c.MinF1,
+		Fields: record.Fields{ID: c.IDField, Context: c.ContextField, Question: c.QuestionField}}, r.Model, r.Out, run)
+	if res.Pairs > 0 {
+		res.Log(log)
+	}
+	return err
 }

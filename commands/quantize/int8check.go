@@ -1,9 +1,11 @@
-// Package int8check measures what an int8 copy of a model costs on the
-// user's own documents. It answers a sample of them with the float32 model
-// and with the copy, compares the answers (the copy's exact match and F1
-// against float32's, identical answers, score drift) and judges them by a
-// threshold, by default MLPerf's rule for BERT (99% of float32's F1).
-package int8check
+// The answer check (--check-input) measures what an int8 copy of a model
+// costs on the user's own documents. It answers a sample of them with the
+// float32 model and with the copy, compares the answers (the copy's exact
+// match and F1 against float32's, identical answers, score drift) and
+// judges them by a threshold, by default MLPerf's rule for BERT (99% of
+// float32's F1).
+
+package quantize
 
 import (
 	"encoding/json"
@@ -15,9 +17,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"qa-shard/evaluate"
 	"qa-shard/input"
 	"qa-shard/internal/errkind"
-	"qa-shard/evaluate"
 	"qa-shard/internal/record"
 	"qa-shard/shard"
 )
@@ -36,8 +38,8 @@ const DefaultDocs = 100
 // records than it tolerates (exit 3).
 var ErrBelow = errkind.NewRecords("the int8 copy's answers agree with float32's below the threshold")
 
-// Options say which documents to sample and how to judge.
-type Options struct {
+// checkOptions say which documents to sample and how to judge.
+type checkOptions struct {
 	// Inputs are --input's arguments: files, folders, globs of any input
 	// format. The sample is their first Docs documents, in input order.
 	Inputs []string
@@ -55,13 +57,13 @@ type Options struct {
 	Dir string
 }
 
-// Run answers the JSON lines corpus input with the model in folder model
+// runner answers the JSON lines corpus input with the model in folder model
 // into the answers file output, as `qa-shard --model model --input input
 // --output output` does.
-type Run func(model, input, output string) error
+type runner func(model, input, output string) error
 
-// Result is the check's outcome.
-type Result struct {
+// checkResult is the check's outcome.
+type checkResult struct {
 	// Documents were sampled; Skipped of the records read were bad (they
 	// would be error records in both runs) and are not in the sample.
 	Documents, Skipped int
@@ -70,13 +72,13 @@ type Result struct {
 }
 
 // Pass says whether the copy meets the threshold.
-func (r Result) Pass() bool { return r.F1 >= r.MinF1 }
+func (r checkResult) Pass() bool { return r.F1 >= r.MinF1 }
 
 // Check samples the documents, answers them with both models and
 // compares: an error of kind Records (ErrBelow) when the copy falls
 // below the threshold, the result either way.
-func Check(o Options, float32Model, int8Model string, run Run) (Result, error) {
-	res := Result{MinF1: o.MinF1}
+func compareAnswers(o checkOptions, float32Model, int8Model string, run runner) (checkResult, error) {
+	res := checkResult{MinF1: o.MinF1}
 	if res.MinF1 == 0 {
 		res.MinF1 = DefaultMinF1
 	}
@@ -118,7 +120,7 @@ func Check(o Options, float32Model, int8Model string, run Run) (Result, error) {
 // writeSample writes the first o.Docs good documents of the inputs as
 // JSON lines with their questions (the global ones folded in), and counts
 // the bad records it passed over.
-func writeSample(o Options, path string) (docs, skipped int, err error) {
+func writeSample(o checkOptions, path string) (docs, skipped int, err error) {
 	questions := o.Questions
 	if o.QuestionsFile != "" {
 		qs, err := record.ReadQuestionsFile(o.QuestionsFile)
@@ -173,7 +175,7 @@ func writeSample(o Options, path string) (docs, skipped int, err error) {
 }
 
 // Log says what the check found, pass or not.
-func (r Result) Log(log *zap.Logger) {
+func (r checkResult) Log(log *zap.Logger) {
 	verdict := "passes"
 	if !r.Pass() {
 		verdict = "FAILS"
