@@ -57,29 +57,8 @@ func writeLibrary(w io.Writer, l libraryJSON) {
 	} else {
 		fmt.Fprintf(w, "\nONNX Runtime %s: %s (%s)\n", l.Version, l.Path, l.From)
 	}
-	fmt.Fprintf(w, "providers: %s\n", ProvidersLine(l.Library))
+	fmt.Fprintf(w, "providers: %s\n", l.ProvidersLine())
 	if l.GPUProblem != "" {
 		fmt.Fprintf(w, "a run on these GPUs would be refused: %s\n", l.GPUProblem)
 	}
-}
-
-// ProvidersLine lists a library's providers for people: "cpu" alone is a
-// CPU build; a GPU provider is "ready" or names what it lacks.
-func ProvidersLine(l worker.Library) string {
-	var parts []string
-	for _, p := range l.Providers {
-		switch {
-		case p.Name == worker.ProviderCPU:
-			parts = append(parts, p.Name)
-		case p.Ready():
-			parts = append(parts, p.Name+" (ready)")
-		default:
-			parts = append(parts, p.Name+" (missing "+strings.Join(p.Missing, ", ")+")")
-		}
-	}
-	s := strings.Join(parts, ", ")
-	if l.GPU() == nil {
-		s += " (a CPU build: no GPU provider beside the library)"
-	}
-	return s
 }

@@ -43,10 +43,10 @@ func TestGPUProblem(t *testing.T) {
 			}
 		}
 	}
-	if got := ProvidersLine(lib(cudaMissing)); got != "cpu, cuda (missing libcudart.so.13, libcuda.so.1)" {
+	if got := lib(cudaMissing).ProvidersLine(); got != "cpu, cuda (missing libcudart.so.13, libcuda.so.1)" {
 		t.Errorf("ProvidersLine = %q", got)
 	}
-	if got := ProvidersLine(lib()); !strings.Contains(got, "a CPU build") {
+	if got := lib().ProvidersLine(); !strings.Contains(got, "a CPU build") {
 		t.Errorf("ProvidersLine of a CPU build = %q, want it to say so", got)
 	}
 }

@@ -176,3 +176,24 @@ func loadable(name string) bool {
 	defer C.free(unsafe.Pointer(cs))
 	return C.qa_loadable(cs) == nil
 }
+
+// ProvidersLine lists a library's providers for people: "cpu" alone is a
+// CPU build; a GPU provider is "ready" or names what it lacks.
+func (l Library) ProvidersLine() string {
+	var parts []string
+	for _, p := range l.Providers {
+		switch {
+		case p.Name == ProviderCPU:
+			parts = append(parts, p.Name)
+		case p.Ready():
+			parts = append(parts, p.Name+" (ready)")
+		default:
+			parts = append(parts, p.Name+" (missing "+strings.Join(p.Missing, ", ")+")")
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if l.GPU() == nil {
+		s += " (a CPU build: no GPU provider beside the library)"
+	}
+	return s
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/fleet"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/isa"
 	"qa-shard/worker"
@@ -45,7 +44,7 @@ func writeVersion(w io.Writer, lib worker.Library) {
 		fmt.Fprintf(w, "onnxruntime: %s, %s (%s)\n", lib.Version, lib.Path, lib.From)
 	}
 	if lib.Path != "" {
-		fmt.Fprintf(w, "providers: %s\n", fleet.ProvidersLine(lib))
+		fmt.Fprintf(w, "providers: %s\n", lib.ProvidersLine())
 	}
 	fmt.Fprintf(w, "cpu: %s, %s\n", isa.Model(), isa.Detect())
 }
