@@ -2,8 +2,7 @@
 // CUDA_VISIBLE_DEVICES, Slurm's tasks per node), opens one ONNX Runtime
 // session per replica, and watches the GPUs (telemetry sampler, Xid health
 // watcher). "sim:..." device specs give simulated replicas instead, for
-// tests and the scheduling benchmark. It also prints what NVML sees (the
-// devices subcommand).
+// tests and the scheduling benchmark.
 package fleet
 
 import (

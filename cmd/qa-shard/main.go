@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"qa-shard/commands/bench"
+	"qa-shard/commands/devices"
 	"qa-shard/commands/eval"
 	"qa-shard/commands/merge"
 	"qa-shard/commands/quantize"
@@ -71,7 +72,7 @@ func main() {
 // command returns the subcommand called name (each in the file named after
 // it), or nil.
 func command(name string) func([]string) error {
-	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": merge.Run, "bench": bench.Run,
+	return map[string]func([]string) error{"run": runCmd, "devices": devices.Run, "merge": merge.Run, "bench": bench.Run,
 		"quantize": func(args []string) error { return quantize.Run(args, runCmd) }, "eval": eval.Run, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 

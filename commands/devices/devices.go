@@ -1,4 +1,4 @@
-package fleet
+package devices
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"qa-shard/worker"
 )
 
-// DevicesOptions are what qa-shard devices prints besides the inventory.
-type DevicesOptions struct {
+// Options are what qa-shard devices prints besides the inventory.
+type Options struct {
 	JSON bool
 	// Sample, when > 0, prints GPU telemetry and health every Every for
 	// this long after the inventory (scripts/gpu-check.sh).
@@ -39,7 +39,7 @@ type DevicesOptions struct {
 // nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
 // --devices make of them; or checks them against nvidia-smi's list; then
 // samples them while ctx lasts, up to o.Sample.
-func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o DevicesOptions) error {
+func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o Options) error {
 	n, err := open()
 	var found []gpu.Device
 	driver := ""

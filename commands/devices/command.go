@@ -1,4 +1,8 @@
-package main
+// Package devices is `qa-shard devices`: it prints the GPUs NVML sees,
+// numbered as nvidia-smi numbers them, what CUDA_VISIBLE_DEVICES and the
+// default --devices make of them, and the ONNX Runtime library a run
+// would load.
+package devices
 
 import (
 	"context"
@@ -10,22 +14,22 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/fleet"
 	"qa-shard/gpu"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/logs"
 )
 
-// devicesCmd prints the GPUs NVML sees, numbered as nvidia-smi numbers them,
-// and what CUDA_VISIBLE_DEVICES and the default --devices make of them.
-func devicesCmd(args []string) error {
-	return devices(args, gpu.OpenSystem, os.Stdout)
+// Run is `qa-shard devices`: it prints the GPUs NVML sees, numbered as
+// nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
+// --devices make of them.
+func Run(args []string) error {
+	return List(args, gpu.OpenSystem, os.Stdout)
 }
 
-// devices is devicesCmd with NVML and the output as parameters, for tests.
+// List is Run with NVML and the output as parameters, for tests.
 // Hidden flags for scripts/gpu-check.sh: --sample D prints telemetry for D,
 // --compare-smi FILE checks the list against nvidia-smi's CSV.
-func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
+func List(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	fs := pflag.NewFlagSet("qa-shard devices", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	sample := fs.Duration("sample", 0, "print GPU telemetry and health for this long")
@@ -52,8 +56,8 @@ func devices(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := fleet.DevicesOptions{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, ORTLib: *ortLib, Check: *check, Select: *selectSpec, Log: log}
+	o := Options{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, ORTLib: *ortLib, Check: *check, Select: *selectSpec, Log: log}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return fleet.Devices(ctx, w, open, o)
+	return Devices(ctx, w, open, o)
 }
