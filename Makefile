@@ -38,7 +38,7 @@ $(VOCAB_JSON):
 BIN := $(BUILD)/bin/qa-shard
 MODELS := $(BUILD)/models
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
+GOFLAGS_BUILD := -trimpath -ldflags "-X main.build=$(VERSION)"
 
 .PHONY: build
 build: $(BIN)

@@ -15,6 +15,7 @@ import (
 	"qa-shard/commands/quantize"
 	"qa-shard/commands/status"
 	"qa-shard/commands/tokenize"
+	"qa-shard/commands/version"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/logs"
@@ -42,6 +43,10 @@ var exitCodes = []struct {
 	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0); for quantize --check-input, the int8 copy (kept) answers below --check-min-f1"},
 	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume; with --output - also when its reader closed it (rerun to start over)"},
 }
+
+// build is this build's version, set at build time with
+// -ldflags "-X main.build=...".
+var build = "dev"
 
 // errUsage marks errors the user fixes by changing the command line.
 var errUsage = cli.ErrUsage
@@ -73,7 +78,7 @@ func main() {
 // it), or nil.
 func command(name string) func([]string) error {
 	return map[string]func([]string) error{"run": runCmd, "devices": devices.Run, "merge": merge.Run, "bench": bench.Run,
-		"quantize": func(args []string) error { return quantize.Run(args, runCmd) }, "eval": eval.Run, "version": versionCmd, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
+		"quantize": func(args []string) error { return quantize.Run(args, runCmd) }, "eval": eval.Run, "version": func(args []string) error { return version.Run(args, build) }, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
 }
 
 // dispatch runs a subcommand (run when the first argument names

@@ -261,7 +261,7 @@ func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *f
 	}
 	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
 		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log, Journal: journal, Replicas: names,
-		Info: metrics.Info{Version: version, Model: o.Model, ONNXRuntime: worker.Version(), Devices: fl.Devices()}})
+		Info: metrics.Info{Version: build, Model: o.Model, ONNXRuntime: worker.Version(), Devices: fl.Devices()}})
 	if err != nil {
 		stop()
 		return nil, err
