@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"qa-shard/commands/merge"
+	"qa-shard/commands/run"
 	"qa-shard/internal/record"
 	"qa-shard/internal/signals"
 	"qa-shard/output"
@@ -70,7 +71,7 @@ const (
 	envMergeKillAt = "QA_SHARD_TEST_MERGE_KILL_AT"
 )
 
-// installHooks sets testHook (and merge.TestStep) from the environment.
+// installHooks sets run.TestHook (and merge.TestStep) from the environment.
 func installHooks() {
 	if v, ok := os.LookupEnv(envMergeKillAt); ok {
 		killAt, _ := strconv.Atoi(v)
@@ -115,7 +116,7 @@ func installHooks() {
 		return
 	}
 	hold := os.Getenv(envHold)
-	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
+	run.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}

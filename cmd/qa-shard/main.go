@@ -1,10 +1,14 @@
 // Command qa-shard runs extractive question answering over a JSONL corpus
-// on one or more model replicas. See --help.
+// on one or more model replicas. See --help. Each subcommand is a package
+// of commands/; here are the dispatch and the one mapping from errors to
+// exit codes.
 package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -13,6 +17,7 @@ import (
 	"qa-shard/commands/eval"
 	"qa-shard/commands/merge"
 	"qa-shard/commands/quantize"
+	"qa-shard/commands/run"
 	"qa-shard/commands/status"
 	"qa-shard/commands/tokenize"
 	"qa-shard/commands/version"
@@ -74,11 +79,40 @@ func main() {
 	os.Exit(dispatch(os.Args[1:]))
 }
 
-// command returns the subcommand called name (each in the file named after
-// it), or nil.
+// command returns the subcommand called name (each a package of
+// commands/), or nil.
 func command(name string) func([]string) error {
-	return map[string]func([]string) error{"run": runCmd, "devices": devices.Run, "merge": merge.Run, "bench": bench.Run,
-		"quantize": func(args []string) error { return quantize.Run(args, runCmd) }, "eval": eval.Run, "version": func(args []string) error { return version.Run(args, build) }, "status": status.Run, "tokenize": tokenize.Run, "help": helpCmd}[name]
+	return map[string]func([]string) error{
+		"run":      runCmd,
+		"merge":    merge.Run,
+		"status":   status.Run,
+		"tokenize": tokenize.Run,
+		"devices":  devices.Run,
+		"bench":    bench.Run,
+		"quantize": func(args []string) error { return quantize.Run(args, runCmd) },
+		"eval":     eval.Run,
+		"version":  func(args []string) error { return version.Run(args, build) },
+		"help":     helpCmd,
+	}[name]
+}
+
+// runCmd is the run subcommand, the default, with this build's version
+// and main's table of exit codes for its --help.
+func runCmd(args []string) error {
+	return run.Command{Build: build, ExitCodes: exitCodeLines()}.Run(args)
+}
+
+// runHelp is the top of --help (the flags follow it).
+func runHelp() string { return run.Help(exitCodeLines()) }
+
+// exitCodeLines is the table of exit codes as --help shows it, a line a
+// code.
+func exitCodeLines() string {
+	var codes strings.Builder
+	for _, c := range exitCodes {
+		fmt.Fprintf(&codes, "  %-3d %s\n", c.code, c.meaning)
+	}
+	return codes.String()
 }
 
 // dispatch runs a subcommand (run when the first argument names

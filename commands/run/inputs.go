@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/input"
-	"qa-shard/internal/cli"
 	"qa-shard/internal/record"
 	"qa-shard/shard"
 )
@@ -20,7 +19,7 @@ type inputs struct {
 
 // openInputs finds this process's rank and its share of the input files
 // (giving a rank its own output files) and the run's schema.
-func openInputs(o *cli.RunOptions, questions []string, log *zap.Logger) (*inputs, error) {
+func openInputs(o *Options, questions []string, log *zap.Logger) (*inputs, error) {
 	r, err := shard.Detect(o.Rank, o.WorldSize, os.LookupEnv)
 	if err != nil {
 		return nil, err

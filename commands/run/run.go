@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -11,12 +11,10 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/input"
-	"qa-shard/internal/cli"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/logs"
-	"qa-shard/internal/outcome"
 	"qa-shard/internal/signals"
 	"qa-shard/metrics"
 	"qa-shard/output"
@@ -29,9 +27,18 @@ import (
 	"qa-shard/worker"
 )
 
-// runCmd answers the questions of a corpus: the default subcommand.
-func runCmd(args []string) error {
-	o, err := cli.ParseRun(args, runHelp())
+// Command is `qa-shard run`, the default subcommand, with what main
+// gives it.
+type Command struct {
+	// Build is this build's version, for the run's metrics.
+	Build string
+	// ExitCodes is main's table of exit codes, a line a code, for --help.
+	ExitCodes string
+}
+
+// Run answers the questions of a corpus.
+func (c Command) Run(args []string) error {
+	o, err := Parse(args, Help(c.ExitCodes))
 	if err != nil {
 		return err
 	}
@@ -42,15 +49,15 @@ func runCmd(args []string) error {
 	defer log.Sync()
 	h, release := signals.Handle(o.DrainTimeout, log)
 	defer release()
-	return runJob(h, o, log)
+	return c.runJob(h, o, log)
 }
 
 // runJob runs one job as a list of steps, each a function below: check
 // the options, open the inputs, claim the outputs, open the model, start
 // the fleet, fingerprint the run, start the tuner, open the outputs, open
-// the source, start the metrics, run the scheduler; package outcome ends
-// it (what is saved, what the outcome means).
-func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
+// the source, start the metrics, run the scheduler; finish ends it (what
+// is saved, what the outcome means: outcome.go).
+func (c Command) runJob(h *signals.Handler, o *Options, log *zap.Logger) error {
 	ctx := h.Context
 	questions, err := checkOptions(o, log)
 	if err != nil {
@@ -79,7 +86,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 		return err
 	}
 	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
-	if err = outcome.StoppedEarly(ctx, err); err != nil {
+	if err = stoppedEarly(ctx, err); err != nil {
 		return err
 	}
 	out, err := openOutputs(o, in, fp)
@@ -93,7 +100,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 			return err
 		}
 		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
-		return outcome.Judge(end, log, scheduler.Summary{}.Whole(out.Counts()))
+		return judge(end, log, scheduler.Summary{}.Whole(out.Counts()))
 	}
 	countCtx, stopCount := context.WithCancel(ctx)
 	defer stopCount() // before src.Close: defers run last in, first out
@@ -104,7 +111,7 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
 	logStart(log, o, m, fl, in, src, out, len(questions))
-	stopMetrics, err := startMetrics(ctx, o, in.plan.Rank, fl, out.Journal(), &cfg, log)
+	stopMetrics, err := startMetrics(ctx, o, c.Build, in.plan.Rank, fl, out.Journal(), &cfg, log)
 	if err != nil {
 		return errors.Join(err, out.Discard())
 	}
@@ -115,17 +122,17 @@ func runJob(h *signals.Handler, o *cli.RunOptions, log *zap.Logger) error {
 	if n, est := src.Docs(); n > 0 && !est {
 		total = n
 	}
-	return outcome.Finish(end, out, log, sum, outcome.Cause(ctx, h, sum, runErr), total)
+	return finish(end, out, log, sum, cause(ctx, h, sum, runErr), total)
 }
 
-// ending is what package outcome needs of the run to end it.
-func ending(o *cli.RunOptions, fl *fleet.Fleet, log *zap.Logger) outcome.Run {
-	return outcome.Run{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o, s, fl) }}
+// ending is what finish needs of the run to end it.
+func ending(o *Options, fl *fleet.Fleet, log *zap.Logger) runEnd {
+	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o, s, fl) }}
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
 // returns every question.
-func checkOptions(o *cli.RunOptions, log *zap.Logger) ([]string, error) {
+func checkOptions(o *Options, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -138,7 +145,7 @@ func checkOptions(o *cli.RunOptions, log *zap.Logger) ([]string, error) {
 // claimOutputs, before anything expensive: the outputs must be writable,
 // this run their only writer, and not existing, foreign or mismatched
 // (refused now, not after the model has loaded).
-func claimOutputs(o *cli.RunOptions) (filelock.Set, error) {
+func claimOutputs(o *Options) (filelock.Set, error) {
 	locks, err := claim(o)
 	if err != nil {
 		return nil, err
@@ -152,7 +159,7 @@ func claimOutputs(o *cli.RunOptions) (filelock.Set, error) {
 
 // openModel loads ONNX Runtime and reads the model folder and its
 // tokenizer, refusing a folder whose parts do not fit together.
-func openModel(o *cli.RunOptions, log *zap.Logger) (*qamodel.Model, error) {
+func openModel(o *Options, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return nil, err
 	}
@@ -166,7 +173,7 @@ func openModel(o *cli.RunOptions, log *zap.Logger) (*qamodel.Model, error) {
 
 // startFleet opens a replica per device session; ranks is the job's world
 // size (CPU ranks on one node share its cores).
-func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
+func startFleet(ctx context.Context, o *Options, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
 	fo.Ranks = ranks
 	if m.Graph.QuantizedActivations {
@@ -174,7 +181,7 @@ func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks 
 		fo.Precision, fo.SingleWindow = "int8", true
 	}
 	fl, err := fleet.Start(ctx, fo, m.Graph)
-	if err = outcome.StoppedEarly(ctx, err); err != nil {
+	if err = stoppedEarly(ctx, err); err != nil {
 		return nil, err
 	}
 	return fl, nil
@@ -182,7 +189,7 @@ func startFleet(ctx context.Context, o *cli.RunOptions, m *qamodel.Model, ranks 
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
+func fingerprintRun(o *Options, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
 	if o.Output == "-" {
 		return fingerprint.Fingerprint{}, nil
 	}
@@ -197,7 +204,7 @@ func fingerprintRun(o *cli.RunOptions, in *inputs, questions []string) (fingerpr
 
 // openOutputs opens the answers (and logits) where a resumed run ends, or
 // new ones.
-func openOutputs(o *cli.RunOptions, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
+func openOutputs(o *Options, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
 	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
 		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
 }
@@ -216,7 +223,7 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 }
 
 // schedulerConfig is the run's options as the scheduler takes them.
-func schedulerConfig(o *cli.RunOptions, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
+func schedulerConfig(o *Options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	return scheduler.Config{
 		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
@@ -237,7 +244,7 @@ func schedulerConfig(o *cli.RunOptions, m *qamodel.Model, tn *tune.Tuner, fl *fl
 }
 
 // logStart says what is about to run.
-func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
+func logStart(log *zap.Logger, o *Options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
 	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
@@ -254,7 +261,7 @@ func logStart(log *zap.Logger, o *cli.RunOptions, m *qamodel.Model, fl *fleet.Fl
 // journal is the file whose time is the last checkpoint's. A refusal (a
 // port in use, a textfile folder that cannot be written) stops what it
 // started.
-func startMetrics(ctx context.Context, o *cli.RunOptions, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+func startMetrics(ctx context.Context, o *Options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	names := make([]string, len(fl.Replicas))
 	for i, r := range fl.Replicas {
 		names[i] = r.Name()
@@ -288,7 +295,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
 // stops here, before any model is loaded.
-func claim(o *cli.RunOptions) (filelock.Set, error) {
+func claim(o *Options) (filelock.Set, error) {
 	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
 	if errors.Is(err, filelock.ErrUnsupported) {
 		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)

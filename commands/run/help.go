@@ -1,9 +1,9 @@
-package cli
+package run
 
-// RunHelp is the top of the run command's --help, before its flags:
+// Help is the top of the run command's --help, before its flags:
 // what qa-shard does, the subcommands, exitCodes (main's table, a line
 // a code) and the signals.
-func RunHelp(exitCodes string) string {
+func Help(exitCodes string) string {
 	return `qa-shard asks the same question(s) of every document of a corpus (JSONL,
 gzip or zstd JSONL, Parquet; files, folders, globs) with an extractive
 question-answering model (ONNX, BERT/SQuAD family) and writes every answer in

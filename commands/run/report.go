@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"os"
@@ -6,14 +6,13 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
-	"qa-shard/internal/cli"
 	"qa-shard/internal/logs"
 	"qa-shard/scheduler"
 )
 
 // report says what the run did: one "summary" object in JSON, a table for
 // a person on a console.
-func report(log *zap.Logger, o *cli.RunOptions, s scheduler.Summary, fl *fleet.Fleet) {
+func report(log *zap.Logger, o *Options, s scheduler.Summary, fl *fleet.Fleet) {
 	shapes, gpus := fl.Describe()
 	if logs.Resolve(o.LogFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),

@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/cli"
 	"qa-shard/internal/record"
 )
 
@@ -18,7 +19,7 @@ func TestConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("devices: cpu:2\ntop-k: 3\nquestion:\n  - Who founded it?\n  - Where is it?\nmax-seq-len: 64\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := ParseRun([]string{"--config", cfg, "--top-k", "2"}, "")
+	o, err := Parse([]string{"--config", cfg, "--top-k", "2"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("top_k: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParseRun([]string{"--config", cfg}, ""); err == nil || !strings.Contains(err.Error(), "unknown setting") {
+	if _, err := Parse([]string{"--config", cfg}, ""); err == nil || !strings.Contains(err.Error(), "unknown setting") {
 		t.Errorf("unknown key accepted: %v", err)
 	}
 }
@@ -41,7 +42,7 @@ func TestShippedConfigsParse(t *testing.T) {
 		t.Fatalf("no configs found: %v", err)
 	}
 	for _, f := range files {
-		if _, err := ParseRun([]string{"--config", f}, ""); err != nil {
+		if _, err := Parse([]string{"--config", f}, ""); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -58,8 +59,8 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		"--frobnicate 3":     "",
 		"--model m --xyz 12": "",
 	} {
-		_, err := ParseRun(strings.Fields(args), "help")
-		if err == nil || !errors.Is(err, ErrUsage) {
+		_, err := Parse(strings.Fields(args), "help")
+		if err == nil || !errors.Is(err, cli.ErrUsage) {
 			t.Fatalf("%s: %v, want a usage error", args, err)
 		}
 		if got := err.Error(); (want == "") == strings.Contains(got, "did you mean") || !strings.Contains(got, want) {
@@ -71,12 +72,12 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 // TestWarnings: more CPU sessions than cores is said once; a sensible
 // --devices is not.
 func TestWarnings(t *testing.T) {
-	o := &RunOptions{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
+	o := &Options{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
 	if w := o.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cores") {
 		t.Errorf("warnings for %s: %q", o.Devices, w)
 	}
 	for _, d := range []string{"cpu", "cpu:1", "all", "0,1"} {
-		if w := (&RunOptions{Devices: d}).Warnings(); len(w) != 0 {
+		if w := (&Options{Devices: d}).Warnings(); len(w) != 0 {
 			t.Errorf("warnings for %s: %q", d, w)
 		}
 	}
@@ -85,7 +86,7 @@ func TestWarnings(t *testing.T) {
 // TestAnswerSettingsAreFlags: every answer setting is keyed by its flag,
 // so a refused resume can name it.
 func TestAnswerSettingsAreFlags(t *testing.T) {
-	o, err := ParseRun(nil, "")
+	o, err := Parse(nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

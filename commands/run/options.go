@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"fmt"
@@ -8,14 +8,15 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/internal/cli"
 	"qa-shard/internal/record"
 	"qa-shard/output"
 	"qa-shard/qa"
 )
 
-// RunOptions is the run command's settings; every field is a flag, and every
+// Options is the run command's settings; every field is a flag, and every
 // flag can also be set in --config FILE.yaml under the same name.
-type RunOptions struct {
+type Options struct {
 	Config string
 
 	Model, Output, Logits     string
@@ -49,26 +50,26 @@ type RunOptions struct {
 	MetricsInterval, ProgressInterval                            time.Duration
 }
 
-// ParseRun parses the run command's arguments (help is the top of
+// Parse parses the run command's arguments (help is the top of
 // --help) and merges --config.
-func ParseRun(args []string, help string) (*RunOptions, error) {
-	o := &RunOptions{}
+func Parse(args []string, help string) (*Options, error) {
+	o := &Options{}
 	fs := o.flagSet()
-	if err := Parse(fs, args, help); err != nil {
+	if err := cli.Parse(fs, args, help); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, devices, bench, quantize, eval, version and help, and every setting of a run is a flag (see --help)", ErrUsage, fs.Arg(0))
+		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, devices, bench, quantize, eval, version and help, and every setting of a run is a flag (see --help)", cli.ErrUsage, fs.Arg(0))
 	}
 	if o.Config != "" {
-		if err := ApplyConfig(fs, o.Config); err != nil {
+		if err := cli.ApplyConfig(fs, o.Config); err != nil {
 			return nil, err
 		}
 	}
 	return o, nil
 }
 
-func (o *RunOptions) flagSet() *pflag.FlagSet {
+func (o *Options) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
@@ -120,13 +121,13 @@ func (o *RunOptions) flagSet() *pflag.FlagSet {
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (a bare :port binds 127.0.0.1; :0 or 0.0.0.0:0 lets the OS choose a free port, logged and written to <output>.metrics.json: use it when several ranks share a node); off by default")
 	fs.StringVar(&o.MetricsTextfile, "metrics-textfile", "", "also write the metrics to this .prom file for node_exporter's textfile collector, replaced atomically every --metrics-interval (ranks: <name>.rank-RRRRR-of-WWWWW.prom)")
 	fs.DurationVar(&o.MetricsInterval, "metrics-interval", 15*time.Second, "how often --metrics-textfile is rewritten")
-	AddLogFlags(fs, &o.LogFormat, &o.LogLevel)
+	cli.AddLogFlags(fs, &o.LogFormat, &o.LogLevel)
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
 }
 
 // Precision is the arithmetic the sessions use, for the tuning cache key.
-func (o *RunOptions) Precision() string {
+func (o *Options) Precision() string {
 	if o.FP16 {
 		return "fp16"
 	}
@@ -135,20 +136,20 @@ func (o *RunOptions) Precision() string {
 
 // AnswerSettings are the settings of o that the answers depend on, with
 // the run's record schema.
-func (o *RunOptions) AnswerSettings(schema record.Schema) output.AnswerSettings {
+func (o *Options) AnswerSettings(schema record.Schema) output.AnswerSettings {
 	return output.AnswerSettings{QA: o.Settings, Fields: o.Fields, Schema: schema, MaxLineBytes: o.MaxLineBytes,
 		Logits: o.Logits != "", MaxWindowsPerDoc: o.MaxWindowsPerDoc}
 }
 
 // AllQuestions are the --question flags followed by the lines of
 // --questions-file.
-func (o *RunOptions) AllQuestions() ([]string, error) {
+func (o *Options) AllQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}
 	qs, err := record.ReadQuestionsFile(o.QuestionsFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --questions-file: %w", ErrUsage, err)
+		return nil, fmt.Errorf("%w: --questions-file: %w", cli.ErrUsage, err)
 	}
 	return append(slices.Clone(o.Questions), qs...), nil
 }

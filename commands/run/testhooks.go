@@ -1,6 +1,6 @@
 //go:build testhooks
 
-package main
+package run
 
 import (
 	"context"
@@ -9,20 +9,20 @@ import (
 	"qa-shard/scheduler"
 )
 
-// testHook, set only by the tests (hooks_test.go, from environment
+// TestHook, set only by the tests (cmd/qa-shard/hooks_test.go, from environment
 // variables a test gives the child process it starts), wraps the input and
 // the answers to stop, pause or kill the process at a chosen document, so
 // that those tests depend on progress, never on timing. Only a build with
 // the tag testhooks has it (make test); the product has nohooks.go.
-var testHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
+var TestHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica)
 
-// hooked is the run's input, answers and replicas, wrapped by testHook
+// hooked is the run's input, answers and replicas, wrapped by TestHook
 // when a test set it.
 func hooked(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
-	if testHook == nil {
+	if TestHook == nil {
 		return src, answers, replicas
 	}
-	return testHook(ctx, stop, out, src, answers, replicas)
+	return TestHook(ctx, stop, out, src, answers, replicas)
 }

@@ -1,10 +1,11 @@
-// Package outcome ends a run: it makes what was written durable whatever
-// happened, and says what the outcome means as an error of its kind
-// (package errkind), worded for the person who reruns it: nil when the run
-// is complete, Resumable when it was interrupted or its storage failed
-// (exit 75), Records when it completed with more error records than it
-// tolerates (3), or the error that stopped it.
-package outcome
+package run
+
+// A run's outcome: what ends the run makes what was written durable
+// whatever happened, and says what the outcome means as an error of its
+// kind (package errkind), worded for the person who reruns it: nil when
+// the run is complete, Resumable when it was interrupted or its storage
+// failed (exit 75), Records when it completed with more error records than
+// it tolerates (3), or the error that stopped it.
 
 import (
 	"context"
@@ -22,27 +23,27 @@ import (
 	"qa-shard/scheduler"
 )
 
-// Run is what the outcome's words need of the run: plain values of its
+// runEnd is what the outcome's words need of the run: plain values of its
 // options, and how its summary is printed.
-type Run struct {
+type runEnd struct {
 	Model     string // --model
 	Output    string // --output (this rank's)
 	MaxErrors string // --max-errors, as given
-	// Report prints what the run did (the summary); Finish calls it once
+	// Report prints what the run did (the summary); finish calls it once
 	// what was saved is known, unless the outputs changed under the run
 	// or could not be saved.
 	Report func(scheduler.Summary)
 }
 
-// Finish makes what was written durable whatever happened, and says what
+// finish makes what was written durable whatever happened, and says what
 // the outcome means: nil (complete), an error marked errkind.Records (exit
 // 3) or errkind.Resumable (an interruption, 75), an output.ErrStorage
 // failure (75: free space, then resume), or the error that stopped the
 // run.
 //
-// A stop by a signal comes as runErr, a *signals.Stopped (Cause); total
+// A stop by a signal comes as runErr, a *signals.Stopped (cause); total
 // is the number of documents of this process, 0 when unknown.
-func Finish(r Run, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
+func finish(r runEnd, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, runErr error, total int64) error {
 	if runErr != nil && !isStop(runErr) {
 		if cerr := out.Check(); cerr != nil {
 			// An output changed from outside caused the failure (a
@@ -107,13 +108,13 @@ func Finish(r Run, out *output.Outputs, log *zap.Logger, sum scheduler.Summary, 
 	case runErr != nil:
 		return fmt.Errorf("run stopped after %d documents: %w (they are saved: %s)", saved, runErr, resume)
 	}
-	return Judge(r, log, whole)
+	return judge(r, log, whole)
 }
 
-// Cause is what ended the run as Finish reads it: a stop by a
+// cause is what ended the run as Finish reads it: a stop by a
 // signal becomes its *signals.Stopped (the cancellation it caused is no
 // failure), a SIGUSR1 drain that ended early too; anything else is runErr.
-func Cause(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
+func cause(ctx context.Context, h *signals.Handler, sum scheduler.Summary, runErr error) error {
 	if !errors.Is(runErr, context.Canceled) && (runErr != nil || !sum.Interrupted) {
 		return runErr
 	}
@@ -132,9 +133,9 @@ func isStop(err error) bool {
 	return errors.As(err, &stop)
 }
 
-// StoppedEarly is err, or the stop by a signal that came while the model
+// stoppedEarly is err, or the stop by a signal that came while the model
 // loaded (nothing was written yet): resumable, rerun the same command.
-func StoppedEarly(ctx context.Context, err error) error {
+func stoppedEarly(ctx context.Context, err error) error {
 	var stop *signals.Stopped
 	if !errors.As(context.Cause(ctx), &stop) {
 		return err
@@ -154,10 +155,10 @@ func documents(saved, total int64) string {
 	return logs.Thousands(saved) + " documents"
 }
 
-// Judge is the outcome of a complete output from its error records, the
+// judge is the outcome of a complete output from its error records, the
 // whole output's (before a --resume too): nil, or an error of kind
 // errkind.Records past --max-errors.
-func Judge(r Run, log *zap.Logger, whole scheduler.Summary) error {
+func judge(r runEnd, log *zap.Logger, whole scheduler.Summary) error {
 	if whole.RecordErrors == 0 {
 		return nil
 	}
