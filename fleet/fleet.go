@@ -1,8 +1,9 @@
-// Package fleet builds the replicas of a run: it resolves --devices (NVML,
-// CUDA_VISIBLE_DEVICES, Slurm's tasks per node), opens one ONNX Runtime
-// session per replica, and watches the GPUs (telemetry sampler, Xid health
-// watcher). "sim:..." device specs give simulated replicas instead, for
-// tests and the scheduling benchmark.
+// Package fleet builds the replicas of a run: on the devices gpu.Select
+// makes of --devices (NVML, CUDA_VISIBLE_DEVICES; Slurm's tasks per node
+// share the GPUs here), one ONNX Runtime session per replica of every
+// candidate layout, and the watchers of the GPUs (telemetry sampler, Xid
+// health watcher). "sim:..." device specs give the simulated replicas
+// Options.Simulate builds instead, for tests and the scheduling benchmark.
 package fleet
 
 import (
@@ -44,6 +45,9 @@ type Options struct {
 	TuneShare         float64     // share of the run the shape search may take (tune.Options.Share); 0: the default
 	Ranks             int         // the job's world size: CPU ranks sharing a node split its cores (shareCores)
 	Log               *zap.Logger // nil: no logging
+	// Simulate builds the replicas of a "sim:..." Devices spec (nil: such
+	// a spec is refused).
+	Simulate Simulator
 }
 
 // Fleet is the set of replicas of a run and what watches their devices.
@@ -128,8 +132,8 @@ func Start(ctx context.Context, o Options, m *worker.Model) (*Fleet, error) {
 		o.Log = zap.NewNop()
 	}
 	log := o.Log
-	if isSimulated(o.Devices) {
-		reps, err := simulated(o.Devices)
+	if gpu.Simulated(o.Devices) {
+		reps, err := o.simulated(o.Devices)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrSelection, err)
 		}

@@ -126,7 +126,7 @@ func TestReplicaLabels(t *testing.T) {
 }
 
 func TestSimFleetIsOneClass(t *testing.T) {
-	f, err := Start(context.Background(), Options{Devices: "sim:3", MaxSeqLen: 384}, nil)
+	f, err := Start(context.Background(), Options{Devices: "sim:3", MaxSeqLen: 384, Simulate: simulate}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

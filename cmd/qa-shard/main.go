@@ -96,10 +96,11 @@ func command(name string) func([]string) error {
 	}[name]
 }
 
-// runCmd is the run subcommand, the default, with this build's version
-// and main's table of exit codes for its --help.
+// runCmd is the run subcommand, the default, with this build's version,
+// main's table of exit codes for its --help, and the benchmark harness's
+// simulated devices for "--devices sim:..." (not in --help: tests).
 func runCmd(args []string) error {
-	return run.Command{Build: build, ExitCodes: exitCodeLines()}.Run(args)
+	return run.Command{Build: build, ExitCodes: exitCodeLines(), Simulate: bench.Simulated}.Run(args)
 }
 
 // runHelp is the top of --help (the flags follow it).

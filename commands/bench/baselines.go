@@ -47,7 +47,7 @@ func (ms *models) naiveRun(ctx context.Context, o Options, docs []benchDoc) (nai
 	if err != nil {
 		return naiveResult{}, err
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: 1, MaxBatchTokens: 512,
+	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: 1, MaxBatchTokens: 512,
 		MaxSeqLen: 512, TRTCacheDir: "trt-cache"}, mi.m)
 	if err != nil {
 		return naiveResult{}, err

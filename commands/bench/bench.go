@@ -61,7 +61,7 @@ func Measure(ctx context.Context, w io.Writer, o Options) error {
 	}
 	p := picture{o: o, load0: loadAvg(), docs: len(docs)}
 	seq := qa.DefaultSettings().MaxSeqLen
-	fo := fleet.Options{Devices: o.Devices, Provider: o.Provider, MaxSeqLen: seq, TRTCacheDir: "trt-cache"}
+	fo := fleet.Options{Simulate: Simulated, Devices: o.Devices, Provider: o.Provider, MaxSeqLen: seq, TRTCacheDir: "trt-cache"}
 	if err := p.measureRaw(ctx, fo, mi, seq); err != nil { // the by-hand shape comes from this first pass
 		return err
 	}

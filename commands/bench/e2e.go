@@ -94,7 +94,7 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	if mi.m.QuantizedActivations {
 		precision = "int8"
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Devices: ms.o.Devices, Provider: ms.o.Provider, ReplicasPerDevice: c.sessions,
+	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: ms.o.Devices, Provider: ms.o.Provider, ReplicasPerDevice: c.sessions,
 		Threads: c.threads, MaxBatchTokens: c.budget, SingleWindow: mi.m.QuantizedActivations, MaxSeqLen: qa.DefaultSettings().MaxSeqLen,
 		Precision: precision, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
 	if err != nil {

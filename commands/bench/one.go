@@ -39,7 +39,7 @@ func One(ctx context.Context, w io.Writer, o OneOptions) error {
 	if err != nil {
 		return err
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Devices: o.Devices, Threads: o.Threads, ReplicasPerDevice: o.ReplicasPerDevice,
+	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: o.Devices, Threads: o.Threads, ReplicasPerDevice: o.ReplicasPerDevice,
 		Provider: o.Provider, MaxBatchTokens: o.MaxBatchTokens, SingleWindow: mi.m.QuantizedActivations,
 		MaxSeqLen: qa.DefaultSettings().MaxSeqLen, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
 	if err != nil {

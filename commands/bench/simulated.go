@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"qa-shard/fleet"
 	"qa-shard/scheduler"
 	"qa-shard/worker/sim"
 )
@@ -13,20 +12,19 @@ var (
 	_ scheduler.DeviceTimer = (*sim.Replica)(nil)
 )
 
-// The harness measures the scheduler on simulated devices (Scheduling,
-// Inputs), so it is the one part of the program that links them; it
-// lends them to the fleet for "--devices sim:..." (the benchmarks and the
-// tests that run commands on simulated devices).
-func init() {
-	fleet.RegisterSimulator(func(spec string) ([]scheduler.Replica, error) {
-		reps, err := sim.FromSpec(spec)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]scheduler.Replica, len(reps))
-		for i, r := range reps {
-			out[i] = r
-		}
-		return out, nil
-	})
+// Simulated builds the simulated replicas of a "sim:..." --devices spec
+// (fleet.Options.Simulate). The harness measures the scheduler on
+// simulated devices (Scheduling, Inputs), so it is the one part of the
+// program that links them; it lends them to the fleets it starts and, by
+// main, to the run (the tests that run commands on simulated devices).
+func Simulated(spec string) ([]scheduler.Replica, error) {
+	reps, err := sim.FromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scheduler.Replica, len(reps))
+	for i, r := range reps {
+		out[i] = r
+	}
+	return out, nil
 }

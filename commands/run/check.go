@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
+	"qa-shard/gpu"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/format"
 	"qa-shard/metrics"
@@ -87,10 +87,8 @@ func checkKeep(keep []string) error {
 // sentence each, said once at the start.
 func (o *Options) Warnings() []string {
 	var w []string
-	if v, ok := strings.CutPrefix(strings.TrimSpace(o.Devices), "cpu:"); ok {
-		if n, err := strconv.Atoi(v); err == nil && n > runtime.NumCPU() {
-			w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))
-		}
+	if n := gpu.CPUSessions(o.Devices); n > runtime.NumCPU() {
+		w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))
 	}
 	return w
 }

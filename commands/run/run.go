@@ -34,6 +34,9 @@ type Command struct {
 	Build string
 	// ExitCodes is main's table of exit codes, a line a code, for --help.
 	ExitCodes string
+	// Simulate builds the replicas of a "sim:..." --devices spec, for tests
+	// (nil: such a spec is refused).
+	Simulate fleet.Simulator
 }
 
 // Run answers the questions of a corpus.
@@ -76,7 +79,7 @@ func (c Command) runJob(h *signals.Handler, o *Options, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	fl, err := startFleet(ctx, o, m, in.plan.Rank.World, log)
+	fl, err := startFleet(ctx, o, c.Simulate, m, in.plan.Rank.World, log)
 	if err != nil {
 		return err
 	}
@@ -173,8 +176,9 @@ func openModel(o *Options, log *zap.Logger) (*qamodel.Model, error) {
 
 // startFleet opens a replica per device session; ranks is the job's world
 // size (CPU ranks on one node share its cores).
-func startFleet(ctx context.Context, o *Options, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
+func startFleet(ctx context.Context, o *Options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
+	fo.Simulate = simulate
 	fo.Ranks = ranks
 	if m.Graph.QuantizedActivations {
 		// One unpadded window per batch: the layout is measured, not the budget.

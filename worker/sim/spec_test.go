@@ -92,7 +92,4 @@ func TestFromSpec(t *testing.T) {
 	if _, err := FromSpec("sim:0"); !errors.Is(err, ErrSpec) {
 		t.Fatalf("FromSpec(sim:0): %v", err)
 	}
-	if !IsSpec(" sim:8") || !IsSpec("sim") || IsSpec("simulated") || IsSpec("cpu:2") {
-		t.Fatal("IsSpec")
-	}
 }
