@@ -58,7 +58,7 @@ func shareCores(numCPU, world int, getenv func(string) (string, bool)) coreShare
 // oversubscribed is the warning for candidate layouts that run more
 // threads than the rank's share of cores (the user pinned --threads or
 // --replicas-per-device above it), when ranks share the node; "" if none.
-func (s coreShare) oversubscribed(c class) string {
+func (s coreShare) oversubscribed(c deviceClass) string {
 	if s.info == "" {
 		return ""
 	}

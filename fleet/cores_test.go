@@ -56,11 +56,11 @@ func TestShareCores(t *testing.T) {
 		})
 	}
 	shared := shareCores(16, 2, env("LOCAL_RANK", "0", "LOCAL_WORLD_SIZE", "2"))
-	c := class{layouts: cpuLayouts(Options{Threads: 16}, 1, shared.cores)}
+	c := deviceClass{layouts: cpuLayouts(Options{Threads: 16}, 1, shared.cores)}
 	if w := shared.oversubscribed(c); !strings.Contains(w, "16 threads") || !strings.Contains(w, "8 cores") {
 		t.Errorf("--threads 16 on a share of 8 cores: warning %q", w)
 	}
-	if w := shared.oversubscribed(class{layouts: []tune.Layout{{Sessions: 2, Threads: 4}}}); w != "" {
+	if w := shared.oversubscribed(deviceClass{layouts: []tune.Layout{{Sessions: 2, Threads: 4}}}); w != "" {
 		t.Errorf("2 sessions x 4 threads on 8 cores: warning %q", w)
 	}
 }

@@ -16,9 +16,9 @@ import (
 // copy of the weights.
 const maxCPUSessions = 8
 
-// class is a set of identical devices with its candidate layouts and
+// deviceClass is a set of identical devices with its candidate layouts and
 // budgets, before replicas exist.
-type class struct {
+type deviceClass struct {
 	name     string
 	device   string // for the cache key
 	isa      string // the CPU's instruction set, for the cache key (CPU classes)
@@ -35,13 +35,13 @@ type class struct {
 // layout unless --threads, --replicas-per-device or cpu:N pin it, every
 // budget unless --max-batch-tokens pins it. The CPU's layouts use this
 // rank's share of the node's cores (shareCores).
-func planClasses(o Options, sel gpu.Selection) ([]class, error) {
+func planClasses(o Options, sel gpu.Selection) ([]deviceClass, error) {
 	if !sel.OnGPU() {
 		if o.Provider != "" && o.Provider != worker.ProviderCPU {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
 		share := shareCores(runtime.NumCPU(), o.Ranks, os.LookupEnv)
-		c := class{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), share.cores), isa: isa.Detect().String(),
+		c := deviceClass{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), share.cores), isa: isa.Detect().String(),
 			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), share.cores),
 			pinned: o.Threads > 0 || o.ReplicasPerDevice > 0 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:")}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)
@@ -55,20 +55,20 @@ func planClasses(o Options, sel gpu.Selection) ([]class, error) {
 				}
 			}
 		}
-		return []class{c}, nil
+		return []deviceClass{c}, nil
 	}
 	provider := o.Provider
 	if provider == "" {
 		provider = worker.ProviderCUDA
 	}
-	var out []class
+	var out []deviceClass
 	byModel := map[string]int{}
 	for _, d := range sel.Devices {
 		i, ok := byModel[d.Model]
 		if !ok {
 			i = len(out)
 			byModel[d.Model] = i
-			c := class{name: fmt.Sprintf("%s (%s)", d.Model, provider), device: d.Model + " " + provider, provider: provider,
+			c := deviceClass{name: fmt.Sprintf("%s (%s)", d.Model, provider), device: d.Model + " " + provider, provider: provider,
 				layouts: gpuLayouts(o, provider), pinned: o.ReplicasPerDevice > 0}
 			c.budgets, c.start = budgets(o, tune.GPUBudgets)
 			out = append(out, c)

@@ -15,7 +15,7 @@ import (
 // addReplicas makes the replicas of every candidate layout of every
 // class, with sessions not opened yet (Open, or a replica's first batch,
 // opens them), and the classes the tuner picks among.
-func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *zap.Logger) {
+func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []deviceClass, log *zap.Logger) {
 	f.sessions = map[string]*lazy{}
 	for _, c := range classes {
 		tc := tune.Class{Name: c.name, Key: tune.Key{Device: c.device, ISA: c.isa, Precision: o.Precision}, PinnedLayout: c.pinned,
@@ -45,7 +45,7 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []class, log *za
 
 // classDevices names a class's devices for people and the info metric:
 // "cpu AMD EPYC (2 cores), AVX-512 VNNI", "2 x NVIDIA H200 cuda".
-func classDevices(c class) string {
+func classDevices(c deviceClass) string {
 	s := c.device
 	if c.isa != "" {
 		s += ", " + c.isa

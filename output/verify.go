@@ -61,7 +61,7 @@ func verifyAnswers(path string, st journal.State) error {
 		defer closeZ()
 		text = z
 	}
-	lines, last, err := countLines(text)
+	lines, last, err := countNewlines(text)
 	switch {
 	case err != nil && format.Of(path) != format.JSONL:
 		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
@@ -87,9 +87,9 @@ func verifyAnswers(path string, st journal.State) error {
 	return nil
 }
 
-// countLines counts the newlines of r and returns its last byte (0 for
+// countNewlines counts the newlines of r and returns its last byte (0 for
 // none).
-func countLines(r io.Reader) (n int64, last byte, err error) {
+func countNewlines(r io.Reader) (n int64, last byte, err error) {
 	buf := make([]byte, 1<<20)
 	for {
 		k, err := r.Read(buf)
