@@ -32,15 +32,15 @@ func TestChanges(t *testing.T) {
 			func(_, file string) string { return file + " was removed (" }},
 		{"replaced", func(dir, file string) {
 			write(file+".new", "abc")
-			os.Rename(file+".new", file)
+			must(t, os.Rename(file+".new", file))
 		}, false, func(_, file string) string { return file + " was replaced by another file" }},
 		{"truncated", func(_, file string) { write(file, "ab") }, false,
 			func(_, file string) string { return file + " has 2 bytes, and 3 were written" }},
 		{"part resized", func(dir, _ string) { write(part(dir, 0), "xyzw") }, true,
 			func(dir, _ string) string { return part(dir, 0) + " has 4 bytes, and 3 were sealed" }},
 		{"folder replaced", func(dir, _ string) {
-			os.Rename(dir, dir+".old")
-			os.Mkdir(dir, 0o755)
+			must(t, os.Rename(dir, dir+".old"))
+			must(t, os.Mkdir(dir, 0o755))
 		}, true, func(dir, _ string) string { return "the folder " + dir + " was replaced by another folder" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,5 +72,12 @@ func TestChanges(t *testing.T) {
 				t.Errorf("%v (kind %v), want ErrChanged starting %q", err, errkind.Of(err), want)
 			}
 		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
