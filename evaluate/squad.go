@@ -11,12 +11,12 @@ import (
 // script removes; other punctuation stays.
 const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
-// Normalize is the official SQuAD normalize_answer: lower case (Python's
+// normalize is the official SQuAD normalize_answer: lower case (Python's
 // str.lower, qa.PyLower), remove punctuation (string.punctuation), remove
 // the articles a/an/the as whole words, collapse whitespace (str.split).
 // Unicode's tables are Go's, which may differ from a Python's for
 // recently added characters.
-func Normalize(s string) string {
+func normalize(s string) string {
 	s = qa.PyLower(s)
 	s = strings.Map(func(r rune) rune {
 		if r < 128 && strings.ContainsRune(asciiPunct, r) {
@@ -62,20 +62,20 @@ func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsN
 // separators U+001C to U+001F.
 func pySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
-// ExactMatch is 1 when the normalised texts are equal.
-func ExactMatch(pred, gold string) float64 {
-	if Normalize(pred) == Normalize(gold) {
+// exactMatch is 1 when the normalised texts are equal.
+func exactMatch(pred, gold string) float64 {
+	if normalize(pred) == normalize(gold) {
 		return 1
 	}
 	return 0
 }
 
-// F1 is the harmonic mean of token precision and recall between the
+// f1Score is the harmonic mean of token precision and recall between the
 // normalised texts, tokens counted as collections.Counter intersects them;
 // when either is empty it is 1 if both are, else 0 (as the SQuAD 2.0
 // script scores no-answer).
-func F1(pred, gold string) float64 {
-	p, g := strings.Fields(Normalize(pred)), strings.Fields(Normalize(gold))
+func f1Score(pred, gold string) float64 {
+	p, g := strings.Fields(normalize(pred)), strings.Fields(normalize(gold))
 	if len(p) == 0 || len(g) == 0 {
 		if len(p) == len(g) {
 			return 1
@@ -107,7 +107,7 @@ func F1(pred, gold string) float64 {
 func bestOf(pred string, gold []string) (em, f1 float64) {
 	var texts []string
 	for _, g := range gold {
-		if Normalize(g) != "" {
+		if normalize(g) != "" {
 			texts = append(texts, g)
 		}
 	}
@@ -115,7 +115,7 @@ func bestOf(pred string, gold []string) (em, f1 float64) {
 		texts = []string{""}
 	}
 	for _, g := range texts {
-		em, f1 = max(em, ExactMatch(pred, g)), max(f1, F1(pred, g))
+		em, f1 = max(em, exactMatch(pred, g)), max(f1, f1Score(pred, g))
 	}
 	return em, f1
 }

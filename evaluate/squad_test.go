@@ -26,7 +26,7 @@ func TestNormalize(t *testing.T) {
 		"(the) 10th-11th":               "10th11th",
 		"don't":                         "dont",
 	} {
-		if got := Normalize(in); got != want {
+		if got := normalize(in); got != want {
 			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -47,7 +47,7 @@ func TestExactMatchAndF1(t *testing.T) {
 		{"the", "a", 1, 1}, // both normalise to nothing
 	}
 	for _, c := range cases {
-		em, f1 := ExactMatch(c.pred, c.gold), F1(c.pred, c.gold)
+		em, f1 := exactMatch(c.pred, c.gold), f1Score(c.pred, c.gold)
 		if em != c.em || math.Abs(f1-c.f1) > 1e-12 {
 			t.Errorf("(%q, %q): EM %v F1 %v, want %v %v", c.pred, c.gold, em, f1, c.em, c.f1)
 		}

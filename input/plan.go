@@ -77,7 +77,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 		if f.Size == 0 || hi <= p.Block.From || lo >= p.Block.To {
 			continue // no byte of this file is ours, so no line or unit either
 		}
-		if err := Sniff(f); err != nil {
+		if err := sniff(f); err != nil {
 			return nil, err
 		}
 		switch f.Format {
@@ -110,7 +110,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 // whole adds file i entirely.
 func (p *Plan) whole(i int) error {
 	f := &p.Files[i]
-	if err := Sniff(f); err != nil {
+	if err := sniff(f); err != nil {
 		return err
 	}
 	part := Part{File: i, To: f.Size, Bytes: f.Size}

@@ -26,7 +26,7 @@ func TestShardChangeRefusesResume(t *testing.T) {
 	}
 	other := fp
 	other.Block = block(1, 8, 40)
-	_, _, err := Open(out, other)
+	_, _, err := OpenChecked(out, other, nil)
 	var me *MismatchError
 	if !errors.As(err, &me) || len(me.Changes) != 1 || me.Changes[0].Component != "shard" {
 		t.Fatalf("Open with another shard: %v", err)
@@ -35,7 +35,7 @@ func TestShardChangeRefusesResume(t *testing.T) {
 	if err != nil || st.Fingerprint.Block == nil || *st.Fingerprint.Block != *fp.Block {
 		t.Fatalf("Read: %+v, %v", st, err)
 	}
-	if _, _, err := Open(out, fp); err != nil {
+	if _, _, err := OpenChecked(out, fp, nil); err != nil {
 		t.Fatalf("Open with the same shard: %v", err)
 	}
 }
@@ -67,12 +67,12 @@ func TestVersion3JournalResumes(t *testing.T) {
 		t.Fatalf("Read a version 3 journal: %+v, %v", st.Fingerprint, err)
 	}
 	other := fingerprint.Fingerprint{Input: "i", Model: "m", Settings: "s", Questions: "q", Block: block(1, 3, 1000)}
-	if _, _, err := Open(out, other); !errors.Is(err, ErrMismatch) {
+	if _, _, err := OpenChecked(out, other, nil); !errors.Is(err, ErrMismatch) {
 		t.Fatalf("Open of another block: %v, want ErrMismatch", err)
 	}
 	fp := other
 	fp.Block = want
-	j, _, err := Open(out, fp)
+	j, _, err := OpenChecked(out, fp, nil)
 	if err != nil {
 		t.Fatalf("Open of the same block: %v", err)
 	}

@@ -38,7 +38,7 @@ func create(fsys fileSystem, outputPath string, fp fingerprint.Fingerprint) (*Jo
 	return j, nil
 }
 
-// Open resumes a run (--resume). It reads the journal, refuses a journal
+// OpenChecked resumes a run (--resume). It reads the journal, refuses a journal
 // written for another input, model, settings or questions (a
 // *MismatchError naming which), refuses an output shorter than the journal
 // says, and truncates a longer one to State.Bytes: a crash between writing
@@ -50,13 +50,10 @@ func create(fsys fileSystem, outputPath string, fp fingerprint.Fingerprint) (*Jo
 //
 // The caller then skips documents with Seq < State.Done and appends to the
 // output; when State.Complete, nothing is left to do.
-func Open(outputPath string, fp fingerprint.Fingerprint) (*Journal, State, error) {
-	return open(osFS{}, outputPath, fp, nil)
-}
-
-// OpenChecked is Open with verify, which checks the output against the
-// journal's state (its records, its parts) before anything is cut: an
-// error from it is returned as it is and nothing is changed on disk.
+//
+// verify (nil: none) checks the output against the journal's state (its
+// records, its parts) before anything is cut: an error from it is
+// returned as it is and nothing is changed on disk.
 func OpenChecked(outputPath string, fp fingerprint.Fingerprint, verify func(State) error) (*Journal, State, error) {
 	return open(osFS{}, outputPath, fp, verify)
 }

@@ -52,7 +52,7 @@ func TestCheckpointOpenRoundTrip(t *testing.T) {
 				}
 				want.Complete = true
 			}
-			_, got, err := journal.Open(out, fp())
+			_, got, err := journal.OpenChecked(out, fp(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	}
 	appendOut(t, out, records[2]+"r3 half") // the crash: written, not journaled
 
-	j, s, err := journal.Open(out, fp())
+	j, s, err := journal.OpenChecked(out, fp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	if got, want := readFile(t, out), strings.Join(records, ""); got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
-	if _, s, err := journal.Open(out, fp()); err != nil || !s.Complete || s.Done != 5 {
+	if _, s, err := journal.OpenChecked(out, fp(), nil); err != nil || !s.Complete || s.Done != 5 {
 		t.Errorf("after Finish, Open = %+v, %v; want complete with 5 done", s, err)
 	}
 }
@@ -204,7 +204,7 @@ func TestCheckpointOutputSyncFails(t *testing.T) {
 	if err := os.WriteFile(out, []byte("r0\nr1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, s, err := journal.Open(out, fp())
+	_, s, err := journal.OpenChecked(out, fp(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestConcurrentCheckpoints(t *testing.T) {
 	if err := os.WriteFile(out, make([]byte, 10*n), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, s, err := journal.Open(out, fp()); err != nil || s.Done != n {
+	if _, s, err := journal.OpenChecked(out, fp(), nil); err != nil || s.Done != n {
 		t.Errorf("Open = %+v, %v; want done %d", s, err, n)
 	}
 }

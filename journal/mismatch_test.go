@@ -18,7 +18,7 @@ func TestSettingsChangesNamed(t *testing.T) {
 	if _, err := journal.Create(out, old); err != nil {
 		t.Fatal(err)
 	}
-	_, _, openErr := journal.Open(out, now)
+	_, _, openErr := journal.OpenChecked(out, now, nil)
 	if openErr == nil {
 		t.Fatal("resume with other settings accepted")
 	}

@@ -34,7 +34,7 @@ func TestOpenFingerprint(t *testing.T) {
 			}
 			now := fp()
 			tt.change(&now)
-			_, _, err := journal.Open(out, now)
+			_, _, err := journal.OpenChecked(out, now, nil)
 			if tt.changed == nil {
 				if err != nil {
 					t.Fatalf("Open with the same fingerprint: %v", err)
@@ -104,7 +104,7 @@ func TestOpenOutputLength(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, s, err := journal.Open(out, fp())
+			_, s, err := journal.OpenChecked(out, fp(), nil)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Open = %v, want %v", err, tt.wantErr)
@@ -163,7 +163,7 @@ func TestOpenAfterCrashInCheckpoint(t *testing.T) {
 			if err := os.WriteFile(tmp, []byte(tt.tmp), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			j, s, err := journal.Open(out, fp())
+			j, s, err := journal.OpenChecked(out, fp(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestOpenBadJournal(t *testing.T) {
 			if err := os.WriteFile(journal.Path(out), []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := journal.Open(out, fingerprint.Fingerprint{})
+			_, _, err := journal.OpenChecked(out, fingerprint.Fingerprint{}, nil)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Open = %v, want %v", err, tt.want)
 			}
@@ -221,7 +221,7 @@ func TestOpenWithoutJournal(t *testing.T) {
 	if err := os.WriteFile(out, []byte("r0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := journal.Open(out, fp())
+	_, _, err := journal.OpenChecked(out, fp(), nil)
 	if !errors.Is(err, journal.ErrNoJournal) || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("Open = %v, want ErrNoJournal telling to drop --resume", err)
 	}

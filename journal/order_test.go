@@ -143,7 +143,7 @@ func TestCheckpointCrash(t *testing.T) {
 			if s := j.State(); s.Done != 1 {
 				t.Errorf("after a failed checkpoint the journal reports done %d, want 1", s.Done)
 			}
-			_, s, err := Open(out, fingerprint.Fingerprint{})
+			_, s, err := OpenChecked(out, fingerprint.Fingerprint{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

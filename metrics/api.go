@@ -45,10 +45,10 @@ type Registry struct {
 	gpuSource func() []gpu.Sample
 }
 
-// New returns a Registry with every run metric, the GPU collector (empty
+// new returns a Registry with every run metric, the GPU collector (empty
 // until SetGPUSource) and the Go runtime and process collectors
 // registered, each series labelled with id.
-func New(id Identity) *Registry {
+func new(id Identity) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), m: newRunMetrics(), s: newStateMetrics()}
 	reg := prometheus.WrapRegistererWith(prometheus.Labels{"rank": strconv.Itoa(id.Rank), "host": id.Host}, r.reg)
 	reg.MustRegister(r.m.collectors()...)

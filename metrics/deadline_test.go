@@ -26,7 +26,7 @@ func TestDeadlineFromEnv(t *testing.T) {
 // TestDeadlineSeries: the series exists only once a deadline is set, with
 // the rank labels, and setting it again updates it.
 func TestDeadlineSeries(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	const name = "qa_shard_deadline_timestamp_seconds"
 	if f := scrape(t, r); f[name] != nil {
 		t.Fatal("a deadline series without a deadline")

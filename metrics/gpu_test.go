@@ -12,7 +12,7 @@ import (
 var sampled = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func TestGPUGauges(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	r.SetGPUSource(func() []gpu.Sample {
 		return []gpu.Sample{
 			{Index: 0, UUID: "GPU-aaa", At: sampled, UtilPercent: 75, MemUsed: 1 << 30, TempC: 64, PowerW: 250.5,
@@ -87,7 +87,7 @@ func gpuLabelValues(f families, name string) []string {
 // The source is called at every scrape, so values follow it and a GPU that
 // is no longer reported disappears.
 func TestGPUSourceReadAtScrape(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	var mu sync.Mutex
 	samples := []gpu.Sample{
 		{Index: 0, UUID: "GPU-aaa", At: sampled, UtilPercent: 20, MemUsed: 1, TempC: 1, PowerW: 1},
@@ -119,7 +119,7 @@ func TestGPUSourceReadAtScrape(t *testing.T) {
 }
 
 func TestNoGPUSource(t *testing.T) {
-	f := scrape(t, New(testID))
+	f := scrape(t, new(testID))
 	if got := f.names("qa_shard_gpu_"); len(got) != 0 {
 		t.Errorf("GPU families %v without a GPU source", got)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFreshRegistry(t *testing.T) {
-	f := scrape(t, New(testID))
+	f := scrape(t, new(testID))
 	expectValue(t, f, 0, "qa_shard_documents_total")
 	expectValue(t, f, 0, "qa_shard_records_total", "kind", "answer")
 	expectValue(t, f, 0, "qa_shard_records_total", "kind", "error")
@@ -38,7 +38,7 @@ func TestFreshRegistry(t *testing.T) {
 }
 
 func TestObserverScriptedRun(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	o := r.Observer()
 	o.BatchDone("cpu:0", 4, 300, 512, 20*time.Millisecond)
 	o.BatchDone("cpu:1", 2, 100, 128, 2*time.Second)
@@ -126,7 +126,7 @@ func checkHistogram(t *testing.T, f families, replica string, count uint64, sum 
 }
 
 func TestObserverIgnoresNegativeCounts(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	o := r.Observer()
 	// Counter.Add panics on a negative value; the observer must not.
 	o.BatchDone("cpu:0", -1, -2, -3, time.Millisecond)
@@ -144,7 +144,7 @@ func TestObserverIgnoresNegativeCounts(t *testing.T) {
 
 // The scheduler calls the observer from many goroutines at once.
 func TestObserverConcurrent(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	o := r.Observer()
 	const goroutines, each = 8, 500
 	var wg sync.WaitGroup
@@ -175,7 +175,7 @@ func TestObserverConcurrent(t *testing.T) {
 // one Prometheus, stay apart: every series, the Go and process ones and
 // the GPUs' included, is labelled with the rank and the host.
 func TestEverySeriesCarriesRankAndHost(t *testing.T) {
-	r := New(Identity{Rank: 7, Host: "gpu-node-12"})
+	r := new(Identity{Rank: 7, Host: "gpu-node-12"})
 	r.SetGPUSource(func() []gpu.Sample {
 		return []gpu.Sample{{Index: 0, UUID: "GPU-0", At: time.Now(), UtilPercent: 50, MemUsed: 1, TempC: 40, PowerW: 100}}
 	})
@@ -203,7 +203,7 @@ func TestEverySeriesCarriesRankAndHost(t *testing.T) {
 
 // The names are what dashboards and the lead's wiring rely on.
 func TestMetricNames(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	o := r.Observer()
 	o.BatchDone("cpu:0", 1, 1, 1, time.Millisecond)
 	o.Failure("cpu:0", "error")

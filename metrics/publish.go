@@ -59,7 +59,7 @@ func Start(ctx context.Context, o Options) (scheduler.Observer, func(), error) {
 	if o.Interval <= 0 {
 		o.Interval = 15 * time.Second
 	}
-	reg := New(Identity{Rank: o.Rank, Host: Host()})
+	reg := new(Identity{Rank: o.Rank, Host: Host()})
 	reg.SetGPUSource(o.GPU)
 	reg.SetInfo(o.Info)
 	reg.SetJournal(o.Journal)
@@ -78,14 +78,14 @@ func Start(ctx context.Context, o Options) (scheduler.Observer, func(), error) {
 		}
 	}
 	if o.Addr != "" {
-		addr, err := Serve(ctx, o.Addr, reg, o.Log)
+		addr, err := startServer(ctx, o.Addr, reg, o.Log)
 		if err != nil {
 			return nil, stop, fmt.Errorf("%w: --metrics-addr: %w (with several ranks on a node, use :0: each gets a free port)", ErrConfig, err)
 		}
 		if o.Output != "" && o.Output != "-" {
 			target := o.Output + ".metrics.json"
 			host, _ := os.Hostname()
-			if err := WriteTarget(target, addr, host); err != nil {
+			if err := writeTarget(target, addr, host); err != nil {
 				o.Log.Warn("cannot write where the metrics are served", zap.Error(err))
 			} else {
 				o.Log.Info("metrics address written", zap.String("target_file", target))

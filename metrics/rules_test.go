@@ -19,7 +19,7 @@ import (
 // the GPU families appear.
 func exported(t *testing.T) (names, labels map[string]bool) {
 	t.Helper()
-	r := New(Identity{Rank: 0, Host: "n1"})
+	r := new(Identity{Rank: 0, Host: "n1"})
 	r.SetGPUSource(func() []gpu.Sample {
 		return []gpu.Sample{{Index: 0, UUID: "GPU-a", At: time.Now(), UtilPercent: 50, MemUsed: 1 << 30, TempC: 60, PowerW: 300}}
 	})

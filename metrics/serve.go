@@ -16,12 +16,12 @@ import (
 // context ends, so shutting down never hangs on a slow client.
 const shutdownGrace = 5 * time.Second
 
-// Serve listens on addr and serves r at /metrics until ctx ends. A bare
+// startServer listens on addr and serves r at /metrics until ctx ends. A bare
 // ":port" binds 127.0.0.1 only: the metrics name hosts and corpora, and
 // exposing them on every interface must be asked for ("0.0.0.0:port").
 // It returns the bound address (":0" picks a free port) once listening,
 // so a listen failure is returned here, not logged later.
-func Serve(ctx context.Context, addr string, r *Registry, log *zap.Logger) (net.Addr, error) {
+func startServer(ctx context.Context, addr string, r *Registry, log *zap.Logger) (net.Addr, error) {
 	a, _, err := serve(ctx, addr, r, log)
 	return a, err
 }

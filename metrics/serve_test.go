@@ -13,9 +13,9 @@ import (
 func TestServeBarePortBindsLoopback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := New(testID)
+	r := new(testID)
 	r.Observer().Records(4, 1)
-	addr, err := Serve(ctx, ":0", r, zap.NewNop())
+	addr, err := startServer(ctx, ":0", r, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestServeBarePortBindsLoopback(t *testing.T) {
 
 func TestServeStopsWhenContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, stopped, err := serve(ctx, "127.0.0.1:0", New(testID), zap.NewNop())
+	addr, stopped, err := serve(ctx, "127.0.0.1:0", new(testID), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestServeBadAddress(t *testing.T) {
 	defer busy.Close()
 	for _, addr := range []string{"no-port-here", ":99999", busy.Addr().String()} {
 		ctx, cancel := context.WithCancel(context.Background())
-		a, err := Serve(ctx, addr, New(testID), zap.NewNop())
+		a, err := startServer(ctx, addr, new(testID), zap.NewNop())
 		cancel()
 		if err == nil {
 			t.Errorf("Serve(%q) bound %v, want an error", addr, a)

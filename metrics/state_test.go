@@ -16,7 +16,7 @@ import (
 // scheduler reports, so the first failure is an increase from 0 (an alert
 // on increase() sees it), not a new series.
 func TestEveryCounterFromTheStart(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	r.SetReplicas([]string{"cpu:0", "cpu:1"})
 	f := scrape(t, r)
 	for _, n := range []string{"qa_shard_documents_total", "qa_shard_windows_total", "qa_shard_tokens_total", "qa_shard_padded_tokens_total"} {
@@ -47,7 +47,7 @@ func TestEveryCounterFromTheStart(t *testing.T) {
 // the state series is 1 for the run's state only, running from the start;
 // the last checkpoint is the journal's time, NaN without one.
 func TestInfoStateAndCheckpoint(t *testing.T) {
-	r := New(testID)
+	r := new(testID)
 	f := scrape(t, r)
 	expectValue(t, f, 1, "qa_shard_run_state", "state", "running")
 	expectValue(t, f, 0, "qa_shard_run_state", "state", "stopping")

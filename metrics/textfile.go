@@ -82,11 +82,11 @@ func (r *Registry) Textfile(path string, every time.Duration, log *zap.Logger) (
 	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
 
-// WriteTarget writes where the metrics are served to path as a Prometheus
+// writeTarget writes where the metrics are served to path as a Prometheus
 // file_sd target list ([{"targets": ["host:port"]}]): with an OS-chosen
 // port (":0") this is how a scraper, or a person, finds it. A server bound
 // to every interface is named by host; one bound to an address, by it.
-func WriteTarget(path string, addr net.Addr, host string) error {
+func writeTarget(path string, addr net.Addr, host string) error {
 	h, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return fmt.Errorf("metrics: address %v: %w", addr, err)

@@ -19,7 +19,7 @@ import (
 func TestTextfile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "qa-shard.prom")
-	r := New(testID)
+	r := new(testID)
 	o := r.Observer()
 	o.Records(2, 1)
 	stop := r.Textfile(path, time.Hour, zap.NewNop())
@@ -55,7 +55,7 @@ func TestTextfile(t *testing.T) {
 // every version read while another is being written parses whole.
 func TestTextfileReplacesAtomically(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.prom")
-	r := New(testID)
+	r := new(testID)
 	if err := r.WriteTextfile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestWriteTarget(t *testing.T) {
 		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 41236}, "node-a:41236"},
 	} {
 		path := filepath.Join(dir, "t.json")
-		if err := WriteTarget(path, tc.addr, "node-a"); err != nil {
+		if err := writeTarget(path, tc.addr, "node-a"); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)

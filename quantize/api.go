@@ -61,10 +61,10 @@ type Options struct {
 	Scheme Scheme
 }
 
-// Model rewrites the ModelProto in model and writes the quantized model to
+// rewriteModel rewrites the ModelProto in model and writes the quantized model to
 // w. A model it cannot quantize is refused with ErrUnsupported before
 // anything is written.
-func Model(model []byte, w io.Writer, o Options) (Report, error) {
+func rewriteModel(model []byte, w io.Writer, o Options) (Report, error) {
 	pieces, rep, err := rewrite(model, o)
 	if err != nil {
 		return rep, err

@@ -131,7 +131,7 @@ func TestAttentionNotFused(t *testing.T) {
 // exported, mask included, and the metadata says so.
 func TestKeepAttention(t *testing.T) {
 	var out bytes.Buffer
-	rep, err := Model(attentionGraph(nil), &out, Options{KeepAttention: true})
+	rep, err := rewriteModel(attentionGraph(nil), &out, Options{KeepAttention: true})
 	if err != nil {
 		t.Fatal(err)
 	}

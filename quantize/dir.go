@@ -125,7 +125,7 @@ func fill(src, tmp string, o Options) (Report, error) {
 	var rep Report
 	err = writeFile(filepath.Join(tmp, "model.onnx"), func(w io.Writer) error {
 		var err error
-		rep, err = Model(f.Bytes(), w, o)
+		rep, err = rewriteModel(f.Bytes(), w, o)
 		return err
 	})
 	if err != nil {

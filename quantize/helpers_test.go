@@ -113,7 +113,7 @@ func mustQuantize(t *testing.T, model []byte) ([]byte, Report) {
 func mustQuantizeWith(t *testing.T, model []byte, o Options) ([]byte, Report) {
 	t.Helper()
 	var out bytes.Buffer
-	rep, err := Model(model, &out, o)
+	rep, err := rewriteModel(model, &out, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			_, err := Model(c.model, &out, Options{})
+			_, err := rewriteModel(c.model, &out, Options{})
 			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v; want ErrUnsupported saying %q", err, c.want)
 			}

@@ -56,7 +56,7 @@ func TestColumnsSchemes(t *testing.T) {
 }
 
 func TestUnknownSchemeRefused(t *testing.T) {
-	_, err := Model(tinyBERT(t), new(strings.Builder), Options{Scheme: "s9"})
+	_, err := rewriteModel(tinyBERT(t), new(strings.Builder), Options{Scheme: "s9"})
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `"s9"`) || !strings.Contains(err.Error(), "choose s7") {
 		t.Fatalf("scheme s9: %v; want ErrUnsupported listing the schemes", err)
 	}

@@ -32,9 +32,9 @@ const (
 		"employed more than three hundred workers at its peak and moved its headquarters to Porto after the war."
 )
 
-// Verify runs a sample window through the original and the quantized
+// verify runs a sample window through the original and the quantized
 // model and compares their logits. worker.Init must have been called.
-func Verify(orig, quant string) (Sample, error) {
+func verify(orig, quant string) (Sample, error) {
 	fm, err := worker.OpenModel(orig)
 	if err != nil {
 		return Sample{}, err
@@ -95,7 +95,7 @@ func windowBatch(w qa.Window) qa.Batch {
 // Check is Verify for a copy just written by Dir: a copy ONNX Runtime
 // refuses is removed, and the error says so.
 func Check(orig, quant string) (Sample, error) {
-	c, err := Verify(orig, quant)
+	c, err := verify(orig, quant)
 	switch {
 	case errors.Is(err, ErrUnusable):
 		os.RemoveAll(quant)

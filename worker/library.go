@@ -71,7 +71,7 @@ const sharedProviders = "libonnxruntime_providers_shared.so"
 // listed when its library lies beside the core library, with what it
 // needs that cannot be loaded.
 func Describe(flagValue string) Library {
-	l := Library{Found: Locate(flagValue)}
+	l := Library{Found: locateLib(flagValue)}
 	if err := Init(l.Path); err != nil {
 		l.LoadErr = err.Error()
 	} else {

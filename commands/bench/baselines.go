@@ -42,7 +42,7 @@ type naiveResult struct {
 }
 
 // naiveRun runs the naive loop on one session of every core.
-func (ms *models) naiveRun(ctx context.Context, o Options, docs []benchDoc) (naiveResult, error) {
+func (ms *models) naiveRun(ctx context.Context, o options, docs []benchDoc) (naiveResult, error) {
 	mi, err := ms.get(o.Model)
 	if err != nil {
 		return naiveResult{}, err

@@ -23,8 +23,8 @@ import (
 	"qa-shard/qa"
 )
 
-// Options size the benchmark.
-type Options struct {
+// options size the benchmark.
+type options struct {
 	Model, Int8Model, Input, Question string
 	Devices, Provider                 string      // replicas, as for a run
 	Reps                              int         // interleaved repetitions of every configuration (3)
@@ -34,11 +34,11 @@ type Options struct {
 	Log                               *zap.Logger // progress, one line per run; nil: none
 }
 
-// Measure measures, in one process and interleaved repetitions, the raw
+// measure measures, in one process and interleaved repetitions, the raw
 // model at every candidate shape, qa-shard end to end in several
 // configurations and the naive loop, and prints the medians side by side
 // with the load average. ONNX Runtime must be initialised (worker.Init).
-func Measure(ctx context.Context, w io.Writer, o Options) error {
+func measure(ctx context.Context, w io.Writer, o options) error {
 	o.Reps, o.RawBatches = max(1, o.Reps), max(1, o.RawBatches)
 	if o.Log == nil {
 		o.Log = zap.NewNop()

@@ -35,9 +35,9 @@ func TestWholePicture(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var out strings.Builder
-	o := Options{Model: filepath.Join(dir, "tiny"), Int8Model: filepath.Join(dir, "no-such-model"), Input: input,
+	o := options{Model: filepath.Join(dir, "tiny"), Int8Model: filepath.Join(dir, "no-such-model"), Input: input,
 		Question: "Who founded the company?", Devices: "cpu", Reps: 1, RawBatches: 1, NaiveDocs: 3}
-	if err := Measure(ctx, &out, o); err != nil {
+	if err := measure(ctx, &out, o); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

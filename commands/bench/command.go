@@ -14,11 +14,11 @@ import (
 	"qa-shard/worker"
 )
 
-// Request is what `qa-shard bench` was asked: which benchmark (Scheduling
+// request is what `qa-shard bench` was asked: which benchmark (Scheduling
 // or Inputs on simulated devices; One when One.MaxBatchTokens is set; else
 // Measure) and its options.
-type Request struct {
-	One                 OneOptions // One.Options is Measure's
+type request struct {
+	One                 oneOptions // One.Options is Measure's
 	Scheduling, Inputs  bool
 	ORTLib              string // ONNX Runtime library for the model benchmarks ("": as for run)
 	LogFormat, LogLevel string
@@ -33,12 +33,12 @@ const benchHelp = "Usage: qa-shard bench --model DIR --input docs.jsonl [--devic
 	"or (--inputs) throughput reading each input format on simulated devices;\n" +
 	"or (--scheduling) pull-based scheduling against a static split on simulated devices."
 
-// Parse reads the bench subcommand's flags (pflag.ErrHelp for --help) and
+// parse reads the bench subcommand's flags (pflag.ErrHelp for --help) and
 // checks that a model benchmark has its model and one JSONL input file.
-func Parse(args []string) (Request, error) {
-	var r Request
+func parse(args []string) (request, error) {
+	var r request
 	fs := pflag.NewFlagSet("qa-shard bench", pflag.ContinueOnError)
-	o := &r.One.Options
+	o := &r.One.options
 	fs.StringVar(&o.Model, "model", "", "model directory")
 	fs.StringVar(&o.Input, "input", "", "JSONL corpus")
 	fs.StringVar(&o.Question, "question", "Who founded the company?", "question asked of every document")
@@ -83,7 +83,7 @@ func Parse(args []string) (Request, error) {
 // tuned from scratch and from the cache, int8) and a naive loop, and
 // prints them side by side.
 func Run(args []string) error {
-	r, err := Parse(args)
+	r, err := parse(args)
 	if err != nil {
 		return err
 	}
@@ -94,15 +94,15 @@ func Run(args []string) error {
 	r.One.Log = lg
 	switch {
 	case r.Scheduling:
-		return Scheduling(context.Background(), os.Stdout)
+		return scheduling(context.Background(), os.Stdout)
 	case r.Inputs:
-		return Inputs(context.Background(), os.Stdout)
+		return inputs(context.Background(), os.Stdout)
 	}
 	if err := worker.Init(worker.FindLib(r.ORTLib)); err != nil {
 		return err
 	}
 	if r.One.MaxBatchTokens > 0 {
-		return One(context.Background(), os.Stdout, r.One)
+		return one(context.Background(), os.Stdout, r.One)
 	}
-	return Measure(context.Background(), os.Stdout, r.One.Options)
+	return measure(context.Background(), os.Stdout, r.One.options)
 }

@@ -52,7 +52,7 @@ func (r e2eResult) tokensPerCPUSec() float64 { return float64(r.sum.Tokens) / r.
 // models caches what each model directory needs once: its tokenizer and
 // fingerprint (the tuning cache key), so runs time only the run.
 type models struct {
-	o  Options
+	o  options
 	by map[string]*modelInfo
 }
 

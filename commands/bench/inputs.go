@@ -35,12 +35,12 @@ func defaultInputBench() inputBench {
 // inputFormats are the files the benchmark reads, the first the baseline.
 var inputFormats = []string{"corpus.jsonl", "corpus.jsonl.gz", "corpus.jsonl.zst", "corpus.parquet"}
 
-// Inputs measures, in one run, the pipeline's throughput on simulated
+// inputs measures, in one run, the pipeline's throughput on simulated
 // devices when the same corpus is read as plain JSONL, gzip or zstd JSONL,
 // or Parquet, and prints a markdown table with the ratios to JSONL. The
 // formats alternate within each round and the median round counts, so
 // other load on the machine hits them alike.
-func Inputs(ctx context.Context, w io.Writer) error {
+func inputs(ctx context.Context, w io.Writer) error {
 	return runInputBench(ctx, w, defaultInputBench())
 }
 

@@ -17,24 +17,24 @@ import (
 	"qa-shard/scheduler"
 )
 
-// OneOptions pin one configuration for One.
-type OneOptions struct {
-	Options
+// oneOptions pin one configuration for One.
+type oneOptions struct {
+	options
 	MaxBatchTokens    int // the budget of every batch (> 0)
 	Threads           int // intra-op threads per session; 0: the fleet's first candidate
 	ReplicasPerDevice int // sessions per device; 0: the fleet's first candidate
 }
 
-// One measures one pinned configuration in detail: the pipeline against
+// one measures one pinned configuration in detail: the pipeline against
 // the raw model on the same sessions and batch shapes (pre-built, so the
 // gap is the pipeline's own cost), the tokenizer, and the naive loop. The
 // layout is the fleet's first candidate unless the options pin one.
-func One(ctx context.Context, w io.Writer, o OneOptions) error {
+func one(ctx context.Context, w io.Writer, o oneOptions) error {
 	docs, err := readCorpus(o.Input)
 	if err != nil {
 		return err
 	}
-	ms := &models{o: o.Options, by: map[string]*modelInfo{}}
+	ms := &models{o: o.options, by: map[string]*modelInfo{}}
 	mi, err := ms.get(o.Model)
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 
 // picture is everything one Measure measured, and how it is printed.
 type picture struct {
-	o           Options
+	o           options
 	load0       string
 	docs        int
 	shapes      []rawShape

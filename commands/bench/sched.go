@@ -70,10 +70,10 @@ func (c schedConfig) units() float64 {
 	return u
 }
 
-// Scheduling measures, in one run and on simulated devices, how close
+// scheduling measures, in one run and on simulated devices, how close
 // pull-based scheduling gets to the sum of the replicas' speeds, beside a
 // static even split of the same batches, and prints a markdown table.
-func Scheduling(ctx context.Context, w io.Writer) error {
+func scheduling(ctx context.Context, w io.Writer) error {
 	return runSchedBench(ctx, w, defaultSchedBench())
 }
 

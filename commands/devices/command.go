@@ -56,8 +56,8 @@ func List(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := Options{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, ORTLib: *ortLib, Check: *check, Select: *selectSpec, Log: log}
+	o := options{JSON: *asJSON, Sample: *sample, Every: *every, SMI: *compare, ORTLib: *ortLib, Check: *check, Select: *selectSpec, Log: log}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Devices(ctx, w, open, o)
+	return devices(ctx, w, open, o)
 }

@@ -14,8 +14,8 @@ import (
 	"qa-shard/worker"
 )
 
-// Options are what qa-shard devices prints besides the inventory.
-type Options struct {
+// options are what qa-shard devices prints besides the inventory.
+type options struct {
 	JSON bool
 	// Sample, when > 0, prints GPU telemetry and health every Every for
 	// this long after the inventory (scripts/gpu-check.sh).
@@ -35,11 +35,11 @@ type Options struct {
 	Log    *zap.Logger
 }
 
-// Devices prints the GPUs NVML sees (open loads it), numbered as
+// devices prints the GPUs NVML sees (open loads it), numbered as
 // nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
 // --devices make of them; or checks them against nvidia-smi's list; then
 // samples them while ctx lasts, up to o.Sample.
-func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o Options) error {
+func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o options) error {
 	n, err := open()
 	var found []gpu.Device
 	driver := ""
@@ -57,13 +57,13 @@ func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 			return fmt.Errorf("%w: --compare-smi: %w", cli.ErrUsage, err)
 		}
 		defer f.Close()
-		if err := CompareSMI(w, found, f); err != nil {
+		if err := compareSMI(w, found, f); err != nil {
 			return fmt.Errorf("--compare-smi: %w", err)
 		}
 		return nil
 	}
 	lib := worker.Describe(o.ORTLib)
-	if err := WriteInventory(w, found, err, driver, os.LookupEnv, o.JSON, &lib); err != nil {
+	if err := writeInventory(w, found, err, driver, os.LookupEnv, o.JSON, &lib); err != nil {
 		return err
 	}
 	if o.Check {
@@ -79,7 +79,7 @@ func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
 		}
-		if problem := GPUProblem(lib, gpus); problem != "" {
+		if problem := gPUProblem(lib, gpus); problem != "" {
 			return fmt.Errorf("%w: --check: %s", worker.ErrConfig, problem)
 		}
 	}
@@ -91,6 +91,6 @@ func Devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Sample)
 	defer cancel()
-	Sample(ctx, w, n, found, o.Every, o.Log)
+	sample(ctx, w, n, found, o.Every, o.Log)
 	return nil
 }

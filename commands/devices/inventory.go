@@ -34,13 +34,13 @@ type visibleJSON struct {
 	Visible []string `json:"visible"` // UUIDs CUDA may use, in order
 }
 
-// WriteInventory prints discovery (found, or the error discovery gave) as a
+// writeInventory prints discovery (found, or the error discovery gave) as a
 // table or JSON, with what CUDA_VISIBLE_DEVICES and --devices all make of
 // it. No driver is not an error: the user learns the run will be on the
 // CPU. Other NVML failures are returned after nothing is printed. With lib
 // it also says which ONNX Runtime library a run would load, its providers
 // and what would stop a run on the GPUs selected.
-func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver string, getenv func(string) (string, bool), asJSON bool, lib *worker.Library) error {
+func writeInventory(w io.Writer, found []gpu.Device, foundErr error, driver string, getenv func(string) (string, bool), asJSON bool, lib *worker.Library) error {
 	if foundErr != nil && !errors.Is(foundErr, gpu.ErrNoDriver) {
 		return foundErr
 	}
@@ -67,7 +67,7 @@ func WriteInventory(w io.Writer, found []gpu.Device, foundErr error, driver stri
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
 		}
-		doc.ONNXRuntime = &libraryJSON{Library: *lib, GPUProblem: GPUProblem(*lib, gpus)}
+		doc.ONNXRuntime = &libraryJSON{Library: *lib, GPUProblem: gPUProblem(*lib, gpus)}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)

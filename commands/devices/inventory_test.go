@@ -32,7 +32,7 @@ func getenv(kv map[string]string) func(string) (string, bool) {
 
 func TestDevicesTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", getenv(nil), false, nil); err != nil {
+	if err := writeInventory(&b, twoGPUs(), nil, "550.54.15", getenv(nil), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -69,7 +69,7 @@ func TestDevicesTable(t *testing.T) {
 func TestDevicesJSON(t *testing.T) {
 	var b bytes.Buffer
 	cvd := getenv(map[string]string{"CUDA_VISIBLE_DEVICES": "1,0"})
-	if err := WriteInventory(&b, twoGPUs(), nil, "550.54.15", cvd, true, nil); err != nil {
+	if err := writeInventory(&b, twoGPUs(), nil, "550.54.15", cvd, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -110,7 +110,7 @@ func TestDevicesJSON(t *testing.T) {
 
 func TestDevicesCUDAVisibleTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteInventory(&b, twoGPUs(), nil, "", getenv(map[string]string{"CUDA_VISIBLE_DEVICES": ""}), false, nil); err != nil {
+	if err := writeInventory(&b, twoGPUs(), nil, "", getenv(map[string]string{"CUDA_VISIBLE_DEVICES": ""}), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`CUDA_VISIBLE_DEVICES="" restricts this process to: none`, "would use: cpu:0", "hides every GPU"} {
@@ -123,14 +123,14 @@ func TestDevicesCUDAVisibleTable(t *testing.T) {
 func TestDevicesNoDriver(t *testing.T) {
 	noDriver := fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
 	var b bytes.Buffer
-	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), false, nil); err != nil {
+	if err := writeInventory(&b, nil, noDriver, "", getenv(nil), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != NoDriverLine+"\n" {
 		t.Errorf("table = %q, want the one no-driver line", b.String())
 	}
 	b.Reset()
-	if err := WriteInventory(&b, nil, noDriver, "", getenv(nil), true, nil); err != nil {
+	if err := writeInventory(&b, nil, noDriver, "", getenv(nil), true, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -145,7 +145,7 @@ func TestDevicesNoDriver(t *testing.T) {
 func TestDevicesBrokenNVML(t *testing.T) {
 	broken := errors.New("NVML initialisation failed: ERROR_LIB_RM_VERSION_MISMATCH")
 	var b bytes.Buffer
-	if err := WriteInventory(&b, nil, broken, "", getenv(nil), false, nil); !errors.Is(err, broken) || b.Len() != 0 {
+	if err := writeInventory(&b, nil, broken, "", getenv(nil), false, nil); !errors.Is(err, broken) || b.Len() != 0 {
 		t.Fatalf("writeDevices = %v, printed %q; want the error and nothing printed", err, b.String())
 	}
 }
@@ -154,12 +154,12 @@ func TestCompareSMI(t *testing.T) {
 	found := twoGPUs()[:1]
 	match := "0, GPU-10000000-0000-4000-8000-000000000000, 0000:18:00.0\n"
 	var b bytes.Buffer
-	if err := CompareSMI(&b, found, strings.NewReader(match)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
+	if err := compareSMI(&b, found, strings.NewReader(match)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
 		t.Errorf("matching output: %v\n%s", err, b.String())
 	}
 	b.Reset()
 	withMem := "0, GPU-10000000-0000-4000-8000-000000000000, 0000:18:00.0, 81559 MiB\n" // 80 GiB is 81920 MiB: within 1%
-	if err := CompareSMI(&b, found, strings.NewReader(withMem)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
+	if err := compareSMI(&b, found, strings.NewReader(withMem)); err != nil || !strings.HasPrefix(b.String(), "ok: ") {
 		t.Errorf("matching output with memory: %v\n%s", err, b.String())
 	}
 	for name, smi := range map[string]string{
@@ -170,7 +170,7 @@ func TestCompareSMI(t *testing.T) {
 		"mem":   "0, GPU-10000000-0000-4000-8000-000000000000, 0000:18:00.0, 40960\n",
 	} {
 		b.Reset()
-		if err := CompareSMI(&b, found, strings.NewReader(smi)); err == nil {
+		if err := compareSMI(&b, found, strings.NewReader(smi)); err == nil {
 			t.Errorf("%s difference not caught:\n%s", name, b.String())
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"qa-shard/worker"
 )
 
-// GPUBuildHowTo is where a GPU build of ONNX Runtime comes from.
-const GPUBuildHowTo = "get a GPU build of ONNX Runtime: `make install-gpu PREFIX=DIR` installs qa-shard with one (ONNX Runtime 1.29.0 for CUDA 13), " +
+// gPUBuildHowTo is where a GPU build of ONNX Runtime comes from.
+const gPUBuildHowTo = "get a GPU build of ONNX Runtime: `make install-gpu PREFIX=DIR` installs qa-shard with one (ONNX Runtime 1.29.0 for CUDA 13), " +
 	"or point --ort-lib or QA_SHARD_ORT_LIB at the libonnxruntime.so.1 of another GPU build (docs/running.md, \"GPU nodes\")"
 
 // cudaHowTo is what to do about CUDA libraries the loader cannot find.
@@ -25,11 +25,11 @@ type libraryJSON struct {
 	GPUProblem string `json:"gpu_problem,omitempty"`
 }
 
-// GPUProblem is why a run on gpus GPUs with library l would be refused,
+// gPUProblem is why a run on gpus GPUs with library l would be refused,
 // as far as can be told without running on them, with what to do; ""
 // when nothing can be seen standing in the way (or gpus is 0 and the
 // library loads).
-func GPUProblem(l worker.Library, gpus int) string {
+func gPUProblem(l worker.Library, gpus int) string {
 	if l.LoadErr != "" {
 		return l.LoadErr
 	}
@@ -38,7 +38,7 @@ func GPUProblem(l worker.Library, gpus int) string {
 	}
 	p := l.GPU()
 	if p == nil {
-		return fmt.Sprintf("the ONNX Runtime library %s is a CPU build: no GPU provider (libonnxruntime_providers_cuda.so) lies beside it; %s", l.Path, GPUBuildHowTo)
+		return fmt.Sprintf("the ONNX Runtime library %s is a CPU build: no GPU provider (libonnxruntime_providers_cuda.so) lies beside it; %s", l.Path, gPUBuildHowTo)
 	}
 	if !p.Ready() {
 		return fmt.Sprintf("the %s provider (%s) needs %s, which the dynamic loader cannot find: %s", p.Name, p.File, strings.Join(p.Missing, ", "), cudaHowTo)

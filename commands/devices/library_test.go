@@ -33,7 +33,7 @@ func TestGPUProblem(t *testing.T) {
 		{"ready TensorRT beside a broken CUDA", lib(cudaMissing, worker.Provider{Name: worker.ProviderTensorRT, File: "x"}), 1, nil},
 		{"library that does not load", broken, 0, []string{"not found"}},
 	} {
-		got := GPUProblem(c.lib, c.gpus)
+		got := gPUProblem(c.lib, c.gpus)
 		if (got == "") != (c.want == nil) {
 			t.Errorf("%s: %q, want a problem: %v", c.name, got, c.want != nil)
 		}

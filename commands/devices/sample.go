@@ -11,10 +11,10 @@ import (
 	"qa-shard/gpu"
 )
 
-// Sample prints telemetry and health of the devices found every interval
+// sample prints telemetry and health of the devices found every interval
 // until ctx ends, then the summary: the check a person (or gpu-check.sh)
 // runs on a real GPU machine.
-func Sample(ctx context.Context, w io.Writer, n *gpu.NVML, found []gpu.Device, every time.Duration, log *zap.Logger) {
+func sample(ctx context.Context, w io.Writer, n *gpu.NVML, found []gpu.Device, every time.Duration, log *zap.Logger) {
 	s := n.NewSampler(found, gpu.SamplerOptions{Interval: every, Log: log})
 	health := n.WatchHealth(ctx, found, gpu.WatchOptions{Log: log, PollInterval: every})
 	t := time.NewTicker(every)

@@ -11,13 +11,13 @@ import (
 	"qa-shard/gpu"
 )
 
-// CompareSMI checks discovery against nvidia-smi's
+// compareSMI checks discovery against nvidia-smi's
 // --query-gpu=index,uuid,pci.bus_id[,memory.total] --format=csv,noheader
 // output: it prints one line per GPU and fails on any difference in count,
 // index, UUID, bus id (compared after normalising case and the domain
 // width: NVML "00000000:3B:00.0", legacy "0000:3b:00.0") or, when
 // nvidia-smi's fourth column gives it, total memory (MiB, within 1%).
-func CompareSMI(w io.Writer, found []gpu.Device, smi io.Reader) error {
+func compareSMI(w io.Writer, found []gpu.Device, smi io.Reader) error {
 	var rows [][4]string
 	sc := bufio.NewScanner(smi)
 	for sc.Scan() {

@@ -41,8 +41,8 @@ counted as missing (the official script needs one for every question).
   qa-shard eval --gold dev-v2.0.json answers.jsonl
   qa-shard eval --gold gold.jsonl qa-shard=answers.jsonl naive=naive.jsonl`
 
-// Request is what `qa-shard eval` was asked.
-type Request struct {
+// request is what `qa-shard eval` was asked.
+type request struct {
 	Gold    string
 	Answers []string // LABEL=FILE or FILE
 	Split   int
@@ -52,9 +52,9 @@ type Request struct {
 	LogFormat, LogLevel string
 }
 
-// Parse reads the eval subcommand's flags (pflag.ErrHelp for --help).
-func Parse(args []string) (Request, error) {
-	var r Request
+// parse reads the eval subcommand's flags (pflag.ErrHelp for --help).
+func parse(args []string) (request, error) {
+	var r request
 	fs := pflag.NewFlagSet("qa-shard eval", pflag.ContinueOnError)
 	fs.StringVar(&r.Gold, "gold", "", "gold answers: SQuAD JSON, Hugging Face datasets' columns (JSONL or Parquet), or tools/gencorpus --gold lines")
 	fs.IntVar(&r.Split, "split", 512, "token depth that splits the table where the gold gives token positions: answers starting within it, and beyond")
@@ -73,7 +73,7 @@ func Parse(args []string) (Request, error) {
 // Run is `qa-shard eval`: it prints the evaluation table (the scoring is
 // package evaluate's).
 func Run(args []string) error {
-	r, err := Parse(args)
+	r, err := parse(args)
 	if err != nil {
 		return err
 	}

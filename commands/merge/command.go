@@ -27,7 +27,7 @@ func Run(args []string) error {
 	if *output == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", cli.ErrUsage)
 	}
-	locks, err := Lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
+	locks, err := lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
 	defer locks.Release()
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func Run(args []string) error {
 		return err
 	}
 	defer log.Sync()
-	res, err := Files(Options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
+	res, err := mergeFiles(options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
 		Step: testStep()})
 	if err != nil {
 		return err

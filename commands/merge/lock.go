@@ -9,7 +9,7 @@ import (
 	"qa-shard/output"
 )
 
-// Lock makes the merged output (answers and logits) this process's alone,
+// lock makes the merged output (answers and logits) this process's alone,
 // and makes sure no rank is still writing (or is restarted onto) its file
 // while it is read. command is written into the lock files for whoever
 // finds them held. A rank file that cannot be locked for another reason
@@ -17,7 +17,7 @@ import (
 // returned set, also on error. A rank file that is itself one of the
 // outputs is left to Files to refuse, not reported as held by this
 // process.
-func Lock(answers, logits string, ranks []string, command string) (filelock.Set, error) {
+func lock(answers, logits string, ranks []string, command string) (filelock.Set, error) {
 	locks, err := output.Claim(answers, logits, command, true)
 	if err != nil {
 		return nil, err

@@ -36,8 +36,8 @@ var (
 	ErrFormat = errkind.NewUser("the merged output's name says no format merge can write")
 )
 
-// Options say what to merge into what.
-type Options struct {
+// options say what to merge into what.
+type options struct {
 	Output    string   // the merged answers; its name says their format
 	Logits    string   // the merged logits folder; "" to leave the ranks' where they are
 	Overwrite bool     // replace an existing merged output (whole)
@@ -48,8 +48,8 @@ type Options struct {
 	Step func(step string) error
 }
 
-// Result says what a merge wrote.
-type Result struct {
+// result says what a merge wrote.
+type result struct {
 	Ranks       int
 	Documents   int64         // documents, all ranks together
 	From, To    format.Format // the ranks' answers format, and the merged one's
@@ -73,20 +73,20 @@ type rankFile struct {
 // outputs: names, journals, the ranks forming one run, where the outputs
 // go. write does the rest.
 type plan struct {
-	opt      Options
+	opt      options
 	ranks    []rankFile
 	from, to format.Format
 	columns  output.Options // the answers' columns, to write JSONL ranks as Parquet
 }
 
-// Files merges the rank files at opt.Ranks into opt.Output and, when
+// mergeFiles merges the rank files at opt.Ranks into opt.Output and, when
 // opt.Logits is set, their logits folders into it (each rank's folder is
 // the one its journal records; for older journals, which record none,
 // <Logits>.rank-RRRRR-of-WWWWW). The caller holds the locks (Lock).
-func Files(opt Options) (Result, error) {
+func mergeFiles(opt options) (result, error) {
 	p, err := prepare(opt)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	return p.write()
 }
@@ -95,7 +95,7 @@ func Files(opt Options) (Result, error) {
 // output's name says a format merge can write from these ranks, the ranks
 // form one complete run, and the outputs are not among the ranks' files
 // and do not exist (or, with Overwrite, are outputs merge may replace).
-func prepare(opt Options) (*plan, error) {
+func prepare(opt options) (*plan, error) {
 	if len(opt.Ranks) == 0 {
 		return nil, fmt.Errorf("%w: no rank files given", ErrRanks)
 	}

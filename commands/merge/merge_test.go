@@ -15,8 +15,8 @@ import (
 
 // merged returns the options of a merge of files into dir/merged.jsonl
 // and, when lg is set, dir/<lg>.
-func merged(dir, lg string, files ...string) Options {
-	o := Options{Output: filepath.Join(dir, "merged.jsonl"), Ranks: files}
+func merged(dir, lg string, files ...string) options {
+	o := options{Output: filepath.Join(dir, "merged.jsonl"), Ranks: files}
 	if lg != "" {
 		o.Logits = filepath.Join(dir, lg)
 	}
@@ -54,7 +54,7 @@ func TestFilesConcatenatesInRankOrder(t *testing.T) {
 			before := tree(t, dir)
 			given := slices.Clone(files)
 			slices.Reverse(given)
-			res, err := Files(merged(dir, lg, given...))
+			res, err := mergeFiles(merged(dir, lg, given...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestCheckRanksRefuses(t *testing.T) {
 				}
 			}
 			out := filepath.Join(dir, "merged.jsonl")
-			_, err := Files(Options{Output: out, Ranks: tc.ranks(dir)})
+			_, err := mergeFiles(options{Output: out, Ranks: tc.ranks(dir)})
 			want := strings.Replace(tc.want, "X", filepath.Join(dir, "answers.rank-00001-of-00002.jsonl"), 1)
 			if !errors.Is(err, ErrRanks) || !strings.Contains(err.Error(), want) {
 				t.Errorf("err = %v\nwant ErrRanks mentioning %q", err, want)
@@ -153,27 +153,27 @@ func TestCheckRanksRefuses(t *testing.T) {
 func TestFilesErrors(t *testing.T) {
 	dir := t.TempDir()
 	files := threeRanks(t, dir)
-	if _, err := Files(Options{Output: filepath.Join(dir, "m.jsonl"), Ranks: []string{filepath.Join(dir, "nothing.jsonl")}}); !errors.Is(err, journal.ErrNoJournal) {
+	if _, err := mergeFiles(options{Output: filepath.Join(dir, "m.jsonl"), Ranks: []string{filepath.Join(dir, "nothing.jsonl")}}); !errors.Is(err, journal.ErrNoJournal) {
 		t.Errorf("a file without journal: %v, want journal.ErrNoJournal", err)
 	}
 	existing := filepath.Join(dir, "existing.jsonl")
 	if err := os.WriteFile(existing, []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Files(Options{Output: existing, Ranks: files}); !errors.Is(err, journal.ErrExists) {
+	if _, err := mergeFiles(options{Output: existing, Ranks: files}); !errors.Is(err, journal.ErrExists) {
 		t.Errorf("existing output: %v, want journal.ErrExists", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
 		t.Errorf("an existing output was replaced: %q", b)
 	}
-	if _, err := Files(Options{Output: existing, Overwrite: true, Ranks: files}); err != nil {
+	if _, err := mergeFiles(options{Output: existing, Overwrite: true, Ranks: files}); err != nil {
 		t.Errorf("--overwrite: %v", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != wantAnswers(10) {
 		t.Errorf("--overwrite did not replace the output: %q", b)
 	}
 	// The output's folder is a file: an I/O failure, not a refusal.
-	_, err := Files(Options{Output: filepath.Join(existing, "m.jsonl"), Ranks: files})
+	_, err := mergeFiles(options{Output: filepath.Join(existing, "m.jsonl"), Ranks: files})
 	if err == nil || errors.Is(err, ErrRanks) || errors.Is(err, journal.ErrExists) || errors.Is(err, ErrTarget) {
 		t.Errorf("unwritable output: %v, want an I/O error", err)
 	}
@@ -194,7 +194,7 @@ func TestLogitsFromJournals(t *testing.T) {
 	if err := os.Rename(missing, missing+".away"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Files(opt)
+	_, err := mergeFiles(opt)
 	if !errors.Is(err, logits.ErrParts) || !strings.Contains(err.Error(), "rank 1 of 2 ("+paths[1]+")") || !strings.Contains(err.Error(), "missing part-00000.parquet") {
 		t.Fatalf("a missing part: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestLogitsFromJournals(t *testing.T) {
 	if err := os.Rename(missing+".away", missing); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Files(opt)
+	res, err := mergeFiles(opt)
 	if err != nil || res.LogitsParts != 3 {
 		t.Fatalf("merge with the part back: %+v, %v", res, err)
 	}
@@ -214,7 +214,7 @@ func TestLogitsFromJournals(t *testing.T) {
 	if got := logitsIDs(t, opt.Logits); !slices.Equal(got, want) {
 		t.Errorf("merged rows %v, want %v", got, want)
 	}
-	res, err = Files(Options{Output: filepath.Join(dir, "no-logits.jsonl"), Ranks: paths})
+	res, err = mergeFiles(options{Output: filepath.Join(dir, "no-logits.jsonl"), Ranks: paths})
 	if err != nil || res.LogitsLeft != 3 || res.LogitsParts != 0 {
 		t.Errorf("without --logits: %+v, %v; want the 3 parts counted as left", res, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // Log says what the merge wrote into output (and logits, "" when no
 // logits folder was asked for), and what it left where it was.
-func (r Result) Log(log *zap.Logger, output, logits string) {
+func (r result) Log(log *zap.Logger, output, logits string) {
 	converted := ""
 	if r.From != r.To {
 		converted = fmt.Sprintf(" (%s, from the ranks' %s)", r.To, r.From)

@@ -42,13 +42,13 @@ func TestOverwriteKeepsRanks(t *testing.T) {
 			files, ranks, out := ranksAndOut(t)
 			before := tree(t, ranks)
 			opt := merged(out, "lg", files...)
-			if _, err := Files(opt); err != nil {
+			if _, err := mergeFiles(opt); err != nil {
 				t.Fatal(err)
 			}
 			first := tree(t, out)
 			opt.Overwrite = true
 			for range 2 {
-				if _, err := Files(opt); err != nil {
+				if _, err := mergeFiles(opt); err != nil {
 					t.Fatal(err)
 				}
 				sameTree(t, "the ranks after a merge --overwrite", before, tree(t, ranks))
@@ -89,7 +89,7 @@ func TestTargetsAmongRanks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, outBefore := tree(t, ranks), tree(t, out)
-			_, err := Files(Options{Output: tc.output, Logits: tc.logits, Overwrite: true, Ranks: files})
+			_, err := mergeFiles(options{Output: tc.output, Logits: tc.logits, Overwrite: true, Ranks: files})
 			if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v\nwant ErrTarget saying %q", err, tc.want)
 			}
@@ -108,7 +108,7 @@ func olderOutputs(t *testing.T, out string) {
 		writeRank(t, dir, rank{rank: 0, world: 2, first: 0, end: 5, settings: "s", parts: 5, logitsAt: "old-0"}),
 		writeRank(t, dir, rank{rank: 1, world: 2, first: 5, end: 10, settings: "s", parts: 4, logitsAt: "old-1"}),
 	}
-	if res, err := Files(merged(out, "lg", files...)); err != nil || res.LogitsParts != 9 {
+	if res, err := mergeFiles(merged(out, "lg", files...)); err != nil || res.LogitsParts != 9 {
 		t.Fatalf("the older merge: %+v, %v", res, err)
 	}
 }
@@ -126,12 +126,12 @@ func TestExistingLogitsReplacedWhole(t *testing.T) {
 	}
 	before := tree(t, out)
 	opt := merged(out, "lg", files...)
-	if _, err := Files(opt); !errors.Is(err, journal.ErrExists) || !strings.Contains(err.Error(), "--logits "+opt.Logits+" exists") {
+	if _, err := mergeFiles(opt); !errors.Is(err, journal.ErrExists) || !strings.Contains(err.Error(), "--logits "+opt.Logits+" exists") {
 		t.Errorf("an existing --logits without --overwrite: %v", err)
 	}
 	sameTree(t, "a refused merge's outputs", before, tree(t, out))
 	opt.Overwrite = true
-	if _, err := Files(opt); err != nil {
+	if _, err := mergeFiles(opt); err != nil {
 		t.Fatal(err)
 	}
 	parts, _ := partfolder.List(opt.Logits)
@@ -143,7 +143,7 @@ func TestExistingLogitsReplacedWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = tree(t, out)
-	if _, err := Files(opt); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "holds notes.txt") {
+	if _, err := mergeFiles(opt); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "holds notes.txt") {
 		t.Errorf("a folder with a file of the user's: %v", err)
 	}
 	sameTree(t, "a refused merge's outputs", before, tree(t, out))
@@ -174,7 +174,7 @@ func TestFailureAtEveryStep(t *testing.T) {
 					}
 					return nil
 				}
-				_, err := Files(opt)
+				_, err := mergeFiles(opt)
 				if err == nil {
 					if n < 5 {
 						t.Fatalf("the merge completed after %d steps: %q", n, steps)
@@ -241,7 +241,7 @@ func TestPartsCheckedBeforeWriting(t *testing.T) {
 			if err := tc.change(files, rankFolders(ranks)); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Files(merged(out, "lg", files...))
+			_, err := mergeFiles(merged(out, "lg", files...))
 			if !errors.Is(err, tc.is) {
 				t.Fatalf("err = %v, want %v", err, tc.is)
 			}

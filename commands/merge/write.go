@@ -18,9 +18,9 @@ import (
 // then writes each output under a temporary name and renames them into
 // place. A failure at any point removes what this merge wrote and puts
 // back what it set aside, leaving the ranks and the outputs as they were.
-func (p *plan) write() (res Result, err error) {
+func (p *plan) write() (res result, err error) {
 	if err := p.verify(); err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	targets := []string{p.opt.Output}
 	if p.opt.Logits != "" {
@@ -28,13 +28,13 @@ func (p *plan) write() (res Result, err error) {
 	}
 	for _, t := range targets {
 		if err := p.settle(t); err != nil {
-			return Result{}, err
+			return result{}, err
 		}
 	}
 	if err := p.checkTargets(); err != nil {
-		return Result{}, err
+		return result{}, err
 	}
-	res = Result{Ranks: len(p.ranks), From: p.from, To: p.to}
+	res = result{Ranks: len(p.ranks), From: p.from, To: p.to}
 	for _, r := range p.ranks {
 		res.Documents += r.state.Done
 		if p.opt.Logits == "" {
@@ -58,11 +58,11 @@ func (p *plan) write() (res Result, err error) {
 			res.AnswerParts, err = p.writeAnswers(r.temp)
 		}
 		if err != nil {
-			return Result{}, err
+			return result{}, err
 		}
 	}
 	if err := p.place(reps); err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	if err := p.dropReplaced(reps); err != nil {
 		res.Leftover = err.Error()

@@ -56,19 +56,19 @@ its F1 is at least --check-min-f1 (default 99: MLPerf's rule for BERT, 99%
 of float32's F1, float32 scoring 100 against its own answers); below it
 quantize exits 3, the copy kept, so a script can stop before a long run.`
 
-// Request is what `qa-shard quantize` was asked.
-type Request struct {
+// request is what `qa-shard quantize` was asked.
+type request struct {
 	Model, Out          string // the float32 folder, the new int8 one
 	ORTLib              string // ONNX Runtime library for the check ("": as for run)
 	Options             rewrite.Options
 	LogFormat, LogLevel string
 	// Check is the answer check on the user's documents; no CheckInput,
 	// no check.
-	Check CheckRequest
+	Check checkRequest
 }
 
-// CheckRequest is what the answer check (--check-input) was asked.
-type CheckRequest struct {
+// checkRequest is what the answer check (--check-input) was asked.
+type checkRequest struct {
 	Inputs                               []string
 	Docs                                 int
 	Questions                            []string
@@ -78,9 +78,9 @@ type CheckRequest struct {
 	Devices                              string
 }
 
-// Parse reads the quantize subcommand's flags (pflag.ErrHelp for --help).
-func Parse(args []string) (Request, error) {
-	var r Request
+// parse reads the quantize subcommand's flags (pflag.ErrHelp for --help).
+func parse(args []string) (request, error) {
+	var r request
 	fs := pflag.NewFlagSet("qa-shard quantize", pflag.ContinueOnError)
 	fs.StringVar(&r.Model, "model", "", "model folder exported by optimum, float32 (model.onnx, tokenizer.json, config.json)")
 	fs.StringVar(&r.Out, "out", "", "new folder for the int8 copy; must not exist, or be empty")
@@ -126,7 +126,7 @@ func Parse(args []string) (Request, error) {
 //
 // run is the run subcommand, which answers the sample of --check-input.
 func Run(args []string, run func(args []string) error) error {
-	r, err := Parse(args)
+	r, err := parse(args)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func Run(args []string, run func(args []string) error) error {
 // checkAnswers runs the answer check (--check-input): the sample is
 // answered by two runs of this program, the float32 model's and the
 // copy's.
-func checkAnswers(r Request, runCmd func([]string) error, log *zap.Logger) error {
+func checkAnswers(r request, runCmd func([]string) error, log *zap.Logger) error {
 	c := r.Check
 	run := func(model, input, output string) error {
 		return runCmd([]string{"--model", model, "--input", input, "--output", output, "--devices", c.Devices, "--ort-lib", worker.FindLib(r.ORTLib),

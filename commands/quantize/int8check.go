@@ -24,14 +24,14 @@ import (
 	"qa-shard/shard"
 )
 
-// DefaultMinF1 is the default threshold: MLPerf's inference rule for BERT
+// defaultMinF1 is the default threshold: MLPerf's inference rule for BERT
 // asks a quantized model for 99% of float32's F1 on SQuAD v1.1. Here
 // float32's own answers are the gold, against which float32 scores 100,
 // so the copy passes with an F1 of at least 99 against them.
-const DefaultMinF1 = 99.0
+const defaultMinF1 = 99.0
 
-// DefaultDocs is how many documents the sample holds by default.
-const DefaultDocs = 100
+// defaultDocs is how many documents the sample holds by default.
+const defaultDocs = 100
 
 // ErrBelow marks a copy whose answers agree with float32's below the
 // threshold: the check completed and says so, like a run with more error
@@ -80,10 +80,10 @@ func (r checkResult) Pass() bool { return r.F1 >= r.MinF1 }
 func compareAnswers(o checkOptions, float32Model, int8Model string, run runner) (checkResult, error) {
 	res := checkResult{MinF1: o.MinF1}
 	if res.MinF1 == 0 {
-		res.MinF1 = DefaultMinF1
+		res.MinF1 = defaultMinF1
 	}
 	if o.Docs <= 0 {
-		o.Docs = DefaultDocs
+		o.Docs = defaultDocs
 	}
 	if o.Dir == "" {
 		dir, err := os.MkdirTemp("", "qa-shard-check-")

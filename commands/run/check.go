@@ -14,7 +14,7 @@ import (
 )
 
 // Check refuses settings no run can use, before anything is opened.
-func (o *Options) Check() error {
+func (o *options) Check() error {
 	if o.Model == "" {
 		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", cli.ErrUsage)
 	}
@@ -85,7 +85,7 @@ func checkKeep(keep []string) error {
 
 // Warnings are settings a run can use but that are likely mistakes, one
 // sentence each, said once at the start.
-func (o *Options) Warnings() []string {
+func (o *options) Warnings() []string {
 	var w []string
 	if n := gpu.CPUSessions(o.Devices); n > runtime.NumCPU() {
 		w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))

@@ -19,7 +19,7 @@ type inputs struct {
 
 // openInputs finds this process's rank and its share of the input files
 // (giving a rank its own output files) and the run's schema.
-func openInputs(o *Options, questions []string, log *zap.Logger) (*inputs, error) {
+func openInputs(o *options, questions []string, log *zap.Logger) (*inputs, error) {
 	r, err := shard.Detect(o.Rank, o.WorldSize, os.LookupEnv)
 	if err != nil {
 		return nil, err

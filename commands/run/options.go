@@ -14,9 +14,9 @@ import (
 	"qa-shard/qa"
 )
 
-// Options is the run command's settings; every field is a flag, and every
+// options is the run command's settings; every field is a flag, and every
 // flag can also be set in --config FILE.yaml under the same name.
-type Options struct {
+type options struct {
 	Config string
 
 	Model, Output, Logits     string
@@ -50,10 +50,10 @@ type Options struct {
 	MetricsInterval, ProgressInterval                            time.Duration
 }
 
-// Parse parses the run command's arguments (help is the top of
+// parse parses the run command's arguments (help is the top of
 // --help) and merges --config.
-func Parse(args []string, help string) (*Options, error) {
-	o := &Options{}
+func parse(args []string, help string) (*options, error) {
+	o := &options{}
 	fs := o.flagSet()
 	if err := cli.Parse(fs, args, help); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func Parse(args []string, help string) (*Options, error) {
 	return o, nil
 }
 
-func (o *Options) flagSet() *pflag.FlagSet {
+func (o *options) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
@@ -127,7 +127,7 @@ func (o *Options) flagSet() *pflag.FlagSet {
 }
 
 // Precision is the arithmetic the sessions use, for the tuning cache key.
-func (o *Options) Precision() string {
+func (o *options) Precision() string {
 	if o.FP16 {
 		return "fp16"
 	}
@@ -136,14 +136,14 @@ func (o *Options) Precision() string {
 
 // AnswerSettings are the settings of o that the answers depend on, with
 // the run's record schema.
-func (o *Options) AnswerSettings(schema record.Schema) output.AnswerSettings {
+func (o *options) AnswerSettings(schema record.Schema) output.AnswerSettings {
 	return output.AnswerSettings{QA: o.Settings, Fields: o.Fields, Schema: schema, MaxLineBytes: o.MaxLineBytes,
 		Logits: o.Logits != "", MaxWindowsPerDoc: o.MaxWindowsPerDoc}
 }
 
 // AllQuestions are the --question flags followed by the lines of
 // --questions-file.
-func (o *Options) AllQuestions() ([]string, error) {
+func (o *options) AllQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}

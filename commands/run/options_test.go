@@ -19,7 +19,7 @@ func TestConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("devices: cpu:2\ntop-k: 3\nquestion:\n  - Who founded it?\n  - Where is it?\nmax-seq-len: 64\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := Parse([]string{"--config", cfg, "--top-k", "2"}, "")
+	o, err := parse([]string{"--config", cfg, "--top-k", "2"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("top_k: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Parse([]string{"--config", cfg}, ""); err == nil || !strings.Contains(err.Error(), "unknown setting") {
+	if _, err := parse([]string{"--config", cfg}, ""); err == nil || !strings.Contains(err.Error(), "unknown setting") {
 		t.Errorf("unknown key accepted: %v", err)
 	}
 }
@@ -42,7 +42,7 @@ func TestShippedConfigsParse(t *testing.T) {
 		t.Fatalf("no configs found: %v", err)
 	}
 	for _, f := range files {
-		if _, err := Parse([]string{"--config", f}, ""); err != nil {
+		if _, err := parse([]string{"--config", f}, ""); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -59,7 +59,7 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		"--frobnicate 3":     "",
 		"--model m --xyz 12": "",
 	} {
-		_, err := Parse(strings.Fields(args), "help")
+		_, err := parse(strings.Fields(args), "help")
 		if err == nil || !errors.Is(err, cli.ErrUsage) {
 			t.Fatalf("%s: %v, want a usage error", args, err)
 		}
@@ -72,12 +72,12 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 // TestWarnings: more CPU sessions than cores is said once; a sensible
 // --devices is not.
 func TestWarnings(t *testing.T) {
-	o := &Options{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
+	o := &options{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
 	if w := o.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cores") {
 		t.Errorf("warnings for %s: %q", o.Devices, w)
 	}
 	for _, d := range []string{"cpu", "cpu:1", "all", "0,1"} {
-		if w := (&Options{Devices: d}).Warnings(); len(w) != 0 {
+		if w := (&options{Devices: d}).Warnings(); len(w) != 0 {
 			t.Errorf("warnings for %s: %q", d, w)
 		}
 	}
@@ -86,7 +86,7 @@ func TestWarnings(t *testing.T) {
 // TestAnswerSettingsAreFlags: every answer setting is keyed by its flag,
 // so a refused resume can name it.
 func TestAnswerSettingsAreFlags(t *testing.T) {
-	o, err := Parse(nil, "")
+	o, err := parse(nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

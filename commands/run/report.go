@@ -12,7 +12,7 @@ import (
 
 // report says what the run did: one "summary" object in JSON, a table for
 // a person on a console.
-func report(log *zap.Logger, o *Options, s scheduler.Summary, fl *fleet.Fleet) {
+func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
 	shapes, gpus := fl.Describe()
 	if logs.Resolve(o.LogFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),

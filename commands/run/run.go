@@ -41,7 +41,7 @@ type Command struct {
 
 // Run answers the questions of a corpus.
 func (c Command) Run(args []string) error {
-	o, err := Parse(args, Help(c.ExitCodes))
+	o, err := parse(args, Help(c.ExitCodes))
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (c Command) Run(args []string) error {
 // the fleet, fingerprint the run, start the tuner, open the outputs, open
 // the source, start the metrics, run the scheduler; finish ends it (what
 // is saved, what the outcome means: outcome.go).
-func (c Command) runJob(h *signals.Handler, o *Options, log *zap.Logger) error {
+func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	ctx := h.Context
 	questions, err := checkOptions(o, log)
 	if err != nil {
@@ -129,13 +129,13 @@ func (c Command) runJob(h *signals.Handler, o *Options, log *zap.Logger) error {
 }
 
 // ending is what finish needs of the run to end it.
-func ending(o *Options, fl *fleet.Fleet, log *zap.Logger) runEnd {
+func ending(o *options, fl *fleet.Fleet, log *zap.Logger) runEnd {
 	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o, s, fl) }}
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
 // returns every question.
-func checkOptions(o *Options, log *zap.Logger) ([]string, error) {
+func checkOptions(o *options, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func checkOptions(o *Options, log *zap.Logger) ([]string, error) {
 // claimOutputs, before anything expensive: the outputs must be writable,
 // this run their only writer, and not existing, foreign or mismatched
 // (refused now, not after the model has loaded).
-func claimOutputs(o *Options) (filelock.Set, error) {
+func claimOutputs(o *options) (filelock.Set, error) {
 	locks, err := claim(o)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func claimOutputs(o *Options) (filelock.Set, error) {
 
 // openModel loads ONNX Runtime and reads the model folder and its
 // tokenizer, refusing a folder whose parts do not fit together.
-func openModel(o *Options, log *zap.Logger) (*qamodel.Model, error) {
+func openModel(o *options, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func openModel(o *Options, log *zap.Logger) (*qamodel.Model, error) {
 
 // startFleet opens a replica per device session; ranks is the job's world
 // size (CPU ranks on one node share its cores).
-func startFleet(ctx context.Context, o *Options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
+func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
 	fo := fleetOptions(o, log)
 	fo.Simulate = simulate
 	fo.Ranks = ranks
@@ -193,7 +193,7 @@ func startFleet(ctx context.Context, o *Options, simulate fleet.Simulator, m *qa
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *Options, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
+func fingerprintRun(o *options, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
 	if o.Output == "-" {
 		return fingerprint.Fingerprint{}, nil
 	}
@@ -208,7 +208,7 @@ func fingerprintRun(o *Options, in *inputs, questions []string) (fingerprint.Fin
 
 // openOutputs opens the answers (and logits) where a resumed run ends, or
 // new ones.
-func openOutputs(o *Options, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
+func openOutputs(o *options, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
 	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
 		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
 }
@@ -227,7 +227,7 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 }
 
 // schedulerConfig is the run's options as the scheduler takes them.
-func schedulerConfig(o *Options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
+func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	return scheduler.Config{
 		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
@@ -248,7 +248,7 @@ func schedulerConfig(o *Options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 }
 
 // logStart says what is about to run.
-func logStart(log *zap.Logger, o *Options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
+func logStart(log *zap.Logger, o *options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
 	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
@@ -265,7 +265,7 @@ func logStart(log *zap.Logger, o *Options, m *qamodel.Model, fl *fleet.Fleet, in
 // journal is the file whose time is the last checkpoint's. A refusal (a
 // port in use, a textfile folder that cannot be written) stops what it
 // started.
-func startMetrics(ctx context.Context, o *Options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+func startMetrics(ctx context.Context, o *options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	names := make([]string, len(fl.Replicas))
 	for i, r := range fl.Replicas {
 		names[i] = r.Name()
@@ -299,7 +299,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
 // stops here, before any model is loaded.
-func claim(o *Options) (filelock.Set, error) {
+func claim(o *options) (filelock.Set, error) {
 	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
 	if errors.Is(err, filelock.ErrUnsupported) {
 		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)

@@ -44,16 +44,16 @@ func Run(args []string) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name the run's --output (or its rank files, or a glob): qa-shard status answers.jsonl", cli.ErrUsage)
 	}
-	all, err := Collect(fs.Args(), *verify)
+	all, err := collect(fs.Args(), *verify)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		if err := WriteJSON(os.Stdout, all); err != nil {
+		if err := writeJSON(os.Stdout, all); err != nil {
 			return err
 		}
 	} else {
-		WriteTable(os.Stdout, all, time.Now())
+		writeTable(os.Stdout, all, time.Now())
 	}
-	return Outcome(all)
+	return outcome(all)
 }

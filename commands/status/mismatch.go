@@ -7,14 +7,14 @@ import (
 	"qa-shard/shard"
 )
 
-// Mismatched marks the ranks of a split run that cannot be merged with
+// mismatched marks the ranks of a split run that cannot be merged with
 // the others: run with another input, model, settings or questions (as
 // merge compares them, fingerprint.Differing), or as a rank of another world
 // size. The ranks of one run are those of one --output; what most of them
 // ran with is the run's (the lowest rank's on a tie), and each other rank
 // is mismatched, naming what differs and from which rank. A corrupt rank
 // stays corrupt, with the difference added to its problem.
-func Mismatched(all []Rank) []Rank {
+func mismatched(all []rankState) []rankState {
 	groups := map[string][]int{}
 	for i, s := range all {
 		if s.fp == nil || s.World <= 1 {
@@ -50,7 +50,7 @@ func Mismatched(all []Rank) []Rank {
 
 // majority is the rank whose world size and fingerprint most of the ranks
 // at idx share (all's order, by output name, breaks ties: the lowest rank).
-func majority(all []Rank, idx []int) Rank {
+func majority(all []rankState, idx []int) rankState {
 	best, bestN := all[idx[0]], 0
 	for _, i := range idx {
 		n := 0

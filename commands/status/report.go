@@ -11,11 +11,11 @@ import (
 	"qa-shard/internal/logs"
 )
 
-// WriteTable writes the ranks for a person: one line each (its state,
+// writeTable writes the ranks for a person: one line each (its state,
 // documents, last checkpoint, where it runs or what to do), then a total
 // line, and that the figures are the last checkpoints'; now dates the
 // checkpoints.
-func WriteTable(w io.Writer, all []Rank, now time.Time) {
+func writeTable(w io.Writer, all []rankState, now time.Time) {
 	count := map[string]int{}
 	var docs, errs int64
 	for _, s := range all {
@@ -52,16 +52,16 @@ func WriteTable(w io.Writer, all []Rank, now time.Time) {
 		}
 	}
 	fmt.Fprintf(w, "total: %d of %d ranks complete (%s); %s documents, %s error records\n", count["complete"], len(all), strings.Join(parts, ", "), logs.Thousands(docs), logs.Thousands(errs))
-	if slices.ContainsFunc(all, func(s Rank) bool { return !s.Checkpoint.IsZero() }) {
-		fmt.Fprintln(w, AsOfCheckpoint)
+	if slices.ContainsFunc(all, func(s rankState) bool { return !s.Checkpoint.IsZero() }) {
+		fmt.Fprintln(w, asOfCheckpoint)
 	}
 }
 
-// AsOfCheckpoint says what the table's figures are: the journals'.
-const AsOfCheckpoint = "(figures as of each rank's last checkpoint, its time above: a running rank has done up to its --checkpoint-interval more)"
+// asOfCheckpoint says what the table's figures are: the journals'.
+const asOfCheckpoint = "(figures as of each rank's last checkpoint, its time above: a running rank has done up to its --checkpoint-interval more)"
 
-// WriteJSON writes one JSON object per rank, then one for the total.
-func WriteJSON(w io.Writer, all []Rank) error {
+// writeJSON writes one JSON object per rank, then one for the total.
+func writeJSON(w io.Writer, all []rankState) error {
 	enc := json.NewEncoder(w)
 	total := struct {
 		Total     bool           `json:"total"`

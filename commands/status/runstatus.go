@@ -32,9 +32,9 @@ var (
 	ErrIncomplete = errkind.NewResumable("not every rank is complete yet (see above)")
 )
 
-// Rank is one output's state: a rank of a split run, or the output of
+// rankState is one output's state: a rank of a split run, or the output of
 // a single process (rank 0 of 1).
-type Rank struct {
+type rankState struct {
 	Output     string    `json:"output"`
 	Rank       int       `json:"rank"`
 	World      int       `json:"world"`
@@ -51,11 +51,11 @@ type Rank struct {
 	fp *fingerprint.Fingerprint // what the run ran with, from its journal (nil: none read)
 }
 
-// Find turns one argument into the outputs it names: a glob's
+// find turns one argument into the outputs it names: a glob's
 // matches, an output with a journal, or the rank files beside a split
 // run's --output. An output's journal, lock file or metrics address file
 // names the output, as a glob's matches do.
-func Find(arg string) ([]string, error) {
+func find(arg string) ([]string, error) {
 	if strings.ContainsAny(arg, "*?[") {
 		matches, err := filepath.Glob(arg)
 		if err != nil {
@@ -93,17 +93,17 @@ func outputOf(path string) string {
 	return path
 }
 
-// Collect is the state of every output args name (Find: a run's
+// collect is the state of every output args name (Find: a run's
 // --output, a rank's file, a glob), sorted, each once, with a "missing"
 // entry for each rank of a split run that has none (AddMissing), and the
 // ranks that ran with other inputs, model, settings or questions than the
 // others of their run marked mismatched (Mismatched). Each output is
 // checked against its journal (Read; deep: its content too). Nothing
 // found at all is a usage error.
-func Collect(args []string, deep bool) ([]Rank, error) {
+func collect(args []string, deep bool) ([]rankState, error) {
 	var outputs []string
 	for _, a := range args {
-		found, err := Find(a)
+		found, err := find(a)
 		if err != nil {
 			return nil, err
 		}
@@ -113,17 +113,17 @@ func Collect(args []string, deep bool) ([]Rank, error) {
 		return nil, fmt.Errorf("%w: no run found at %s (no journal, no rank files)", cli.ErrUsage, strings.Join(args, " "))
 	}
 	slices.Sort(outputs)
-	var all []Rank
+	var all []rankState
 	for _, o := range slices.Compact(outputs) {
-		all = append(all, Read(o, deep))
+		all = append(all, read(o, deep))
 	}
-	return Mismatched(AddMissing(all, deep)), nil
+	return mismatched(addMissing(all, deep)), nil
 }
 
-// Outcome is what the ranks' states mean together: ErrBroken when a rank
+// outcome is what the ranks' states mean together: ErrBroken when a rank
 // is missing, corrupt or mismatched, else ErrIncomplete when one is
 // running or stopped, else nil (every rank complete).
-func Outcome(all []Rank) error {
+func outcome(all []rankState) error {
 	var err error
 	for _, s := range all {
 		switch s.State {
@@ -136,12 +136,12 @@ func Outcome(all []Rank) error {
 	return err
 }
 
-// Read reads one output's journal and lock and, unless the run is
+// read reads one output's journal and lock and, unless the run is
 // running, checks the output against its journal (output.CheckSaved;
 // deep: its content too): an output that does not hold what the journal
 // vouches for is corrupt, as --resume and merge would refuse it.
-func Read(path string, deep bool) Rank {
-	s := Rank{Output: path, World: 1}
+func read(path string, deep bool) rankState {
+	s := rankState{Output: path, World: 1}
 	if _, r, ok := shard.Parse(path); ok {
 		s.Rank, s.World = r.Rank, r.World
 	}
@@ -213,10 +213,10 @@ func percentRead(st journal.State) (float64, bool) {
 	return 100 * float64(min(max(pos, from), to)-from) / float64(to-from), true
 }
 
-// AddMissing adds every rank of a split run that was not named beside
+// addMissing adds every rank of a split run that was not named beside
 // the others: as Read finds it (deep as there) when its journal is there
 // (a rank's file named alone stands for its run), else "missing".
-func AddMissing(all []Rank, deep bool) []Rank {
+func addMissing(all []rankState, deep bool) []rankState {
 	seen := map[string]bool{}
 	for _, s := range all {
 		seen[s.Output] = true
@@ -234,14 +234,14 @@ func AddMissing(all []Rank, deep bool) []Rank {
 			}
 			seen[p] = true
 			if _, err := os.Stat(journal.Path(p)); err == nil {
-				out = append(out, Read(p, deep))
+				out = append(out, read(p, deep))
 				continue
 			}
-			out = append(out, Rank{Output: p, Rank: r, World: s.World, State: "missing",
+			out = append(out, rankState{Output: p, Rank: r, World: s.World, State: "missing",
 				Problem: "no journal: never started, or its output was removed"})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Rank) int { return strings.Compare(a.Output, b.Output) })
+	slices.SortStableFunc(out, func(a, b rankState) int { return strings.Compare(a.Output, b.Output) })
 	return out
 }
 

@@ -15,12 +15,12 @@ import (
 // missing, in name order, and a single process brings nothing.
 func TestAddMissing(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "a.jsonl")
-	seen := Read(shard.Path(base, shard.Rank{Rank: 1, World: 3}), false)
+	seen := read(shard.Path(base, shard.Rank{Rank: 1, World: 3}), false)
 	if seen.State != "missing" || seen.Rank != 1 || seen.World != 3 {
 		t.Fatalf("Read of an output without a journal: %+v", seen)
 	}
 	seen.State = "stopped" // as if its journal were there
-	all := AddMissing([]Rank{seen}, false)
+	all := addMissing([]rankState{seen}, false)
 	if len(all) != 3 {
 		t.Fatalf("AddMissing: %+v", all)
 	}
@@ -29,24 +29,24 @@ func TestAddMissing(t *testing.T) {
 			t.Errorf("rank %d: %+v", r, s)
 		}
 	}
-	if single := AddMissing([]Rank{{Output: base, World: 1, State: "stopped"}}, false); len(single) != 1 {
+	if single := addMissing([]rankState{{Output: base, World: 1, State: "stopped"}}, false); len(single) != 1 {
 		t.Errorf("a single process gained ranks: %+v", single)
 	}
 }
 
 func TestFind(t *testing.T) {
-	if _, err := Find("a[.jsonl"); !errors.Is(err, ErrPattern) {
+	if _, err := find("a[.jsonl"); !errors.Is(err, ErrPattern) {
 		t.Errorf("Find of a bad glob: %v, want ErrPattern", err)
 	}
 	dir := t.TempDir()
-	got, err := Find(filepath.Join(dir, "none.jsonl"))
+	got, err := find(filepath.Join(dir, "none.jsonl"))
 	if err != nil || len(got) != 1 {
 		t.Errorf("Find of an output that is not there: %v, %v (want it, to report as missing)", got, err)
 	}
 	// An output's journal, lock file or metrics address file names it.
 	out := filepath.Join(dir, "x.jsonl")
 	for _, arg := range []string{out, out + ".journal", out + ".lock", out + ".metrics.json"} {
-		if got, err := Find(arg); err != nil || len(got) != 1 || got[0] != out {
+		if got, err := find(arg); err != nil || len(got) != 1 || got[0] != out {
 			t.Errorf("Find(%s) = %v, %v; want [%s]", arg, got, err, out)
 		}
 	}
@@ -55,10 +55,10 @@ func TestFind(t *testing.T) {
 // TestOutcome: a missing or corrupt rank outweighs one not complete yet,
 // and only a run complete everywhere is nil.
 func TestOutcome(t *testing.T) {
-	ranks := func(states ...string) []Rank {
-		var all []Rank
+	ranks := func(states ...string) []rankState {
+		var all []rankState
 		for _, s := range states {
-			all = append(all, Rank{State: s})
+			all = append(all, rankState{State: s})
 		}
 		return all
 	}
@@ -72,7 +72,7 @@ func TestOutcome(t *testing.T) {
 		{[]string{"running", "missing", "stopped"}, ErrBroken},
 		{[]string{"corrupt", "complete"}, ErrBroken},
 	} {
-		if got := Outcome(ranks(tc.states...)); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
+		if got := outcome(ranks(tc.states...)); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
 			t.Errorf("Outcome(%v) = %v, want %v", tc.states, got, tc.want)
 		}
 	}
@@ -88,10 +88,10 @@ func TestMismatched(t *testing.T) {
 	fp := func(questions string) *fingerprint.Fingerprint {
 		return &fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: questions}
 	}
-	rank := func(r, world int, state string, f *fingerprint.Fingerprint) Rank {
-		return Rank{Output: shard.Path(base, shard.Rank{Rank: r, World: world}), Rank: r, World: world, State: state, fp: f}
+	rank := func(r, world int, state string, f *fingerprint.Fingerprint) rankState {
+		return rankState{Output: shard.Path(base, shard.Rank{Rank: r, World: world}), Rank: r, World: world, State: state, fp: f}
 	}
-	all := Mismatched([]Rank{
+	all := mismatched([]rankState{
 		rank(0, 3, "stopped", fp("q2")), rank(1, 3, "complete", fp("q1")), rank(2, 3, "complete", fp("q1")),
 		rank(0, 2, "corrupt", fp("q1")),
 		{Output: base, World: 1, State: "complete", fp: fp("other")},
@@ -113,16 +113,16 @@ func TestMismatched(t *testing.T) {
 // those of each rank's last checkpoint, and how old that is.
 func TestTableSaysFiguresAreTheCheckpoints(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	all := []Rank{{Rank: 0, World: 2, State: "running", Documents: 496, Checkpoint: now.Add(-90 * time.Second), Checked: true, Host: "n1", PID: 7},
+	all := []rankState{{Rank: 0, World: 2, State: "running", Documents: 496, Checkpoint: now.Add(-90 * time.Second), Checked: true, Host: "n1", PID: 7},
 		{Rank: 1, World: 2, State: "missing"}}
 	var b strings.Builder
-	WriteTable(&b, all, now)
-	if out := b.String(); !strings.Contains(out, "last checkpoint 1m30s ago") || !strings.HasSuffix(out, AsOfCheckpoint+"\n") {
+	writeTable(&b, all, now)
+	if out := b.String(); !strings.Contains(out, "last checkpoint 1m30s ago") || !strings.HasSuffix(out, asOfCheckpoint+"\n") {
 		t.Fatalf("table:\n%s\nwant the checkpoint's age and a last line saying the figures are the checkpoints'", out)
 	}
 	b.Reset()
-	WriteTable(&b, all[1:], now)
-	if strings.Contains(b.String(), AsOfCheckpoint) {
+	writeTable(&b, all[1:], now)
+	if strings.Contains(b.String(), asOfCheckpoint) {
 		t.Errorf("no rank has a checkpoint, yet the table says its figures are one's:\n%s", b.String())
 	}
 }

@@ -23,8 +23,8 @@ and the context framed by the pair template, with type ids. Nothing is
 guessed from the folder's name; a folder qa-shard refuses exits 2 with the
 reason, as a run would.`
 
-// Request is what `qa-shard tokenize` was asked.
-type Request struct {
+// request is what `qa-shard tokenize` was asked.
+type request struct {
 	Model    string
 	Question string   // "": each text alone; else each text is a context paired with it
 	Texts    []string // at least one
@@ -32,9 +32,9 @@ type Request struct {
 	Mecab    modeldir.Options // the MeCab flags over their environment variables
 }
 
-// Parse reads the tokenize subcommand's flags (pflag.ErrHelp for --help).
-func Parse(args []string) (Request, error) {
-	var r Request
+// parse reads the tokenize subcommand's flags (pflag.ErrHelp for --help).
+func parse(args []string) (request, error) {
+	var r request
 	fs := pflag.NewFlagSet("qa-shard tokenize", pflag.ContinueOnError)
 	fs.StringVar(&r.Model, "model", "", "model folder (tokenizer.json, or the slow tokenizer's files)")
 	fs.StringVar(&r.Question, "question", "", "pair each TEXT with this question and show the first window")
@@ -54,7 +54,7 @@ func Parse(args []string) (Request, error) {
 // Run is `qa-shard tokenize`: it prints how a model folder's tokenizer
 // reads the texts given.
 func Run(args []string) error {
-	r, err := Parse(args)
+	r, err := parse(args)
 	if err != nil {
 		return err
 	}
@@ -62,18 +62,18 @@ func Run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
-	info := Describe(tok, origin)
-	var rows []Row
+	info := describe(tok, origin)
+	var rows []row
 	for i, text := range r.Texts {
-		rs, err := Rows(tok, i, text, r.Question)
+		rs, err := tokenRows(tok, i, text, r.Question)
 		if err != nil {
 			return fmt.Errorf("%w: %w", cli.ErrUsage, err)
 		}
 		rows = append(rows, rs...)
 	}
 	if r.JSON {
-		return WriteJSON(os.Stdout, info, rows)
+		return writeJSON(os.Stdout, info, rows)
 	}
-	WriteTable(os.Stdout, info, rows, r.Texts)
+	writeTable(os.Stdout, info, rows, r.Texts)
 	return nil
 }

@@ -16,8 +16,8 @@ import (
 	"qa-shard/tokenizer/modeldir"
 )
 
-// Row is one token as tokenize prints it.
-type Row struct {
+// row is one token as tokenize prints it.
+type row struct {
 	Text   int    `json:"text"` // which TEXT argument
 	Index  int    `json:"index"`
 	ID     int32  `json:"id"`
@@ -28,8 +28,8 @@ type Row struct {
 	Source string `json:"source"` // the text covered, or "special" / "question"
 }
 
-// Facts describe a tokenizer: what tokenize prints first.
-type Facts struct {
+// tokenizerFacts describe a tokenizer: what tokenize prints first.
+type tokenizerFacts struct {
 	Origin     string   `json:"origin"`
 	Files      []string `json:"files"`
 	Components []string `json:"components"`
@@ -41,8 +41,8 @@ type Facts struct {
 	Mecab *modeldir.Mecab `json:"mecab,omitempty"`
 }
 
-// Describe is the facts of tok, read from a model folder as origin says.
-func Describe(tok *tokenizer.Tokenizer, origin modeldir.Origin) Facts {
+// describe is the facts of tok, read from a model folder as origin says.
+func describe(tok *tokenizer.Tokenizer, origin modeldir.Origin) tokenizerFacts {
 	tpl := tok.Template()
 	names := func(ids []int32) string {
 		var s []string
@@ -51,7 +51,7 @@ func Describe(tok *tokenizer.Tokenizer, origin modeldir.Origin) Facts {
 		}
 		return strings.Join(s, " ")
 	}
-	f := Facts{Origin: origin.String(), Files: origin.Files, Components: tok.Components(),
+	f := tokenizerFacts{Origin: origin.String(), Files: origin.Files, Components: tok.Components(),
 		Template:  strings.Join(strings.Fields(fmt.Sprintf("%s question %s context %s", names(tpl.Before), names(tpl.Between), names(tpl.After))), " "),
 		Pad:       tok.Token(tok.PadID()),
 		VocabSize: tok.VocabSize(), Mecab: origin.Mecab}
@@ -61,19 +61,19 @@ func Describe(tok *tokenizer.Tokenizer, origin modeldir.Origin) Facts {
 	return f
 }
 
-// Rows are the tokens of text, the i-th TEXT (from 0), or with a question
+// tokenRows are the tokens of text, the i-th TEXT (from 0), or with a question
 // the first window of the pair. A pair that cannot be windowed is an
 // error of qa.Windows.
-func Rows(tok *tokenizer.Tokenizer, i int, text, question string) ([]Row, error) {
+func tokenRows(tok *tokenizer.Tokenizer, i int, text, question string) ([]row, error) {
 	c := tok.Encode(text)
 	runes := []rune(text)
 	n := int32(len(runes))
 	span := func(s qa.Span) string { return string(runes[min(s.Start, n):min(s.End, n)]) }
 	if question == "" {
-		rows := make([]Row, c.Len())
+		rows := make([]row, c.Len())
 		for k, id := range c.IDs {
 			o := c.Offsets[k]
-			rows[k] = Row{Text: i, Index: k, ID: id, Token: tok.Token(id), Start: o.Start, End: o.End, Source: span(o)}
+			rows[k] = row{Text: i, Index: k, ID: id, Token: tok.Token(id), Start: o.Start, End: o.End, Source: span(o)}
 		}
 		return rows, nil
 	}
@@ -82,10 +82,10 @@ func Rows(tok *tokenizer.Tokenizer, i int, text, question string) ([]Row, error)
 		return nil, fmt.Errorf("the question and text %d: %w", i+1, err)
 	}
 	w := ws[0]
-	rows := make([]Row, len(w.IDs))
+	rows := make([]row, len(w.IDs))
 	for k, id := range w.IDs {
 		typ := w.TypeIDs[k]
-		r := Row{Text: i, Index: k, ID: id, Token: tok.Token(id), Type: &typ, Start: -1, End: -1, Source: "special"}
+		r := row{Text: i, Index: k, ID: id, Token: tok.Token(id), Type: &typ, Start: -1, End: -1, Source: "special"}
 		switch {
 		case k >= w.QuestionStart && k < w.QuestionStart+w.QuestionLen:
 			r.Source = "question"
@@ -98,8 +98,8 @@ func Rows(tok *tokenizer.Tokenizer, i int, text, question string) ([]Row, error)
 	return rows, nil
 }
 
-// WriteTable writes the facts, then each text's rows, for a person.
-func WriteTable(w io.Writer, f Facts, rows []Row, texts []string) {
+// writeTable writes the facts, then each text's rows, for a person.
+func writeTable(w io.Writer, f tokenizerFacts, rows []row, texts []string) {
 	fmt.Fprintf(w, "tokenizer: %s\n", f.Origin)
 	for _, c := range f.Components {
 		fmt.Fprintf(w, "  %s\n", c)
@@ -123,8 +123,8 @@ func WriteTable(w io.Writer, f Facts, rows []Row, texts []string) {
 	}
 }
 
-// WriteJSON writes the facts as one JSON object, then one per row.
-func WriteJSON(w io.Writer, f Facts, rows []Row) error {
+// writeJSON writes the facts as one JSON object, then one per row.
+func writeJSON(w io.Writer, f tokenizerFacts, rows []row) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(f); err != nil {

@@ -44,7 +44,7 @@ func load(t *testing.T) *tokenizer.Tokenizer {
 func TestRows(t *testing.T) {
 	tok := load(t)
 	text := "Maria founded Ünicode."
-	rows, err := Rows(tok, 0, text, "")
+	rows, err := tokenRows(tok, 0, text, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRows(t *testing.T) {
 		t.Errorf("tokens %q", got)
 	}
 
-	rows, err = Rows(tok, 0, text, "Who founded it?")
+	rows, err = tokenRows(tok, 0, text, "Who founded it?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,28 +83,28 @@ func TestRows(t *testing.T) {
 // is the facts, then one object per row.
 func TestWrite(t *testing.T) {
 	tok := load(t)
-	facts := Describe(tok, modeldir.Origin{})
+	facts := describe(tok, modeldir.Origin{})
 	if facts.Template != "[CLS] question [SEP] context [SEP]" || facts.CLS != "[CLS]" || facts.Pad != "[PAD]" || facts.VocabSize != 12 {
 		t.Errorf("facts %+v", facts)
 	}
-	rows, err := Rows(tok, 0, "Maria", "")
+	rows, err := tokenRows(tok, 0, "Maria", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	WriteTable(&table, facts, rows, []string{"Maria"})
+	writeTable(&table, facts, rows, []string{"Maria"})
 	for _, want := range []string{"pair template: [CLS] question [SEP] context [SEP]", "text 1: \"Maria\"", `"maria"`, `[0, 5) "Maria"`} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table does not say %q:\n%s", want, table.String())
 		}
 	}
 	var js bytes.Buffer
-	if err := WriteJSON(&js, facts, rows); err != nil {
+	if err := writeJSON(&js, facts, rows); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
-	var f Facts
-	var r Row
+	var f tokenizerFacts
+	var r row
 	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &f) != nil || json.Unmarshal([]byte(lines[1]), &r) != nil || f.VocabSize != 12 || r.Token != "maria" {
 		t.Errorf("JSON lines:\n%s", js.String())
 	}

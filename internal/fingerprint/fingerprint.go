@@ -88,11 +88,11 @@ func Model(dir string) (string, error) {
 	return "sha256=" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Value returns "sha256=<hex>" of v's canonical JSON: objects
+// value returns "sha256=<hex>" of v's canonical JSON: objects
 // with sorted keys, whether v is a struct or a map, and numbers as written.
 // So the fingerprint depends on the values only, not on map order or on the
 // order of struct fields in the source.
-func Value(v any) (string, error) {
+func value(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting a value: %w", err)

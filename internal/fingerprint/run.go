@@ -69,31 +69,31 @@ type Run struct {
 func Of(r Run) (Fingerprint, error) {
 	fp := Fingerprint{Input: Stdin, Block: r.Block}
 	if !r.Stdin {
-		fp.Input, fp.InputText = Input(r.Files, r.Split), InputText(r.Files, r.Split)
+		fp.Input, fp.InputText = Input(r.Files, r.Split), inputText(r.Files, r.Split)
 	}
 	var err error
 	if fp.Model, err = Model(r.Model); err != nil {
 		return Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
 	}
-	if fp.Settings, err = Value(r.Settings); err != nil {
+	if fp.Settings, err = value(r.Settings); err != nil {
 		return Fingerprint{}, err
 	}
 	if fp.SettingsText, err = Text(r.Settings); err != nil {
 		return Fingerprint{}, err
 	}
-	if fp.Questions, err = Value(r.Questions); err != nil {
+	if fp.Questions, err = value(r.Questions); err != nil {
 		return Fingerprint{}, err
 	}
 	return fp, nil
 }
 
-// InputText lists the files Input covers as a canonical JSON object, for
-// Fingerprint.InputText: name to size when ranks split them (the
+// inputText lists the files Input covers as a canonical JSON object, for
+// Fingerprint.inputText: name to size when ranks split them (the
 // sizes are in the fingerprint then), else name to true, so a refused
 // resume names each file added, removed (or resized, for ranks). "" for
 // more than maxListed files (the journal is rewritten at every
 // checkpoint).
-func InputText(files []File, split bool) string {
+func inputText(files []File, split bool) string {
 	if len(files) > maxListed {
 		return ""
 	}

@@ -67,7 +67,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
 	want := genRows(500)
 
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("temporary file left after Close: %v", err)
 	}
 
-	got, err := ReadAll(path)
+	got, err := readAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func normalize(r record.LogitsRow) record.LogitsRow {
 
 func TestSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestSchema(t *testing.T) {
 
 func TestRowGroups(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestRowGroups(t *testing.T) {
 
 func TestLengthMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestLengthMismatch(t *testing.T) {
 
 func TestAbort(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAbort(t *testing.T) {
 }
 
 func TestCreateError(t *testing.T) {
-	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
+	_, err := create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Create in a missing directory = %v, want ErrNotExist", err)
 	}
@@ -258,7 +258,7 @@ func TestReadAllNotParquet(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not parquet at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadAll(path); err == nil {
+	if _, err := readAll(path); err == nil {
 		t.Fatal("ReadAll of a non-Parquet file succeeded")
 	}
 }

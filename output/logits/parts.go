@@ -62,7 +62,7 @@ func (p *Parts) Digest() string { return p.digest }
 // Write appends rows to the open part, starting one if needed.
 func (p *Parts) Write(rows []record.LogitsRow) error {
 	if p.cur == nil {
-		w, err := Create(partfolder.Path(p.dir, p.n), p.opt)
+		w, err := create(partfolder.Path(p.dir, p.n), p.opt)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func ReadDir(dir string) ([]record.LogitsRow, error) {
 	}
 	var rows []record.LogitsRow
 	for _, m := range matches {
-		r, err := ReadAll(m)
+		r, err := readAll(m)
 		if err != nil {
 			return nil, err
 		}

@@ -11,10 +11,10 @@ import (
 	"qa-shard/internal/record"
 )
 
-// ReadAll loads every row of a logits file into memory (kept fields
+// readAll loads every row of a logits file into memory (kept fields
 // aside), for tests and small tools; large files are better read column by
 // column with pyarrow or polars.
-func ReadAll(path string) ([]record.LogitsRow, error) {
+func readAll(path string) ([]record.LogitsRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("logits: read %s: %w", path, err)

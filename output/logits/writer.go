@@ -27,9 +27,9 @@ type rowWriter interface {
 	Schema() *parquet.Schema
 }
 
-// Create starts a logits file that will appear at path when Close succeeds.
+// create starts a logits file that will appear at path when Close succeeds.
 // A stale path+".tmp" from an earlier crashed run is overwritten.
-func Create(path string, opt Options) (*Writer, error) {
+func create(path string, opt Options) (*Writer, error) {
 	f, err := partfolder.Create(path, createFile)
 	if err != nil {
 		return nil, fmt.Errorf("logits: create %s: %w", path+partfolder.TempSuffix, err)

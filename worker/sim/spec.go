@@ -22,7 +22,7 @@ const maxReplicas = 256
 // FromSpec builds the replicas a spec describes (grammar in the package
 // comment), named sim:0, sim:1, ...
 func FromSpec(spec string) ([]*Replica, error) {
-	opts, err := ParseSpec(spec)
+	opts, err := parseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +56,8 @@ type parsed struct {
 // faultKeys are the keys taking value[@i] lists, with their least value.
 var faultKeys = map[string]int64{"oom-above": 1, "fatal-after": 0, "hang-after": 0, "fail-token": 1}
 
-// ParseSpec returns the options of every replica a spec describes.
-func ParseSpec(spec string) ([]Options, error) {
+// parseSpec returns the options of every replica a spec describes.
+func parseSpec(spec string) ([]Options, error) {
 	s := strings.TrimSpace(spec)
 	if !gpu.Simulated(s) {
 		return nil, fmt.Errorf("%w: %q does not start with \"sim\"", ErrSpec, spec)

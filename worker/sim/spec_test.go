@@ -46,7 +46,7 @@ func TestParseSpec(t *testing.T) {
 		})},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			got, err := ParseSpec(tc.spec)
+			got, err := parseSpec(tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"sim:recur=1", "sim:count=2", "sim:bogus=1",
 	} {
 		t.Run(spec, func(t *testing.T) {
-			got, err := ParseSpec(spec)
+			got, err := parseSpec(spec)
 			if !errors.Is(err, ErrSpec) {
 				t.Fatalf("ParseSpec(%q) = %+v, %v; want ErrSpec", spec, got, err)
 			}
