@@ -41,7 +41,7 @@ func planClasses(o Options, sel gpu.Selection) ([]deviceClass, error) {
 			return nil, fmt.Errorf("%w: --provider %s needs a GPU, but --devices selected the CPU", gpu.ErrSelection, o.Provider)
 		}
 		share := shareCores(runtime.NumCPU(), o.Ranks, os.LookupEnv)
-		c := deviceClass{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.Model(), share.cores), isa: isa.Detect().String(),
+		c := deviceClass{name: "cpu", device: fmt.Sprintf("cpu %s (%d cores)", isa.CPUName(), share.cores), isa: isa.Detect().String(),
 			provider: worker.ProviderCPU, devices: sel.Devices, layouts: cpuLayouts(o, len(sel.Devices), share.cores),
 			pinned: o.Threads > 0 || o.ReplicasPerDevice > 0 || strings.HasPrefix(strings.TrimSpace(o.Devices), "cpu:")}
 		c.budgets, c.start = budgets(o, tune.CPUBudgets)

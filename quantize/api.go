@@ -17,8 +17,6 @@
 package quantize
 
 import (
-	"io"
-
 	"qa-shard/internal/errkind"
 )
 
@@ -59,17 +57,4 @@ type Options struct {
 	// x86 CPU. SchemeS8 is right only on CPUs with VNNI or AMX (elsewhere
 	// qa-shard runs it in ONNX Runtime's slower exact mode).
 	Scheme Scheme
-}
-
-// rewriteModel rewrites the ModelProto in model and writes the quantized model to
-// w. A model it cannot quantize is refused with ErrUnsupported before
-// anything is written.
-func rewriteModel(model []byte, w io.Writer, o Options) (Report, error) {
-	pieces, rep, err := rewrite(model, o)
-	if err != nil {
-		return rep, err
-	}
-	n, err := pieces.WriteTo(w)
-	rep.InBytes, rep.OutBytes = int64(len(model)), n
-	return rep, err
 }

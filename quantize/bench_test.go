@@ -191,7 +191,7 @@ func benchLayout(b *testing.B, sessions int) {
 	tokens := float64(b.N * sessions * qa.DefaultSettings().MaxSeqLen)
 	fp := tokens / times[0].Seconds()
 	b.ReportMetric(fp, "fp32-tokens/s")
-	fmt.Printf("\nint8 vs float32, %s, CPU %s (%s), ONNX Runtime %s\n", s.src, cpuSet, isa.Model(), worker.Version())
+	fmt.Printf("\nint8 vs float32, %s, CPU %s (%s), ONNX Runtime %s\n", s.src, cpuSet, isa.CPUName(), worker.Version())
 	fmt.Printf("layout %d session(s) x %d thread(s), batch 1, %d tokens, %d rounds per model, interleaved; load average before %s\n",
 		sessions, threads, qa.DefaultSettings().MaxSeqLen, b.N, loadBefore)
 	fmt.Printf("| model | tokens/s | / float32 | max logit diff over %d real windows | share of a window's logit span | MB |\n|---|---:|---:|---:|---:|---:|\n", len(ws))

@@ -32,7 +32,7 @@ func (r Report) Log(log *zap.Logger, out string, took time.Duration) {
 // original's on this CPU (instruction set cpu), with scheme's caveat.
 func (s Sample) Log(log *zap.Logger, cpu isa.Set, scheme Scheme) {
 	log.Info(fmt.Sprintf("checked on this CPU (%s, %s): ONNX Runtime %s loads it; on a sample window of %d tokens its logits are within %.4f of float32 (whose logits span %.2f)",
-		isa.Model(), cpu, worker.Version(), s.Tokens, s.MaxDiff, s.Span),
+		isa.CPUName(), cpu, worker.Version(), s.Tokens, s.MaxDiff, s.Span),
 		zap.String("onnxruntime", worker.Version()), zap.String("cpu_isa", cpu.String()), zap.Int("sample_tokens", s.Tokens), zap.Float64("max_logit_diff", s.MaxDiff), zap.Float64("logit_span", s.Span))
 	if scheme == SchemeS8 {
 		log.Warn("scheme s8 is right only on CPUs with VNNI or AMX: elsewhere qa-shard runs it in ONNX Runtime's slower exact mode, and other programs get wrong logits; for a cluster of mixed CPUs use the default (s7)")
@@ -48,5 +48,5 @@ func WarnPrecise(log *zap.Logger, m *worker.Model, cpu isa.Set) {
 		return
 	}
 	log.Warn(fmt.Sprintf("this int8 model stores full-range int8 weights (%s, in [-127, 127]: scheme s8 or another quantizer's default), which this CPU (%s, %s: no VNNI, no AMX) would multiply with 16-bit saturation into wrong logits; its sessions use ONNX Runtime's exact u8 x u8 mode instead, which is slower: for full int8 speed here, quantize the float32 model again with `qa-shard quantize` without --scheme (s7, right on every x86 CPU)",
-		m.FullRangeS8, isa.Model(), cpu), zap.String("cpu_isa", cpu.String()), zap.String("weight", m.FullRangeS8))
+		m.FullRangeS8, isa.CPUName(), cpu), zap.String("cpu_isa", cpu.String()), zap.String("weight", m.FullRangeS8))
 }

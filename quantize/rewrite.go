@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"fmt"
+	"io"
 	"slices"
 
 	"qa-shard/internal/onnxpb"
@@ -274,4 +275,17 @@ func (p *plan) graph() onnxpb.Pieces {
 		}
 	}
 	return out
+}
+
+// rewriteModel rewrites the ModelProto in model and writes the quantized model to
+// w. A model it cannot quantize is refused with ErrUnsupported before
+// anything is written.
+func rewriteModel(model []byte, w io.Writer, o Options) (Report, error) {
+	pieces, rep, err := rewrite(model, o)
+	if err != nil {
+		return rep, err
+	}
+	n, err := pieces.WriteTo(w)
+	rep.InBytes, rep.OutBytes = int64(len(model)), n
+	return rep, err
 }

@@ -169,40 +169,6 @@ type Reporting struct {
 	Status func() string
 }
 
-// Summary is what a run did.
-type Summary struct {
-	Documents     int64 // input records, good or bad
-	Pairs         int64 // (document, question) records written as answers
-	Windows       int64
-	Tokens        int64 // real tokens fed to the model
-	PaddedTokens  int64 // positions fed to the model, padding included
-	Batches       int64
-	RecordErrors  int64 // error records written
-	Wall          time.Duration
-	ReplicaCounts map[string]int64 // windows per replica (by Name), search sessions that ran nothing left out
-	Replicas      []ReplicaUse     // the same for people: labels, and which ran only while layouts were measured
-	// Next is the Seq of the first document not written: every document
-	// before it is in the output. Valid even when Run returns an error.
-	Next        int64
-	Interrupted bool // Stop was closed before the input ended
-}
-
-// PaddingPercent is the share of model positions that were padding.
-func (s Summary) PaddingPercent() float64 {
-	if s.PaddedTokens == 0 {
-		return 0
-	}
-	return 100 * float64(s.PaddedTokens-s.Tokens) / float64(s.PaddedTokens)
-}
-
-// DocsPerSecond is the end-to-end document rate.
-func (s Summary) DocsPerSecond() float64 {
-	if s.Wall <= 0 {
-		return 0
-	}
-	return float64(s.Documents) / s.Wall.Seconds()
-}
-
 func (c *Config) defaults() {
 	if c.MaxBatchTokens <= 0 {
 		c.MaxBatchTokens = 8192

@@ -104,7 +104,7 @@ func (p *picture) write(w io.Writer) error {
 	first := p.runs[0][0].sum
 	fmt.Fprintf(&b, "\n## qa-shard: the whole picture\n\n")
 	fmt.Fprintf(&b, "Model %s; %d documents, %d windows, %d tokens; %d cores (%s), CPU %s, instruction set %s (it decides the int8 kernels); medians of %d interleaved repetitions (the ratios: medians of the ratios within each repetition).\n",
-		p.o.Model, p.docs, first.Windows, first.Tokens, runtime.NumCPU(), p.o.Devices, isa.Model(), isa.Detect(), p.o.Reps)
+		p.o.Model, p.docs, first.Windows, first.Tokens, runtime.NumCPU(), p.o.Devices, isa.CPUName(), isa.Detect(), p.o.Reps)
 	fmt.Fprintf(&b, "Load average (1 minute) %s before, %s after: other processes on the machine skew every wall-clock figure.\n\n", p.load0, loadAvg())
 	best := p.bestRaw()
 	ceil := median(p.raw[best])

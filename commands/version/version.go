@@ -48,5 +48,5 @@ func writeVersion(w io.Writer, build string, lib worker.Library) {
 	if lib.Path != "" {
 		fmt.Fprintf(w, "providers: %s\n", lib.ProvidersLine())
 	}
-	fmt.Fprintf(w, "cpu: %s, %s\n", isa.Model(), isa.Detect())
+	fmt.Fprintf(w, "cpu: %s, %s\n", isa.CPUName(), isa.Detect())
 }

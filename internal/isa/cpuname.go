@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// Model is the processor's name from /proc/cpuinfo ("unknown" elsewhere).
+// CPUName is the processor's name from /proc/cpuinfo ("unknown" elsewhere).
 // It does not tell the instruction set: one name ("AMD EPYC") covers CPUs
 // with and without AVX-512 VNNI.
-func Model() string {
+func CPUName() string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return "unknown"
