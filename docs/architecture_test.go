@@ -234,15 +234,7 @@ var stageRow = regexp.MustCompile("^\\| ([^|`]+) \\| `([^`]+)` \\| (.+) \\|$")
 // that exists and declares the functions, methods and types its last
 // column names (`Name` or `Type.Method`).
 func TestStageFiles(t *testing.T) {
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "## Pipeline stages and their files")
-	if !ok {
-		t.Fatalf("%s has no \"## Pipeline stages and their files\" section", doc)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := docSection(t, "Pipeline stages and their files")
 	n := 0
 	for line := range strings.SplitSeq(section, "\n") {
 		m := stageRow.FindStringSubmatch(line)
@@ -286,15 +278,7 @@ var mapRow = regexp.MustCompile("^\\| `([^`]+)/` \\| (.+) \\|$")
 // name with a slash, such as `scheduler/write.go` or `commands/merge`)
 // exists.
 func TestMap(t *testing.T) {
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Map\n")
-	if !ok {
-		t.Fatalf("%s has no \"## Map\" section", doc)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := docSection(t, "Map")
 	rows := map[string]bool{}
 	for line := range strings.SplitSeq(section, "\n") {
 		if m := mapRow.FindStringSubmatch(line); m != nil {
@@ -321,4 +305,20 @@ func TestMap(t *testing.T) {
 			t.Errorf("the map names %s, which does not exist", path)
 		}
 	}
+}
+
+// docSection is the text of ARCHITECTURE.md's section "## name", up to
+// the next section.
+func docSection(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## "+name+"\n")
+	if !ok {
+		t.Fatalf("%s has no \"## %s\" section", doc, name)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }

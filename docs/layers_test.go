@@ -31,17 +31,8 @@ var layerRow = regexp.MustCompile(`^\| (L(\d)|outside) \| ([^|]+) \| [^|]+ \|$`)
 // layers reads the table of layers from the map.
 func layers(t *testing.T) []layer {
 	t.Helper()
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Map\n")
-	if !ok {
-		t.Fatalf("%s has no \"## Map\" section", doc)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
 	var ls []layer
-	for line := range strings.SplitSeq(section, "\n") {
+	for line := range strings.SplitSeq(docSection(t, "Map"), "\n") {
 		m := layerRow.FindStringSubmatch(line)
 		if m == nil {
 			continue

@@ -1,9 +1,9 @@
 // Package bench is `qa-shard bench`: it measures qa-shard, the whole
-// picture side by side in one
-// run (Measure: the raw model's best shape, qa-shard end to end with the
-// previous defaults, by hand, tuned from scratch and from the cache, an
-// int8 model, and the naive loop), and pull-based scheduling against a
-// static split on simulated devices (Scheduling).
+// picture side by side in one run (measure: the raw model's best shape,
+// qa-shard end to end with the previous defaults, by hand, tuned from
+// scratch and from the cache, an int8 model, and the naive loop), and
+// pull-based scheduling against a static split on simulated devices
+// (scheduling).
 package bench
 
 import (
