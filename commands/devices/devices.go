@@ -66,7 +66,7 @@ func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 	if err := writeInventory(w, found, err, driver, os.LookupEnv, o.JSON, &lib); err != nil {
 		return err
 	}
-	if o.Check {
+	if o.Check && !isSimulated(o.Select) { // simulated devices need no library
 		gpus := 0
 		spec := o.Select
 		if spec == "" {

@@ -1,9 +1,11 @@
 package devices
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"qa-shard/gpu"
 	"qa-shard/worker"
 )
 
@@ -48,5 +50,19 @@ func TestGPUProblem(t *testing.T) {
 	}
 	if got := lib().ProvidersLine(); !strings.Contains(got, "a CPU build") {
 		t.Errorf("ProvidersLine of a CPU build = %q, want it to say so", got)
+	}
+}
+
+// TestCheckSkipsSimulatedDevices: devices --check for a run on simulated
+// devices (--devices sim:...) checks no GPU, as the Slurm scripts' preflight
+// runs it with the run's --devices.
+func TestCheckSkipsSimulatedDevices(t *testing.T) {
+	noDriver := func() (*gpu.NVML, error) { return nil, gpu.ErrNoDriver }
+	var b strings.Builder
+	if err := Devices(context.Background(), &b, noDriver, DevicesOptions{Check: true, Select: "sim:1:rate=4000"}); err != nil {
+		t.Errorf("--check --devices sim:1: %v, want no problem", err)
+	}
+	if err := Devices(context.Background(), &b, noDriver, DevicesOptions{Check: true, Select: "0"}); err == nil {
+		t.Error("--check --devices 0 without a driver passed, want it refused")
 	}
 }
