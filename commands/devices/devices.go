@@ -66,7 +66,7 @@ func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 	if err := writeInventory(w, found, err, driver, os.LookupEnv, o.JSON, &lib); err != nil {
 		return err
 	}
-	if o.Check && !isSimulated(o.Select) { // simulated devices need no library
+	if o.Check && !gpu.Simulated(o.Select) { // simulated devices need no library
 		gpus := 0
 		spec := o.Select
 		if spec == "" {
@@ -79,7 +79,7 @@ func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
 		}
-		if problem := gPUProblem(lib, gpus); problem != "" {
+		if problem := gpuProblem(lib, gpus); problem != "" {
 			return fmt.Errorf("%w: --check: %s", worker.ErrConfig, problem)
 		}
 	}

@@ -67,7 +67,7 @@ func writeInventory(w io.Writer, found []gpu.Device, foundErr error, driver stri
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
 		}
-		doc.ONNXRuntime = &libraryJSON{Library: *lib, GPUProblem: gPUProblem(*lib, gpus)}
+		doc.ONNXRuntime = &libraryJSON{Library: *lib, GPUProblem: gpuProblem(*lib, gpus)}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)

@@ -25,11 +25,11 @@ type libraryJSON struct {
 	GPUProblem string `json:"gpu_problem,omitempty"`
 }
 
-// gPUProblem is why a run on gpus GPUs with library l would be refused,
+// gpuProblem is why a run on gpus GPUs with library l would be refused,
 // as far as can be told without running on them, with what to do; ""
 // when nothing can be seen standing in the way (or gpus is 0 and the
 // library loads).
-func gPUProblem(l worker.Library, gpus int) string {
+func gpuProblem(l worker.Library, gpus int) string {
 	if l.LoadErr != "" {
 		return l.LoadErr
 	}

@@ -35,7 +35,7 @@ func TestGPUProblem(t *testing.T) {
 		{"ready TensorRT beside a broken CUDA", lib(cudaMissing, worker.Provider{Name: worker.ProviderTensorRT, File: "x"}), 1, nil},
 		{"library that does not load", broken, 0, []string{"not found"}},
 	} {
-		got := gPUProblem(c.lib, c.gpus)
+		got := gpuProblem(c.lib, c.gpus)
 		if (got == "") != (c.want == nil) {
 			t.Errorf("%s: %q, want a problem: %v", c.name, got, c.want != nil)
 		}
@@ -59,10 +59,10 @@ func TestGPUProblem(t *testing.T) {
 func TestCheckSkipsSimulatedDevices(t *testing.T) {
 	noDriver := func() (*gpu.NVML, error) { return nil, gpu.ErrNoDriver }
 	var b strings.Builder
-	if err := Devices(context.Background(), &b, noDriver, DevicesOptions{Check: true, Select: "sim:1:rate=4000"}); err != nil {
+	if err := devices(context.Background(), &b, noDriver, options{Check: true, Select: "sim:1:rate=4000"}); err != nil {
 		t.Errorf("--check --devices sim:1: %v, want no problem", err)
 	}
-	if err := Devices(context.Background(), &b, noDriver, DevicesOptions{Check: true, Select: "0"}); err == nil {
+	if err := devices(context.Background(), &b, noDriver, options{Check: true, Select: "0"}); err == nil {
 		t.Error("--check --devices 0 without a driver passed, want it refused")
 	}
 }

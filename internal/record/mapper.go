@@ -90,7 +90,7 @@ func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 	if !ok {
 		return s, false
 	}
-	s.ID = iDKindOf(vals[p.id])
+	s.ID = idKindOf(vals[p.id])
 	for i := range s.Keep {
 		s.Keep[i] = kindOf(vals[p.keep+i])
 	}

@@ -62,8 +62,8 @@ func kindOf(raw json.RawMessage) Kind {
 	return String
 }
 
-// iDKindOf is KindOf restricted to what an id may be: Int or String.
-func iDKindOf(raw json.RawMessage) Kind {
+// idKindOf is KindOf restricted to what an id may be: Int or String.
+func idKindOf(raw json.RawMessage) Kind {
 	if kindOf(raw) == Int {
 		return Int
 	}

@@ -327,7 +327,7 @@ func systemRoots() []string {
 			roots = append(roots, strings.TrimSpace(string(out)))
 		}
 	}
-	for _, rc := range rCFiles() {
+	for _, rc := range rcFiles() {
 		if d := rcDicdir(rc); d != "" {
 			roots = append(roots, filepath.Dir(d))
 		}
@@ -340,9 +340,9 @@ func systemRoots() []string {
 	return roots
 }
 
-// rCFiles are the mecabrc files MeCab itself would read, in its order
+// rcFiles are the mecabrc files MeCab itself would read, in its order
 // ($MECABRC, ~/.mecabrc, then the usual system ones), those that exist.
-func rCFiles() []string {
+func rcFiles() []string {
 	var c []string
 	if p := os.Getenv("MECABRC"); p != "" {
 		c = append(c, p)
