@@ -7,72 +7,22 @@ import (
 	"go.uber.org/zap"
 )
 
-type phase int
-
-const (
-	searching phase = iota // climbing budgets on the active layout
-	dueling                // the two fastest layouts alternate, to pick one
-	holding                // a choice is in use; drift is watched
-)
-
-// result is a layout's best budget (index) and its rate per replica.
-type result struct {
-	searched bool
-	budget   int
-	rate     float64
-}
-
-// hold is the state while a choice is in use: drift is watched window by
-// window against the first window's rate.
-type hold struct {
-	budget    int
-	ref, last float64
-	win       acc
-	strikes   int // consecutive windows off the reference
-}
-
-// class is the tuner's state for one class of devices.
+// class is the tuner's state for one class of devices: the search
+// (search.go), its replicas' bookkeeping (replicas.go) and its account of
+// the run's share (share.go), composed by the methods that decide.
 type class struct {
-	spec    Class
-	opt     *Options
-	log     *zap.Logger
-	budgets []int
-	phase   phase
-	active  int
-	aside   []bool // layouts set aside for good
-	alive   []int  // replicas not retired, per layout
-	results []result
-	bound   []int // per layout: budgets from here up did not fit (0: none)
-	cmp     comparison
-	hold    hold
-	warm    map[string]bool // replicas whose first batch in the layout was seen
-	out     map[string]int  // batches planned and not yet reported, per replica
-	dead    map[string]bool // replicas retired after failures
-	drain   int             // layout whose batches must finish before the active one starts; -1 none
-	duel    duel
-	source  string // pinned, cache or measured
-	probing bool   // the search measures every layout in turn
-	settled bool   // a choice was made (held) at least once
-	cost    searchCost
-	retunes int
-	all     time.Duration // wall time of all the class's batches (device time over replicas at once)
-	spent   bool          // the search used its share of the run (Options.Share)
-	done    float64       // share of the run's work done (Tuner.Done)
-	initial int           // the layout the run started with
-	opened  map[string]bool
-	before  prior   // what earlier runs searched, when this one continues their search
-	paused  *Search // the search as it stood when its share of the run was spent
+	spec Class
+	opt  *Options
+	log  *zap.Logger
+	searchState
+	replicas
+	share
 }
 
 func newClass(spec Class, opt *Options) *class {
 	n := len(spec.Layouts)
 	c := &class{spec: spec, opt: opt, log: opt.Logger.With(zap.String("class", spec.Name)),
-		budgets: slices.Clone(spec.Budgets), aside: make([]bool, n), alive: make([]int, n), bound: make([]int, n),
-		results: make([]result, n), warm: map[string]bool{}, out: map[string]int{}, dead: map[string]bool{}, drain: -1,
-		opened: map[string]bool{}}
-	for i, l := range spec.Layouts {
-		c.alive[i] = len(l.Replicas)
-	}
+		searchState: newSearchState(spec.Budgets, n), replicas: newReplicas(spec.Layouts)}
 	start := min(max(spec.Start, 0), len(c.budgets)-1)
 	switch {
 	case c.fromCache():
@@ -130,7 +80,7 @@ func (c *class) budget(replica string, layout int) int {
 	switch {
 	case c.aside[layout]:
 		return -1
-	case layout != c.active || c.drain >= 0:
+	case layout != c.active || c.draining():
 		return 0
 	case c.phase == holding:
 		b = c.budgets[c.hold.budget]
@@ -139,31 +89,25 @@ func (c *class) budget(replica string, layout int) int {
 	default:
 		b = c.cmp.next(c.budgets)
 	}
-	c.out[replica]++
+	c.planned(replica)
 	return b
 }
 
 func (c *class) ran(replica string, layout, budget, tokens int, d time.Duration) {
-	c.out[replica] = max(0, c.out[replica]-1)
-	if c.drain >= 0 && c.drained(c.drain) {
-		c.drain = -1
-	}
+	c.reported(replica)
 	// A starting session's first batch warms it up whatever the shape: it
 	// is no cost of the search and no measure of the run's pace.
 	if !c.opening(replica, layout) {
-		c.all += d / time.Duration(max(1, c.alive[layout]))
+		c.took(c.perReplica(d, layout))
 		if c.phase != holding {
-			c.cost.batches++
-			c.cost.wall += d / time.Duration(max(1, c.alive[layout]))
-			c.cost.tokens += int64(tokens)
+			c.cost.add(tokens, c.perReplica(d, layout))
 		}
 	}
 	if layout != c.active || budget == 0 {
 		return
 	}
-	if !c.warm[replica] {
-		c.warm[replica] = true // a first batch pays for warming up: not a measure
-		return
+	if c.warmUp(replica) {
+		return // a first batch pays for warming up: not a measure
 	}
 	switch c.phase {
 	case holding:
@@ -225,51 +169,6 @@ func (c *class) challenge(i int) {
 	c.finish(c.cmp.best)
 }
 
-func (c *class) valid(i int) bool {
-	b := c.bound[c.active]
-	return i >= 0 && i < len(c.budgets) && (b == 0 || c.budgets[i] < b)
-}
-
-// largestValid is the largest budget under the out-of-memory bound.
-func (c *class) largestValid() int {
-	for i := len(c.budgets) - 1; i > 0; i-- {
-		if c.valid(i) {
-			return i
-		}
-	}
-	return 0
-}
-
-func (c *class) startSearch(i int) {
-	if !c.valid(i) {
-		i = c.largestValid()
-	}
-	c.phase = searching
-	c.cmp = comparison{cur: i, dir: 1, chal: -1}
-	switch {
-	case c.valid(i + 1):
-		c.cmp.against(i + 1)
-	case c.valid(i - 1):
-		c.cmp.dir = -1
-		c.cmp.against(i - 1)
-	}
-}
-
-func (c *class) holdAt(i int) {
-	c.phase = holding
-	c.hold = hold{budget: i}
-}
-
-// drained: no batch of layout l's live replicas is still running.
-func (c *class) drained(l int) bool {
-	for _, name := range c.spec.Layouts[l].Replicas {
-		if c.out[name] > 0 && !c.dead[name] {
-			return false
-		}
-	}
-	return true
-}
-
 // switchTo makes layout i the one in use, once the batches of the layout
 // in use before have finished (so the two never share the device while
 // measured); its replicas' next batch is a warm-up again (a session may
@@ -278,11 +177,6 @@ func (c *class) switchTo(i int) {
 	if i == c.active {
 		return
 	}
-	if !c.drained(c.active) {
-		c.drain = c.active
-	}
+	c.move(c.active, i)
 	c.active = i
-	for _, name := range c.spec.Layouts[i].Replicas {
-		delete(c.warm, name)
-	}
 }

@@ -1,10 +1,6 @@
 package tune
 
-import (
-	"time"
-
-	"go.uber.org/zap"
-)
+import "go.uber.org/zap"
 
 // The search learns from the run's own batches, so its cost is not their
 // time but what they lose against the chosen shape; still, on a short run
@@ -18,18 +14,9 @@ import (
 // from), and the cache keeps the search as it stood (partial.go): the
 // next run continues it.
 
-// allowance is the search time the run can afford now; < 0 unknown.
-func (c *class) allowance() time.Duration {
-	done := c.done
-	if done <= 0 || c.all <= 0 {
-		return -1
-	}
-	return time.Duration(c.opt.Share * float64(c.all) / min(done, 1))
-}
-
 // pace ends a search that has used its share of the run.
 func (c *class) pace() {
-	a := c.allowance()
+	a := c.allowance(c.opt.Share)
 	if c.phase == holding || a < 0 || c.cost.wall <= a {
 		return
 	}
@@ -56,21 +43,11 @@ func (c *class) pace() {
 	c.holdAt(b)
 	c.log.Info("search stopped at its share of the run: keeping the best shape so far; the cache keeps what was measured and the next run continues the search",
 		zap.String("layout", c.spec.Layouts[l].String()), zap.Int("max_batch_tokens", c.budgets[b]), zap.Int("layouts_not_tried", untried),
-		zap.Duration("searched", c.cost.wall), zap.Duration("projected_run", time.Duration(float64(c.all)/min(c.done, 1))), zap.Float64("share", c.opt.Share), zap.Int("batches_searching", c.cost.batches))
+		zap.Duration("searched", c.cost.wall), zap.Duration("projected_run", c.projected()), zap.Float64("share", c.opt.Share), zap.Int("batches_searching", c.cost.batches))
 }
 
 // mayResearch: a drift re-opens the search only while the run can afford it.
 func (c *class) mayResearch() bool {
-	a := c.allowance()
+	a := c.allowance(c.opt.Share)
 	return a < 0 || c.cost.wall < a
-}
-
-// opening: the first batch of a replica of the layout the class started
-// with (any run pays for it, searched or not).
-func (c *class) opening(replica string, layout int) bool {
-	if layout != c.initial || c.opened[replica] {
-		return false
-	}
-	c.opened[replica] = true
-	return true
 }

@@ -1,6 +1,108 @@
 package tune
 
-import "time"
+import (
+	"slices"
+	"time"
+)
+
+type phase int
+
+const (
+	searching phase = iota // climbing budgets on the active layout
+	dueling                // the two fastest layouts alternate, to pick one
+	holding                // a choice is in use; drift is watched
+)
+
+// result is a layout's best budget (index) and its rate per replica.
+type result struct {
+	searched bool
+	budget   int
+	rate     float64
+}
+
+// hold is the state while a choice is in use: drift is watched window by
+// window against the first window's rate.
+type hold struct {
+	budget    int
+	ref, last float64
+	win       acc
+	strikes   int // consecutive windows off the reference
+}
+
+// searchState is where a class's search stands: the candidate budgets,
+// what each layout's search found, the phase (searching a layout's
+// budget, dueling two layouts, or holding a choice) with its comparison,
+// duel or held choice, and what searching cost.
+type searchState struct {
+	source  string // pinned, cache or measured
+	budgets []int
+	phase   phase
+	active  int
+	aside   []bool // layouts set aside for good
+	results []result
+	bound   []int // per layout: budgets from here up did not fit (0: none)
+	cmp     comparison
+	hold    hold
+	duel    duel
+	probing bool // the search measures every layout in turn
+	settled bool // a choice was made (held) at least once
+	cost    searchCost
+	retunes int
+	before  prior   // what earlier runs searched, when this one continues their search
+	paused  *Search // the search as it stood when its share of the run was spent
+}
+
+func newSearchState(budgets []int, layouts int) searchState {
+	return searchState{budgets: slices.Clone(budgets), aside: make([]bool, layouts), bound: make([]int, layouts),
+		results: make([]result, layouts)}
+}
+
+func (s *searchState) valid(i int) bool {
+	b := s.bound[s.active]
+	return i >= 0 && i < len(s.budgets) && (b == 0 || s.budgets[i] < b)
+}
+
+// largestValid is the largest budget under the out-of-memory bound.
+func (s *searchState) largestValid() int {
+	for i := len(s.budgets) - 1; i > 0; i-- {
+		if s.valid(i) {
+			return i
+		}
+	}
+	return 0
+}
+
+func (s *searchState) startSearch(i int) {
+	if !s.valid(i) {
+		i = s.largestValid()
+	}
+	s.phase = searching
+	s.cmp = comparison{cur: i, dir: 1, chal: -1}
+	switch {
+	case s.valid(i + 1):
+		s.cmp.against(i + 1)
+	case s.valid(i - 1):
+		s.cmp.dir = -1
+		s.cmp.against(i - 1)
+	}
+}
+
+func (s *searchState) holdAt(i int) {
+	s.phase = holding
+	s.hold = hold{budget: i}
+}
+
+// current is the index of the budget in use: held, dueled, or the one
+// the comparison stands on.
+func (s *searchState) current() int {
+	switch s.phase {
+	case holding:
+		return s.hold.budget
+	case dueling:
+		return s.results[s.active].budget
+	}
+	return s.cmp.cur
+}
 
 // acc accumulates batches: their count, real tokens and device time.
 type acc struct {
@@ -79,4 +181,10 @@ type searchCost struct {
 	batches int
 	wall    time.Duration
 	tokens  int64
+}
+
+func (s *searchCost) add(tokens int, wall time.Duration) {
+	s.batches++
+	s.wall += wall
+	s.tokens += int64(tokens)
 }

@@ -137,12 +137,7 @@ func (c *class) outOfMemory(layout, padded int) {
 // retired: a layout left without replicas gives way to the fastest other
 // one that can run.
 func (c *class) retired(replica string, layout int) {
-	c.dead[replica] = true
-	if c.drain >= 0 && c.drained(c.drain) {
-		c.drain = -1
-	}
-	c.alive[layout]--
-	if layout != c.active || c.alive[layout] > 0 {
+	if left := c.retire(replica, layout); layout != c.active || left > 0 {
 		return
 	}
 	alt := c.fastest(layout)
@@ -184,14 +179,7 @@ type Choice struct {
 func (c *class) choice() Choice {
 	ch := Choice{Class: c.spec.Name, Layout: c.spec.Layouts[c.active].String(), Source: c.source,
 		Batches: c.cost.batches, Searched: c.cost.wall, Retunes: c.retunes, Bound: c.bound[c.active]}
-	switch c.phase {
-	case holding:
-		ch.Budget = c.budgets[c.hold.budget]
-	case dueling:
-		ch.Budget = c.budgets[c.results[c.active].budget]
-	default:
-		ch.Budget = c.budgets[c.cmp.cur]
-	}
+	ch.Budget = c.budgets[c.current()]
 	switch {
 	case c.spent && !c.settled:
 		ch.Source = "partly measured: the search stopped at its share of the run"
