@@ -29,6 +29,10 @@ type File struct {
 	id      fileID // who it is whatever path reached it (Find refuses a file twice)
 }
 
+// packed: gzip or zstd compressed text, whose documents are counted as
+// read (count.go).
+func (f File) packed() bool { return f.Format == format.Gzip || f.Format == format.Zstd }
+
 // Sentinels, found with errors.Is; main maps them to exit 2.
 var (
 	// ErrInput: an --input that cannot be used (missing, unreadable, a

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"qa-shard/internal/format"
 	"qa-shard/internal/pin"
@@ -19,8 +20,15 @@ import (
 // seen by the reader. Growth at the end (a file still being appended to)
 // is no change: the text read before it hashes the same.
 
-// pin notes the identity of a file as it is opened, for Check.
-func (s *Reader) pin(file int, h handle) {
+// pins are the input files opened, by index, each with its identity as
+// it was opened: what Check compares.
+type pins struct {
+	mu    sync.Mutex
+	files map[int]os.FileInfo
+}
+
+// note notes the identity of a file as it is opened, for Check.
+func (p *pins) note(file int, h handle) {
 	f, ok := h.(interface{ Stat() (os.FileInfo, error) })
 	if !ok {
 		return
@@ -29,12 +37,28 @@ func (s *Reader) pin(file int, h handle) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pins == nil {
-		s.pins = map[int]os.FileInfo{}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.files == nil {
+		p.files = map[int]os.FileInfo{}
 	}
-	s.pins[file] = st
+	p.files[file] = st
+}
+
+// opened is the files pinned so far, in the order of their index.
+func (p *pins) opened() ([]int, map[int]os.FileInfo) {
+	p.mu.Lock()
+	pinned := make(map[int]os.FileInfo, len(p.files))
+	for k, v := range p.files {
+		pinned[k] = v
+	}
+	p.mu.Unlock()
+	files := make([]int, 0, len(pinned))
+	for k := range pinned {
+		files = append(files, k)
+	}
+	slices.Sort(files)
+	return files, pinned
 }
 
 // Check reports ErrChanged, naming the file and what changed, when an
@@ -48,29 +72,15 @@ func (s *Reader) pin(file int, h handle) {
 // from the writer at every checkpoint and at the end, while the reader
 // reads.
 func (s *Reader) Check() error {
-	s.mu.Lock()
-	pins := make(map[int]os.FileInfo, len(s.pins))
-	for k, v := range s.pins {
-		pins[k] = v
-	}
-	var last *mark
-	if len(s.marks) > 0 {
-		m := s.marks[len(s.marks)-1]
-		last = &m
-	}
-	s.mu.Unlock()
-	files := make([]int, 0, len(pins))
-	for k := range pins {
-		files = append(files, k)
-	}
-	slices.Sort(files)
+	last := s.marks.last() // before the pins: its file was pinned before it was read
+	files, pinned := s.pins.opened()
 	for _, i := range files {
 		f := &s.plan.Files[i]
 		var read *mark
 		if last != nil && s.plan.Parts[last.part].File == i {
 			read = last
 		}
-		if err := s.checkFile(f, pins[i], read); err != nil {
+		if err := checkFile(f, pinned[i], read); err != nil {
 			return fmt.Errorf("%w: input file %s %w while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
 				ErrChanged, f.Name, err)
 		}
@@ -80,7 +90,7 @@ func (s *Reader) Check() error {
 
 // checkFile compares one file with its pin and, when it grew, its text up
 // to the last document read (read, nil when none is in this file).
-func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
+func checkFile(f *File, pinned os.FileInfo, read *mark) error {
 	st, err := pin.Same(f.Path, pinned)
 	switch {
 	case err != nil:

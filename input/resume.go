@@ -45,9 +45,8 @@ func (s *Reader) resume(st readstate.State) error {
 	if cur.File != st.Next.File || k < 0 {
 		return fmt.Errorf("%w: the journal resumes in %s, which is not part of this process's share of the input", ErrChanged, cur.Name)
 	}
-	s.mu.Lock()
-	s.done, s.start, s.part = append(s.done, st.Files[:len(st.Files)-1]...), st, k
-	s.mu.Unlock()
+	s.marks.resumed(st)
+	s.part = k
 
 	part, f := s.plan.Parts[k], &s.plan.Files[st.Next.File]
 	for _, p := range s.plan.Parts[:k] {
@@ -62,7 +61,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur, state = r, r.state
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		s.partDone = r.seek(st.Next.Offset)
 	case format.Parquet:
 		r, err := s.openRows(f, part)
@@ -70,7 +69,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur = r
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		for r.r.g < len(r.r.groups) && r.r.groups[r.r.g].row < st.Next.Offset {
 			if err := r.r.load(); err != nil {
 				return err
@@ -95,7 +94,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur, state = r, snapshotOf(s.hash)
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		if r.packed {
 			s.partDone = r.t.raw.n
 		} else {
