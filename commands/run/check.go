@@ -85,7 +85,7 @@ func checkKeep(keep []string) error {
 
 // Warnings are settings a run can use but that are likely mistakes, one
 // sentence each, said once at the start.
-func (o *options) Warnings() []string {
+func (o deviceOptions) Warnings() []string {
 	var w []string
 	if n := gpu.CPUSessions(o.Devices); n > runtime.NumCPU() {
 		w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))

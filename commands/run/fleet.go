@@ -6,9 +6,10 @@ import (
 	"qa-shard/fleet"
 )
 
-// fleetOptions are the settings of the replicas.
-func fleetOptions(o *options, log *zap.Logger) fleet.Options {
-	return fleet.Options{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: o.ReplicasPerDevice, Threads: o.Threads,
-		FP16: o.FP16, GPUMemFraction: o.GPUMemFraction, TRTCacheDir: o.TRTCacheDir, MaxSeqLen: o.Settings.MaxSeqLen,
-		MaxBatchTokens: o.MaxBatchTokens, Precision: o.Precision(), SampleInterval: o.GPUSampleInterval, TuneShare: o.TuneShare / 100, Log: log}
+// fleetOptions are the settings of the replicas: the devices', the batch
+// shapes' (p) and the longest window (maxSeqLen).
+func fleetOptions(d deviceOptions, p pipelineOptions, maxSeqLen int, log *zap.Logger) fleet.Options {
+	return fleet.Options{Devices: d.Devices, Provider: d.Provider, ReplicasPerDevice: d.ReplicasPerDevice, Threads: d.Threads,
+		FP16: d.FP16, GPUMemFraction: d.GPUMemFraction, TRTCacheDir: d.TRTCacheDir, MaxSeqLen: maxSeqLen,
+		MaxBatchTokens: p.MaxBatchTokens, Precision: d.Precision(), SampleInterval: d.GPUSampleInterval, TuneShare: p.TuneShare / 100, Log: log}
 }

@@ -15,29 +15,62 @@ import (
 )
 
 // options is the run command's settings; every field is a flag, and every
-// flag can also be set in --config FILE.yaml under the same name.
+// flag can also be set in --config FILE.yaml under the same name. They are
+// grouped by what uses them, so a step of the run that needs one group
+// takes only that group.
 type options struct {
-	Config string
+	Config   string
+	Settings qa.Settings // how answers are found (the answer settings)
+	inputOptions
+	outputOptions
+	modelOptions
+	deviceOptions
+	rankOptions
+	pipelineOptions
+	observeOptions
+}
 
-	Model, Output, Logits     string
-	Inputs                    []string
+// inputOptions are what is read and how records are read.
+type inputOptions struct {
+	Inputs        []string
+	Questions     []string
+	QuestionsFile string
+	Fields        record.Fields
+	IDType        string
+	MaxLineBytes  int
+}
+
+// outputOptions are where the answers go and how existing outputs are
+// treated.
+type outputOptions struct {
+	Output, Logits            string
 	Overwrite, Resume, NoLock bool
-	Questions                 []string
-	QuestionsFile             string
-	Fields                    record.Fields
-	IDType                    string
+}
 
-	Devices, ORTLib, Provider, TRTCacheDir string
-	MecabLib, MecabDicdir                  string
-	Threads, ReplicasPerDevice             int
-	Rank, WorldSize                        int
-	FP16                                   bool
-	GPUMemFraction                         float64
-	GPUSampleInterval                      time.Duration
+// modelOptions open the model: its folder, ONNX Runtime and MeCab.
+type modelOptions struct {
+	Model, ORTLib         string
+	MecabLib, MecabDicdir string
+}
 
-	Settings         qa.Settings
+// deviceOptions are where replicas run and how their sessions are made.
+type deviceOptions struct {
+	Devices, Provider, TRTCacheDir string
+	Threads, ReplicasPerDevice     int
+	FP16                           bool
+	GPUMemFraction                 float64
+	GPUSampleInterval              time.Duration
+}
+
+// rankOptions name this process among the ranks sharing the corpus.
+type rankOptions struct {
+	Rank, WorldSize int
+}
+
+// pipelineOptions are the limits of the pipeline: batch shapes and their
+// search, memory, workers, timeouts, checkpoints and errors tolerated.
+type pipelineOptions struct {
 	MaxBatchTokens   int
-	MaxLineBytes     int
 	MaxInflightMB    int
 	MaxWindowsPerDoc int
 	TokenizeWorkers  int
@@ -45,9 +78,13 @@ type options struct {
 	TuneShare        float64 // percent of the run the shape search may take
 
 	BatchTimeout, DrainTimeout, CheckpointInterval time.Duration
+	MaxErrors                                      string
+}
 
-	MaxErrors, MetricsAddr, MetricsTextfile, LogFormat, LogLevel string
-	MetricsInterval, ProgressInterval                            time.Duration
+// observeOptions are how the run is watched: metrics, logs, progress.
+type observeOptions struct {
+	MetricsAddr, MetricsTextfile, LogFormat, LogLevel string
+	MetricsInterval, ProgressInterval                 time.Duration
 }
 
 // parse parses the run command's arguments (help is the top of
@@ -127,7 +164,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 }
 
 // Precision is the arithmetic the sessions use, for the tuning cache key.
-func (o *options) Precision() string {
+func (o deviceOptions) Precision() string {
 	if o.FP16 {
 		return "fp16"
 	}
@@ -143,7 +180,7 @@ func (o *options) AnswerSettings(schema record.Schema) output.AnswerSettings {
 
 // AllQuestions are the --question flags followed by the lines of
 // --questions-file.
-func (o *options) AllQuestions() ([]string, error) {
+func (o inputOptions) AllQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}

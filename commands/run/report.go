@@ -10,11 +10,11 @@ import (
 	"qa-shard/scheduler"
 )
 
-// report says what the run did: one "summary" object in JSON, a table for
-// a person on a console.
-func report(log *zap.Logger, o *options, s scheduler.Summary, fl *fleet.Fleet) {
+// report says what the run did into o: one "summary" object when the
+// log format is JSON, a table for a person on a console.
+func report(log *zap.Logger, logFormat string, o outputOptions, s scheduler.Summary, fl *fleet.Fleet) {
 	shapes, gpus := fl.Describe()
-	if logs.Resolve(o.LogFormat) == "json" {
+	if logs.Resolve(logFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),
 			zap.Strings("batch_shape", shapes), zap.Strings("gpus", gpus))...)
 		return

@@ -66,16 +66,16 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	in, err := openInputs(o, questions, log)
+	in, err := openInputs(o.inputOptions, o.rankOptions, &o.outputOptions, questions, log)
 	if err != nil {
 		return err
 	}
-	locks, err := claimOutputs(o)
+	locks, err := claimOutputs(o.outputOptions)
 	if err != nil {
 		return err
 	}
 	defer locks.Release()
-	m, err := openModel(o, log)
+	m, err := openModel(o.modelOptions, o.Settings.MaxSeqLen, o.LogFormat, log)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err = stoppedEarly(ctx, err); err != nil {
 		return err
 	}
-	out, err := openOutputs(o, in, fp)
+	out, err := openOutputs(o.outputOptions, o.Fields.Keep, o.Settings.TopK, in, fp)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 
 // ending is what finish needs of the run to end it.
 func ending(o *options, fl *fleet.Fleet, log *zap.Logger) runEnd {
-	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o, s, fl) }}
+	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o.LogFormat, o.outputOptions, s, fl) }}
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
@@ -139,16 +139,16 @@ func checkOptions(o *options, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	for _, w := range o.Warnings() {
+	for _, w := range o.deviceOptions.Warnings() {
 		log.Warn(w)
 	}
-	return o.AllQuestions()
+	return o.inputOptions.AllQuestions()
 }
 
 // claimOutputs, before anything expensive: the outputs must be writable,
 // this run their only writer, and not existing, foreign or mismatched
 // (refused now, not after the model has loaded).
-func claimOutputs(o *options) (filelock.Set, error) {
+func claimOutputs(o outputOptions) (filelock.Set, error) {
 	locks, err := claim(o)
 	if err != nil {
 		return nil, err
@@ -161,23 +161,24 @@ func claimOutputs(o *options) (filelock.Set, error) {
 }
 
 // openModel loads ONNX Runtime and reads the model folder and its
-// tokenizer, refusing a folder whose parts do not fit together.
-func openModel(o *options, log *zap.Logger) (*qamodel.Model, error) {
+// tokenizer (for windows of maxSeqLen tokens), refusing a folder whose
+// parts do not fit together; logFormat json quiets the runtime's own log.
+func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return nil, err
 	}
-	if logs.Resolve(o.LogFormat) == "json" { // ONNX Runtime's own logger writes plain text
+	if logs.Resolve(logFormat) == "json" { // ONNX Runtime's own logger writes plain text
 		if err := worker.QuietNativeLog(); err != nil {
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
 	}
-	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), o.Settings.MaxSeqLen, log)
+	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), maxSeqLen, log)
 }
 
 // startFleet opens a replica per device session; ranks is the job's world
 // size (CPU ranks on one node share its cores).
 func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
-	fo := fleetOptions(o, log)
+	fo := fleetOptions(o.deviceOptions, o.pipelineOptions, o.Settings.MaxSeqLen, log)
 	fo.Simulate = simulate
 	fo.Ranks = ranks
 	if m.Graph.QuantizedActivations {
@@ -207,10 +208,10 @@ func fingerprintRun(o *options, in *inputs, questions []string) (fingerprint.Fin
 }
 
 // openOutputs opens the answers (and logits) where a resumed run ends, or
-// new ones.
-func openOutputs(o *options, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
+// new ones, with the kept fields and top-k answers of every record.
+func openOutputs(o outputOptions, keep []string, topK int, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
 	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
-		Keep: o.Fields.Keep, Schema: in.record.Schema, TopK: o.Settings.TopK})
+		Keep: keep, Schema: in.record.Schema, TopK: topK})
 }
 
 // openSource opens the input where the outputs end and starts counting
@@ -299,7 +300,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
 // stops here, before any model is loaded.
-func claim(o *options) (filelock.Set, error) {
+func claim(o outputOptions) (filelock.Set, error) {
 	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
 	if errors.Is(err, filelock.ErrUnsupported) {
 		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)
