@@ -1,3 +1,6 @@
+// Package run is `qa-shard run`, the default subcommand: its options
+// (grouped by what uses them: options.go), flags, checks and help, the
+// steps that open and run a job, and how the run ends (outcome.go).
 package run
 
 import (
