@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
 )
 
@@ -42,6 +43,7 @@ var (
 	// names the file and the compressed byte offset.
 	ErrCorrupt = errkind.NewUser("corrupt input")
 	// ErrChanged: --resume found an input that changed since the journal
-	// was written (size, modification time or the content it verified).
-	ErrChanged = errkind.NewUser("the input changed since the journal was written")
+	// was written (size, modification time or the content it verified);
+	// package fingerprint's checks of a resume decide it, so it is theirs.
+	ErrChanged = fingerprint.ErrChanged
 )
