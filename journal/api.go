@@ -13,7 +13,8 @@
 // journaled; the caller then skips documents with Seq < Done and appends.
 //
 // The package imports only the standard library and three leaf packages
-// (fingerprint: what a run depends on and how two differ; readstate:
+// (fingerprint: what a run depends on, how two differ and what a resume
+// compares, such as the output's length against Bytes; readstate:
 // where reading stands and the block a rank owns; errkind); it knows
 // nothing of the record format or the pipeline.
 package journal

@@ -117,8 +117,8 @@ func truncateOutput(outputPath string, size int64) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%w: %s is not a regular file, so it cannot be resumed", ErrInvalid, outputPath)
 	}
-	if info.Size() < size {
-		return fmt.Errorf("%w: %s has %d bytes and the journal says %d: the output is shorter than the journal says; it was modified or truncated; start over with --overwrite", ErrOutputShort, outputPath, info.Size(), size)
+	if short := fingerprint.OutputLength(outputPath, info.Size(), size); short != "" {
+		return fmt.Errorf("%w: %s", ErrOutputShort, short)
 	}
 	if info.Size() == size {
 		return nil

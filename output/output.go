@@ -1,6 +1,10 @@
 // Package output owns a run's output files: the answers (JSONL, gzip or
 // zstd JSONL, or a folder of Parquet parts, by the extension of --output),
 // the logits folder and the journal that makes them resumable.
+//
+// Checking the answers and parts against a journal (verify.go, saved.go)
+// reads them here; package fingerprint compares what was read with what
+// the journal recorded and words the difference.
 package output
 
 import (

@@ -6,7 +6,10 @@
 // A Fingerprint holds these strings; Compare names what differs between
 // two (a resume refused, ranks that do not form one run). The journal
 // stores them; the TensorRT engine cache and the tuning cache key on the
-// model's.
+// model's. What else a resume compares with the journal (the input files
+// read before and their hashes, the output's length, the answers' records
+// and digest, the answer and logits parts) is decided here too, as pure
+// functions over what input, output and the journal read (resume.go).
 package fingerprint
 
 import (

@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"qa-shard/internal/errkind"
@@ -151,6 +152,29 @@ func ExtraPart(dir, name string, index, parts int, what string) string {
 		return fmt.Sprintf("%s holds %s, and its journal says the complete run wrote %d %s parts: it was added after the run", dir, name, parts, what)
 	}
 	return ""
+}
+
+// LogitsParts compares a logits folder's parts with the journal's
+// record of them (keep parts, their digest recorded): the parts of them
+// missing, those written by another run (foreign, beyond keep
+// included), and the digest of the parts kept (digest, compared only
+// when none is missing or foreign). It says what differs, naming the
+// folder ("" when nothing does; the logits' ErrParts is the refusal).
+func LogitsParts(dir string, keep int, missing, foreign []string, digest, recorded string) string {
+	var problems []string
+	if len(missing) > 0 {
+		problems = append(problems, "missing "+strings.Join(missing, ", "))
+	}
+	if len(foreign) > 0 {
+		problems = append(problems, "written by another run: "+strings.Join(foreign, ", "))
+	}
+	if len(problems) == 0 && digest != recorded {
+		problems = append(problems, fmt.Sprintf("its %d parts are this run's but not the ones the journal recorded (changed, or copied from another point of the run)", keep))
+	}
+	if len(problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (the journal records %d parts): %s", dir, keep, strings.Join(problems, "; "))
 }
 
 // AnswerParts compares the journal's parts of a Parquet answers folder
