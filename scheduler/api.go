@@ -109,6 +109,12 @@ type Batching struct {
 	// PoolTokens is how many window tokens are pooled before sorting by
 	// length and cutting batches; a longer pool pads less.
 	PoolTokens int
+	// IdleFlush is how long the batcher waits for more windows before it
+	// cuts the pool it has (0: 20 ms). It keeps replicas busy when the
+	// input is slow; it is also the one place where the machine's load
+	// shapes batches, so tests that judge batch shapes set it long, and
+	// their batches are cut by the pool's size and the input's end alone.
+	IdleFlush time.Duration
 	// MaxWindowsPerDoc bounds what one document may cost: one needing
 	// more windows (all its questions together) gets an error record per
 	// question, without its windows being cut or run (0: no limit).
@@ -181,6 +187,9 @@ func (c *Config) defaults() {
 	}
 	if c.PoolTokens <= 0 {
 		c.PoolTokens = 8 * c.MaxBatchTokens
+	}
+	if c.IdleFlush <= 0 {
+		c.IdleFlush = idleFlush
 	}
 	if c.Observer == nil {
 		c.Observer = nopObserver{}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -20,8 +21,8 @@ import (
 
 // The tuner inside real runs of the scheduler, on simulated devices with
 // known speed curves in simulated time (virtual: nothing sleeps, the
-// devices report their time), so what it finds is exact and no wall
-// clock is involved.
+// devices report their time) and with batches cut without an idle wait
+// (runSized), so what it finds is exact and no wall clock is involved.
 
 var _ scheduler.Shaper = (*tune.Tuner)(nil)
 
@@ -77,7 +78,11 @@ func runSized(t *testing.T, docs string, rs []scheduler.Replica, sh scheduler.Sh
 	defer cancel()
 	var out bytes.Buffer
 	w := record.NewWriter(&out)
-	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102), Batching: scheduler.Batching{MaxBatchTokens: budget, Shaper: sh},
+	// Batches are cut by the pool's size and the input's end alone, never
+	// by an idle wait, so the machine's load cannot leave a budget's
+	// batches part-full and change what the search finds.
+	cfg := scheduler.Config{Settings: qa.DefaultSettings(), Template: qa.BertTemplate(101, 102),
+		Batching:  scheduler.Batching{MaxBatchTokens: budget, Shaper: sh, IdleFlush: time.Hour},
 		Reporting: scheduler.Reporting{TotalBytes: total}}
 	src := record.NewStream(strings.NewReader(docs), record.Options{Questions: []string{"who founded the company"}})
 	sum, err := scheduler.Run(ctx, cfg, src, sim.WordTokenizer{}, rs, w, nil)
@@ -159,15 +164,24 @@ func TestShortRunCompletes(t *testing.T) {
 
 // TestShortRunsLearnTheShapeTogether: runs of a few documents, each
 // bounded to 2% of its own length, on one tuning cache: each continues the
-// search the one before cached, until one finishes it with the shape a
-// long run finds, and the next starts from that choice.
+// search the one before cached, until one finishes it with a measured
+// shape, and the next starts from that choice. A short run measures a
+// batch or two (the first of its sorted run: short windows), and which of
+// them falls to which budget depends on how the two replicas interleave,
+// so the shape found is held to within 10% of the curve's best, not to the
+// best itself (1536 and 3072 tokens are 6% apart on this curve; the long
+// run of TestRunFindsOptimumAndAnswersDoNotDependOnIt finds 3072 exactly).
 func TestShortRunsLearnTheShapeTogether(t *testing.T) {
 	docs := corpus(12)
 	rs, names := replicas(2, sim.Options{Curve: curve})
 	cache := filepath.Join(t.TempDir(), "tuning.json")
 	class := tune.Class{Name: "sim", Key: tune.Key{Device: "sim", Runtime: "test", Precision: "fp32"},
 		Layouts: []tune.Layout{{Sessions: len(names), Replicas: names}}, Budgets: ladder, Start: 1}
-	batches := 0
+	best := 0.0
+	for _, b := range ladder {
+		best = max(best, fullBatchRate(b))
+	}
+	batches, found := 0, 0
 	for n := 1; n <= 100; n++ {
 		tn := tune.New(tune.Options{Classes: []tune.Class{class}, MinTime: time.Millisecond, Cache: tune.OpenCache(cache, nil)})
 		runSized(t, docs, rs, tn, tn.MaxBudget(), int64(len(docs)))
@@ -177,17 +191,31 @@ func TestShortRunsLearnTheShapeTogether(t *testing.T) {
 		ch := choice(t, tn)
 		switch {
 		case ch.Source == "cache":
-			if n < 3 || ch.Budget != 3072 {
-				t.Fatalf("run %d starts from the cached %+v; want 3072 tokens, learnt over more than one run", n, ch)
+			if n < 3 || ch.Budget != found {
+				t.Fatalf("run %d starts from the cached %+v; want the %d tokens the search found, learnt over more than one run", n, ch, found)
 			}
-			t.Logf("%d short runs learnt the shape, %d batches searched together", n-1, batches)
+			t.Logf("%d short runs learnt the shape (%d tokens), %d batches searched together", n-1, found, batches)
 			return
-		case ch.Source == "measured" && ch.Budget != 3072:
-			t.Fatalf("run %d finished the search at %+v, want 3072 tokens", n, ch)
-		case ch.Source != "measured" && ch.Batches == 0:
+		case ch.Source == "measured":
+			if r := fullBatchRate(ch.Budget); r < 0.9*best {
+				t.Fatalf("run %d finished the search at %+v: %.0f%% of the best shape's rate on this curve, want at least 90%%", n, ch, 100*r/best)
+			}
+			found = ch.Budget
+		case ch.Batches == 0:
 			t.Fatalf("run %d searched no batch: %+v", n, ch)
 		}
 		batches += ch.Batches
 	}
 	t.Fatalf("100 short runs did not learn the shape (%d batches searched)", batches)
+}
+
+// fullBatchRate is the tokens per second of full batches of b tokens on
+// curve at the replicas' rate (1e6 tokens/s): the batch's overhead, and
+// each doubling beyond the cliff multiplying a token's cost by its factor.
+func fullBatchRate(b int) float64 {
+	perToken := 1 / 1e6
+	if b > curve.Cliff {
+		perToken *= math.Pow(curve.CliffFactor, math.Log2(float64(b)/float64(curve.Cliff)))
+	}
+	return float64(b) / (curve.Overhead.Seconds() + float64(b)*perToken)
 }
