@@ -38,7 +38,7 @@ $(VOCAB_JSON):
 BIN := $(BUILD)/bin/qa-shard
 MODELS := $(BUILD)/models
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
+GOFLAGS_BUILD := -trimpath -ldflags "-X main.build=$(VERSION)"
 
 .PHONY: build
 build: $(BIN)
@@ -83,7 +83,7 @@ demo: ort $(BIN) demo-model
 include mk/tokenizers.mk
 
 # Every test build carries GO_TEST_TAGS: test hooks (a child process
-# stopped at a chosen document: cmd/qa-shard/testhooks.go) are built only
+# stopped at a chosen document: commands/run/testhooks.go) are built only
 # with the tag testhooks, so the product binary links none
 # (TestProductLinksNoHooks). Every `go test` and `go vet` below and in mk/
 # passes it, and golangci-lint's build-tags name it.
@@ -129,7 +129,7 @@ INT8_MODEL ?= base
 .PHONY: bench-int8
 bench-int8: ort $(BIN) $(MODELS)/$(INT8_MODEL)/model.onnx
 	@$(BIN) version
-	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/$(INT8_MODEL)) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./internal/quantize
+	QA_SHARD_BASE_MODEL=$(abspath $(MODELS)/$(INT8_MODEL)) $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -run '^$$' -bench BaseInt8 -benchtime $(INT8_RUNS)x ./quantize
 	$(GO) run ./tools/gencorpus -n $(INT8_DOCS) -min-words 200 -max-words 3000 -seed 3 -out $(BUILD)/bench-int8-corpus.jsonl
 	rm -rf $(MODELS)/$(INT8_MODEL)-int8
 	$(BIN) quantize --model $(MODELS)/$(INT8_MODEL) --out $(MODELS)/$(INT8_MODEL)-int8

@@ -187,7 +187,7 @@ func (m *machine) withEvents() *eventFeed {
 
 func (m *machine) open(t *testing.T) *NVML {
 	t.Helper()
-	n, err := Open(m.srv)
+	n, err := open(m.srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func noDriverLib() *mock.Interface {
 // discoverWith lists lib's GPUs and closes NVML again; ErrNoDriver
 // (wrapped) when there is no NVIDIA driver.
 func discoverWith(lib Library) ([]Device, error) {
-	n, err := Open(lib)
+	n, err := open(lib)
 	if err != nil {
 		return nil, err
 	}

@@ -39,10 +39,10 @@ type NVML struct {
 	symbols map[string]bool     // LookupSymbol results, see symbols.go
 }
 
-// Open initialises lib. A missing library or driver is ErrNoDriver; any
+// open initialises lib. A missing library or driver is ErrNoDriver; any
 // other Init failure (driver/library mismatch...) is a plain error, because
 // quietly running a GPU machine on the CPU would hide a broken install.
-func Open(lib Library) (*NVML, error) {
+func open(lib Library) (*NVML, error) {
 	ret := lib.Init()
 	switch ret {
 	case nvml.SUCCESS:
@@ -57,7 +57,7 @@ func Open(lib Library) (*NVML, error) {
 }
 
 // OpenSystem opens the machine's NVML (libnvidia-ml.so.1).
-func OpenSystem() (*NVML, error) { return Open(nvml.New()) }
+func OpenSystem() (*NVML, error) { return open(nvml.New()) }
 
 // Close stops every sampler and watcher of n, waits until none is inside
 // an NVML call (an event wait lasts up to WatchOptions.WaitTimeout), then

@@ -97,7 +97,7 @@ func TestOpenNoDriver(t *testing.T) {
 // hidden by a quiet CPU run.
 func TestOpenBrokenDriver(t *testing.T) {
 	lib := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_LIB_RM_VERSION_MISMATCH }}
-	_, err := Open(lib)
+	_, err := open(lib)
 	if err == nil || errors.Is(err, ErrNoDriver) || !strings.Contains(err.Error(), "ERROR_LIB_RM_VERSION_MISMATCH") {
 		t.Fatalf("Open = %v; want a plain error naming the mismatch", err)
 	}

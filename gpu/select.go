@@ -57,6 +57,28 @@ func Select(spec string, found []Device, foundErr error, getenv func(string) (st
 	return sel, nil
 }
 
+// Simulated says whether a --devices value asks for simulated replicas
+// ("sim", "sim:..."): Select does not take those; the caller's simulator
+// builds them (worker/sim reads the rest of the spec).
+func Simulated(spec string) bool {
+	s := strings.TrimSpace(spec)
+	return s == "sim" || strings.HasPrefix(s, "sim:")
+}
+
+// CPUSessions is the number of CPU sessions a "cpu:N" --devices value
+// pins (N); 0 for any other value, or one Select refuses.
+func CPUSessions(spec string) int {
+	spec = strings.TrimSpace(spec)
+	if !strings.HasPrefix(spec, "cpu:") {
+		return 0
+	}
+	sel, err := cpuSelect(spec)
+	if err != nil {
+		return 0
+	}
+	return len(sel.Devices)
+}
+
 func cpuSelect(spec string) (Selection, error) {
 	if spec == "cpu" {
 		return Selection{Devices: cpus(1)}, nil

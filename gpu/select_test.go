@@ -201,3 +201,20 @@ func TestSelectionApply(t *testing.T) {
 		t.Fatalf("Apply error = %v", err)
 	}
 }
+
+// TestSimulated: "sim" and "sim:..." ask for simulated replicas, which
+// Select leaves to the caller's simulator; nothing else does.
+func TestSimulated(t *testing.T) {
+	if !Simulated(" sim:8") || !Simulated("sim") || Simulated("simulated") || Simulated("cpu:2") || Simulated("all") {
+		t.Fatal("Simulated")
+	}
+}
+
+// TestCPUSessions: cpu:N pins N sessions; nothing else pins any.
+func TestCPUSessions(t *testing.T) {
+	for spec, want := range map[string]int{"cpu:4": 4, " cpu:256": 256, "cpu:257": 0, "cpu:x": 0, "cpu": 0, "all": 0, "0,1": 0, "sim:2": 0} {
+		if got := CPUSessions(spec); got != want {
+			t.Errorf("CPUSessions(%q) = %d, want %d", spec, got, want)
+		}
+	}
+}

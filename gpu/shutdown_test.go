@@ -53,7 +53,7 @@ func TestCloseJoinsSamplerAndWatcher(t *testing.T) {
 		return nvml.SUCCESS
 	}
 
-	n, err := Open(m.srv)
+	n, err := open(m.srv)
 	if err != nil {
 		t.Fatal(err)
 	}

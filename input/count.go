@@ -35,45 +35,51 @@ type docCount struct {
 // CountDocs counts the documents of the plain JSONL and Parquet parts; run
 // it on its own goroutine (it reads the plain files once, at the speed of
 // a newline scan). Standard input is not counted: it cannot be read twice.
-func (s *Reader) CountDocs(ctx context.Context) {
+func (s *Reader) CountDocs(ctx context.Context) { s.count.parts(ctx, s.plan) }
+
+// Docs is the share's document total as far as it is known: n, and
+// whether it is an estimate (compressed parts not read to their end); 0
+// while unknown.
+func (s *Reader) Docs() (n int64, estimate bool) { return s.count.total(s.plan, s.doneBytes) }
+
+// parts counts the documents of the plan's plain JSONL and Parquet parts.
+func (c *docCount) parts(ctx context.Context, p *Plan) {
 	var n int64
-	for _, part := range s.plan.Parts {
-		f := s.plan.Files[part.File]
+	for _, part := range p.Parts {
+		f := p.Files[part.File]
 		switch {
 		case f.Path == "-":
-			s.count.failed.Store(true)
+			c.failed.Store(true)
 			return
 		case f.Format == format.Parquet || f.Format == format.SQuAD:
 			n += part.To - part.From
 		case f.Format == format.JSONL:
 			to := part.To
-			if s.plan.Rank.World <= 1 {
+			if p.Rank.World <= 1 {
 				to = -1 // a single process reads the file to its end
 			}
-			c, err := countLines(ctx, f.Path, part.From, to)
+			k, err := countLines(ctx, f.Path, part.From, to)
 			if err != nil {
-				s.count.failed.Store(true)
+				c.failed.Store(true)
 				return
 			}
-			n += c
+			n += k
 		}
 	}
-	s.count.exact.Store(n)
-	s.count.counted.Store(true)
+	c.exact.Store(n)
+	c.counted.Store(true)
 }
 
-// Docs is the share's document total as far as it is known: n, and
-// whether it is an estimate (compressed parts not read to their end); 0
-// while unknown.
-func (s *Reader) Docs() (n int64, estimate bool) {
-	c := &s.count
+// total is the plan's documents as far as they are known (see Docs);
+// doneBytes are the bytes a resumed process had done before.
+func (c *docCount) total(p *Plan, doneBytes int64) (n int64, estimate bool) {
 	if !c.counted.Load() || c.failed.Load() {
 		return 0, false
 	}
 	n = c.exact.Load()
 	var packed, parts int64
-	for _, part := range s.plan.Parts {
-		if f := s.plan.Files[part.File]; f.Format == format.Gzip || f.Format == format.Zstd {
+	for _, part := range p.Parts {
+		if p.Files[part.File].packed() {
 			packed += part.Bytes
 			parts++
 		}
@@ -82,7 +88,7 @@ func (s *Reader) Docs() (n int64, estimate bool) {
 		return n, false
 	}
 	docs, in := c.packedDoc.Load(), c.packedIn.Load()
-	if c.packedEnd.Load() == parts && s.doneBytes == 0 {
+	if c.packedEnd.Load() == parts && doneBytes == 0 {
 		return n + docs, false
 	}
 	if docs == 0 || in == 0 {
@@ -96,6 +102,9 @@ func (c *docCount) readPacked(bytes int64) {
 	c.packedDoc.Add(1)
 	c.packedIn.Add(bytes)
 }
+
+// endPacked counts a compressed part read to its end.
+func (c *docCount) endPacked() { c.packedEnd.Add(1) }
 
 // countLines counts the non-blank lines of the file at path that start in
 // [from, to) (to < 0: to the end), as record.Stream reads them: a line

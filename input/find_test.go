@@ -90,7 +90,7 @@ func TestSniff(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []format.Format{format.Gzip, format.Parquet, format.Zstd, format.JSONL} {
-		if err := Sniff(&files[i]); err != nil || files[i].Format != want {
+		if err := sniff(&files[i]); err != nil || files[i].Format != want {
 			t.Errorf("%s: %v (%v), want %v", files[i].Name, files[i].Format, err, want)
 		}
 	}

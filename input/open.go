@@ -33,11 +33,11 @@ func open(f *File) (handle, error) {
 	return h, nil
 }
 
-// Sniff corrects a file's format by its magic bytes: a .jsonl file that
+// sniff corrects a file's format by its magic bytes: a .jsonl file that
 // holds gzip data is read as gzip; a .json file that holds a SQuAD dataset
 // (format.IsSQuAD) is read as one. Ranks call it before splitting a file,
 // since compressed data cannot be split at a byte.
-func Sniff(f *File) error {
+func sniff(f *File) error {
 	if f.sniffed || f.Path == "-" || f.Size == 0 {
 		return nil
 	}

@@ -9,11 +9,11 @@ import (
 	"qa-shard/internal/format"
 )
 
-// CheckOutputs refuses an output that is, or would become, an input: one
+// checkOutputs refuses an output that is, or would become, an input: one
 // of the input files found for args, or a file an input folder among args
 // would list on a rerun (the rerun would then read answers as documents).
 // "" and "-" (standard output) are never inputs.
-func CheckOutputs(args []string, files []File, outputs ...string) error {
+func checkOutputs(args []string, files []File, outputs ...string) error {
 	for _, out := range outputs {
 		if out == "" || out == "-" {
 			continue

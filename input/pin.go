@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"qa-shard/internal/format"
+	"qa-shard/internal/pin"
 )
 
-// Input files are pinned while read: a file changed in place, truncated,
+// Input files are pinned while read (package pin): a file changed in place, truncated,
 // replaced or removed under a running job would give documents of two
 // texts, or too few, in an output its journal calls complete. Check
 // compares each file opened with what was read of it; a read that ends
@@ -18,8 +20,15 @@ import (
 // seen by the reader. Growth at the end (a file still being appended to)
 // is no change: the text read before it hashes the same.
 
-// pin notes the identity of a file as it is opened, for Check.
-func (s *Reader) pin(file int, h handle) {
+// pins are the input files opened, by index, each with its identity as
+// it was opened: what Check compares.
+type pins struct {
+	mu    sync.Mutex
+	files map[int]os.FileInfo
+}
+
+// note notes the identity of a file as it is opened, for Check.
+func (p *pins) note(file int, h handle) {
 	f, ok := h.(interface{ Stat() (os.FileInfo, error) })
 	if !ok {
 		return
@@ -28,12 +37,28 @@ func (s *Reader) pin(file int, h handle) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pins == nil {
-		s.pins = map[int]os.FileInfo{}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.files == nil {
+		p.files = map[int]os.FileInfo{}
 	}
-	s.pins[file] = st
+	p.files[file] = st
+}
+
+// opened is the files pinned so far, in the order of their index.
+func (p *pins) opened() ([]int, map[int]os.FileInfo) {
+	p.mu.Lock()
+	pinned := make(map[int]os.FileInfo, len(p.files))
+	for k, v := range p.files {
+		pinned[k] = v
+	}
+	p.mu.Unlock()
+	files := make([]int, 0, len(pinned))
+	for k := range pinned {
+		files = append(files, k)
+	}
+	slices.Sort(files)
+	return files, pinned
 }
 
 // Check reports ErrChanged, naming the file and what changed, when an
@@ -47,29 +72,15 @@ func (s *Reader) pin(file int, h handle) {
 // from the writer at every checkpoint and at the end, while the reader
 // reads.
 func (s *Reader) Check() error {
-	s.mu.Lock()
-	pins := make(map[int]os.FileInfo, len(s.pins))
-	for k, v := range s.pins {
-		pins[k] = v
-	}
-	var last *mark
-	if len(s.marks) > 0 {
-		m := s.marks[len(s.marks)-1]
-		last = &m
-	}
-	s.mu.Unlock()
-	files := make([]int, 0, len(pins))
-	for k := range pins {
-		files = append(files, k)
-	}
-	slices.Sort(files)
+	last := s.marks.last() // before the pins: its file was pinned before it was read
+	files, pinned := s.pins.opened()
 	for _, i := range files {
 		f := &s.plan.Files[i]
 		var read *mark
 		if last != nil && s.plan.Parts[last.part].File == i {
 			read = last
 		}
-		if err := s.checkFile(f, pins[i], read); err != nil {
+		if err := checkFile(f, pinned[i], read); err != nil {
 			return fmt.Errorf("%w: input file %s %w while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
 				ErrChanged, f.Name, err)
 		}
@@ -79,23 +90,21 @@ func (s *Reader) Check() error {
 
 // checkFile compares one file with its pin and, when it grew, its text up
 // to the last document read (read, nil when none is in this file).
-func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
-	st, err := os.Stat(f.Path)
+func checkFile(f *File, pinned os.FileInfo, read *mark) error {
+	st, err := pin.Same(f.Path, pinned)
 	switch {
 	case err != nil:
-		return fmt.Errorf("was removed (%w)", err)
-	case !os.SameFile(pinned, st):
-		return fmt.Errorf("was replaced by another file")
+		return err
 	case st.Size() < f.Size:
-		return fmt.Errorf("was truncated (%d bytes when the run started, now %d)", f.Size, st.Size())
+		return pin.Changedf("was truncated (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case st.ModTime().Equal(f.ModTime):
 		return nil
 	case st.Size() == f.Size:
-		return fmt.Errorf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
+		return pin.Changedf("was changed in place (same size, modified at %s)", st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
 	case f.Format == format.Parquet || f.Format == format.SQuAD:
 		// A Parquet file ends with its footer, a SQuAD dataset with its
 		// closing brace: one that grew was rewritten.
-		return fmt.Errorf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
+		return pin.Changedf("was rewritten (%d bytes when the run started, now %d)", f.Size, st.Size())
 	case read == nil || f.Format != format.JSONL:
 		return nil // grew; compressed text is not hashed again here
 	}
@@ -108,7 +117,7 @@ func (s *Reader) checkFile(f *File, pinned os.FileInfo, read *mark) error {
 	if got, err := hashRange(h, read.from, read.to); err != nil {
 		return fmt.Errorf("cannot be read again: %w", err)
 	} else if got != sum(state) {
-		return fmt.Errorf("grew, and its text before byte %d changed", read.to)
+		return pin.Changedf("grew, and its text before byte %d changed", read.to)
 	}
 	return nil
 }
@@ -131,8 +140,8 @@ func (lr *lineReader) endsShort(eof error) error {
 	if lr.h == nil || f == nil || !lr.toEnd || lr.t.base+lr.t.raw.n >= f.Size {
 		return eof
 	}
-	return fmt.Errorf("%w: input file %s was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
-		ErrChanged, f.Name, lr.t.base+lr.t.raw.n, f.Size)
+	return fmt.Errorf("%w: input file %s %w", ErrChanged, f.Name, pin.Changedf("was truncated while the run read it: its text ends at byte %d, and it had %d bytes when the run started. --resume checks the file against the journal: it continues once the file is restored and refuses otherwise",
+		lr.t.base+lr.t.raw.n, f.Size))
 }
 
 // Guard makes each checkpoint check first that the input files are still

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"qa-shard/internal/format"
+	"qa-shard/internal/readstate"
 	"qa-shard/shard"
 )
 
@@ -29,7 +30,7 @@ type Plan struct {
 	Rank  shard.Rank
 	// Block is the rank's share of the global bytes; Block.Total is the
 	// size of all files together.
-	Block shard.Block
+	Block readstate.Block
 	Parts []Part
 }
 
@@ -52,7 +53,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 	for _, f := range files {
 		total += max(f.Size, 0)
 	}
-	p := &Plan{Files: files, Rank: r, Block: shard.For(total, r)}
+	p := &Plan{Files: files, Rank: r, Block: readstate.For(total, r.Rank, r.World)}
 	if len(files) == 1 && files[0].Path == "-" {
 		if r.World > 1 {
 			return nil, fmt.Errorf("%w: ranks need --input files: standard input cannot be split", shard.ErrRank)
@@ -76,7 +77,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 		if f.Size == 0 || hi <= p.Block.From || lo >= p.Block.To {
 			continue // no byte of this file is ours, so no line or unit either
 		}
-		if err := Sniff(f); err != nil {
+		if err := sniff(f); err != nil {
 			return nil, err
 		}
 		switch f.Format {
@@ -109,7 +110,7 @@ func Split(files []File, r shard.Rank) (*Plan, error) {
 // whole adds file i entirely.
 func (p *Plan) whole(i int) error {
 	f := &p.Files[i]
-	if err := Sniff(f); err != nil {
+	if err := sniff(f); err != nil {
 		return err
 	}
 	part := Part{File: i, To: f.Size, Bytes: f.Size}

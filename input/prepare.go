@@ -31,7 +31,7 @@ func Prepare(args []string, r shard.Rank, rec record.Options, idType string, out
 		return nil, rec, err
 	}
 	rec.Schema = f.schema(idType)
-	return plan, rec, CheckOutputs(args, files, outputs...)
+	return plan, rec, checkOutputs(args, files, outputs...)
 }
 
 // checkAsks refuses a run with nothing to ask, before the model is

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
-	"sync"
 
 	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
@@ -36,25 +34,8 @@ type Reader struct {
 	err       error // sticky: io.EOF or the input's failure
 
 	count docCount // the share's documents (count.go)
-
-	mu    sync.Mutex
-	pins  map[int]os.FileInfo // the files opened, by index: what Check compares (pin.go)
-	done  []readstate.File    // parts read to their end, in order
-	marks []mark              // one per document read and not yet checkpointed
-	start readstate.State     // where this process started
-}
-
-// mark is the input state just after one document. Marks live from the
-// document's reading to the next checkpoint, so they are kept small:
-// about 150 bytes (30 s between checkpoints at 10,000 documents/s is
-// 45 MB; --checkpoint-interval bounds it).
-type mark struct {
-	seq   int64
-	to    int64 // end of the document: a byte offset, or the next row
-	from  int64
-	part  int32
-	ndone int32
-	state hashState // the part's hash state
+	pins  pins     // the files opened: what Check compares (pin.go)
+	marks marks    // what At reports (marks.go)
 }
 
 // hashState is a marshalled SHA-256 (crypto/sha256's own format).
@@ -140,9 +121,7 @@ func (s *Reader) emit() record.Document {
 	s.held = nil
 	h.doc.Seq, h.mark.seq = s.seq, s.seq
 	s.seq++
-	s.mu.Lock()
-	s.marks = append(s.marks, h.mark)
-	s.mu.Unlock()
+	s.marks.add(h.mark)
 	return h.doc
 }
 
@@ -164,10 +143,10 @@ func (s *Reader) read() (record.Document, mark, error) {
 			return record.Document{}, mark{}, err
 		}
 		s.partDone += doc.Bytes
-		if f := s.plan.Files[s.plan.Parts[s.part].File]; f.Format == format.Gzip || f.Format == format.Zstd {
+		if s.plan.Files[s.plan.Parts[s.part].File].packed() {
 			s.count.readPacked(doc.Bytes)
 		}
-		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(len(s.done)), state: s.cur.snapshot()}, nil
+		return doc, mark{part: int32(s.part), to: s.cur.end(), from: s.from, ndone: int32(s.marks.parts()), state: s.cur.snapshot()}, nil
 	}
 	return record.Document{}, mark{}, io.EOF
 }
@@ -176,19 +155,12 @@ func (s *Reader) read() (record.Document, mark, error) {
 // where the next one starts, and what was read up to there. It is called
 // from the writer while Next runs on the reader.
 func (s *Reader) At(next int64) readstate.State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := 0
-	for i < len(s.marks) && s.marks[i].seq < next-1 {
-		i++
+	m, done, ok := s.marks.at(next)
+	if !ok {
+		return s.marks.started() // nothing written since this process started
 	}
-	s.marks = s.marks[i:]
-	if len(s.marks) == 0 || s.marks[0].seq != next-1 {
-		return s.start // nothing written since this process started
-	}
-	m := s.marks[0]
 	part := s.plan.Parts[m.part]
-	files := append(append([]readstate.File(nil), s.done[:m.ndone]...), s.record(part, m.from, m.to, m.state))
+	files := append(done, s.record(part, m.from, m.to, m.state))
 	return readstate.State{Next: readstate.Position{File: part.File, Offset: m.to}, Files: files}
 }
 
@@ -217,8 +189,8 @@ func (s *Reader) Close() {
 
 func (s *Reader) finishPart() {
 	part := s.plan.Parts[s.part]
-	if f := s.plan.Files[part.File]; f.Format == format.Gzip || f.Format == format.Zstd {
-		s.count.packedEnd.Add(1)
+	if s.plan.Files[part.File].packed() {
+		s.count.endPacked()
 	}
 	if left := part.Bytes - s.partDone; s.held != nil {
 		s.held.doc.Bytes = max(0, s.held.doc.Bytes+left)
@@ -229,9 +201,7 @@ func (s *Reader) finishPart() {
 	rec := s.record(part, s.from, s.cur.end(), s.cur.snapshot())
 	s.cur.close()
 	s.cur = nil
-	s.mu.Lock()
-	s.done = append(s.done, rec)
-	s.mu.Unlock()
+	s.marks.finished(rec)
 	s.part++
 }
 
@@ -246,7 +216,7 @@ func (s *Reader) openPart() error {
 			return err
 		}
 		s.cur, s.from = r, 0
-		s.pin(part.File, r.h)
+		s.pins.note(part.File, r.h)
 		return nil
 	}
 	if f.Format == format.Parquet {
@@ -255,7 +225,7 @@ func (s *Reader) openPart() error {
 			return err
 		}
 		s.cur, s.from = r, part.From
-		s.pin(part.File, r.h)
+		s.pins.note(part.File, r.h)
 		return nil
 	}
 	r, err := s.openLines(f, part, -1)
@@ -263,7 +233,7 @@ func (s *Reader) openPart() error {
 		return err
 	}
 	s.cur, s.from = r, r.r.Offset()
-	s.pin(part.File, r.h)
+	s.pins.note(part.File, r.h)
 	return nil
 }
 

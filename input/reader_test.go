@@ -82,12 +82,12 @@ func TestMarksTrimmed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(s.marks) != 300 {
-		t.Fatalf("%d marks for 300 documents read", len(s.marks))
+	if len(s.marks.list) != 300 {
+		t.Fatalf("%d marks for 300 documents read", len(s.marks.list))
 	}
 	st := s.At(250)
-	if len(s.marks) != 51 || st.Next.File != 2 {
-		t.Errorf("after a checkpoint at 250: %d marks kept, resume in file %d", len(s.marks), st.Next.File)
+	if len(s.marks.list) != 51 || st.Next.File != 2 {
+		t.Errorf("after a checkpoint at 250: %d marks kept, resume in file %d", len(s.marks.list), st.Next.File)
 	}
 }
 

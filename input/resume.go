@@ -3,8 +3,8 @@ package input
 import (
 	"crypto/sha256"
 	"fmt"
-	"time"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
 )
@@ -31,8 +31,10 @@ import (
 //
 // Anything else (a file changed, removed or added) is ErrChanged, naming
 // the file: the journal's output would not be what this input gives.
+// The reading is here; the comparisons, and the words of each refusal,
+// are package fingerprint's (what a resume compares).
 func (s *Reader) resume(st readstate.State) error {
-	if err := s.plan.checkRead(st.Files, len(st.Files)-1); err != nil {
+	if err := fingerprint.CheckRead(s.plan.found(), st.Files, len(st.Files)-1); err != nil {
 		return err
 	}
 	cur := st.Files[len(st.Files)-1]
@@ -42,12 +44,11 @@ func (s *Reader) resume(st readstate.State) error {
 			k = i
 		}
 	}
-	if cur.File != st.Next.File || k < 0 {
-		return fmt.Errorf("%w: the journal resumes in %s, which is not part of this process's share of the input", ErrChanged, cur.Name)
+	if err := fingerprint.CheckResumedIn(cur, st.Next, k >= 0); err != nil {
+		return err
 	}
-	s.mu.Lock()
-	s.done, s.start, s.part = append(s.done, st.Files[:len(st.Files)-1]...), st, k
-	s.mu.Unlock()
+	s.marks.resumed(st)
+	s.part = k
 
 	part, f := s.plan.Parts[k], &s.plan.Files[st.Next.File]
 	for _, p := range s.plan.Parts[:k] {
@@ -62,7 +63,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur, state = r, r.state
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		s.partDone = r.seek(st.Next.Offset)
 	case format.Parquet:
 		r, err := s.openRows(f, part)
@@ -70,7 +71,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur = r
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		for r.r.g < len(r.r.groups) && r.r.groups[r.r.g].row < st.Next.Offset {
 			if err := r.r.load(); err != nil {
 				return err
@@ -95,7 +96,7 @@ func (s *Reader) resume(st readstate.State) error {
 			return err
 		}
 		s.cur, state = r, snapshotOf(s.hash)
-		s.pin(st.Next.File, r.h)
+		s.pins.note(st.Next.File, r.h)
 		if r.packed {
 			s.partDone = r.t.raw.n
 		} else {
@@ -103,33 +104,17 @@ func (s *Reader) resume(st readstate.State) error {
 		}
 	}
 	s.doneBytes += s.partDone
-	if got := sum(state); got != cur.SHA256 && f.Path == "-" {
-		return fmt.Errorf("%w: standard input: its first %d bytes are not the stream the journal recorded (sha256 %.12s, now %.12s): a resume reading standard input needs the same stream replayed from its start",
-			ErrChanged, st.Next.Offset, cur.SHA256, got)
-	} else if got != cur.SHA256 {
-		return fmt.Errorf("%w: %s: what was read of it before the resume point (from %d to %d) differs from what the journal recorded (sha256 %.12s, now %.12s): the file was changed in place",
-			ErrChanged, f.Path, cur.From, st.Next.Offset, cur.SHA256, got)
-	}
-	return nil
+	return fingerprint.CheckReread(f.Path, cur, st.Next.Offset, sum(state))
 }
 
-// checkRead checks the files a journal says were read (read) against the
-// plan's: each is still the plan's file of that name at that place, and
-// the first whole of them, which were read to their end, have the size
-// and modification time they had then.
-func (p *Plan) checkRead(read []readstate.File, whole int) error {
-	files := p.Files
-	for i, fr := range read {
-		if fr.File < 0 || fr.File >= len(files) || files[fr.File].Name != fr.Name {
-			return fmt.Errorf("%w: the journal read %s as input file %d, which it no longer is: the list of input files changed", ErrChanged, fr.Name, fr.File+1)
-		}
-		f := files[fr.File]
-		if i < whole && (f.Size != fr.Size || f.ModTime.UnixNano() != fr.ModTime) {
-			return fmt.Errorf("%w: %s had %d bytes, modified %s, and now has %d bytes, modified %s",
-				ErrChanged, f.Path, fr.Size, time.Unix(0, fr.ModTime).UTC().Format(time.RFC3339Nano), f.Size, f.ModTime.UTC().Format(time.RFC3339Nano))
-		}
+// found is the plan's files as a resume finds them now, for the checks
+// of package fingerprint.
+func (p *Plan) found() []fingerprint.Found {
+	now := make([]fingerprint.Found, len(p.Files))
+	for i, f := range p.Files {
+		now[i] = fingerprint.Found{File: readstate.File{File: i, Name: f.Name, Size: f.Size, ModTime: f.ModTime.UnixNano()}, Path: f.Path}
 	}
-	return nil
+	return now
 }
 
 // CheckComplete is what --resume checks of a run that had already
@@ -143,7 +128,7 @@ func (p *Plan) CheckComplete(output string, st readstate.State) error {
 	if len(p.Files) == 1 && p.Files[0].Path == "-" {
 		return nil
 	}
-	if err := p.checkRead(st.Files, len(st.Files)); err != nil {
+	if err := fingerprint.CheckRead(p.found(), st.Files, len(st.Files)); err != nil {
 		return fmt.Errorf("%s is complete, but not for the input as it is now: %w; its answers are for the input it read: to answer the input as it is now, start over with --overwrite (or write to another --output)", output, err)
 	}
 	return nil

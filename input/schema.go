@@ -76,7 +76,7 @@ func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
 	if f.Size == 0 {
 		return false, nil
 	}
-	if err := Sniff(f); err != nil {
+	if err := sniff(f); err != nil {
 		return false, err
 	}
 	if f.Path == "-" {

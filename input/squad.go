@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
 )
 
@@ -45,7 +46,7 @@ func readSQuAD(f *File, r io.Reader) ([]squadParagraph, error) {
 		return nil, fmt.Errorf("%w: reading %s: %w", ErrInput, f.Path, err)
 	}
 	if f.Size > 0 && int64(len(b)) < f.Size {
-		return nil, fmt.Errorf("%w: input file %s was truncated while the run read it (%d bytes, %d when the run started)", ErrChanged, f.Name, len(b), f.Size)
+		return nil, fmt.Errorf("%w: input file %s %w", ErrChanged, f.Name, pin.Changedf("was truncated while the run read it (%d bytes, %d when the run started)", len(b), f.Size))
 	}
 	var ds squadDataset
 	if err := json.Unmarshal(b, &ds); err != nil {

@@ -61,7 +61,7 @@ ort-gpu: $(KIT_ORT)/libonnxruntime.so.1 $(KIT_ORT)/libonnxruntime_providers_cuda
 # symbol tables (-s -w: 5 MB less to carry; stack traces still work). The
 # generators are pure Go (no cgo), so they run on any Linux of the
 # architecture.
-KIT_LDFLAGS := -s -w -X main.version=$(VERSION)
+KIT_LDFLAGS := -s -w -X main.build=$(VERSION)
 $(KIT_BIN)/qa-shard: $(GO_SOURCES)
 	$(GO) build -trimpath -ldflags "$(KIT_LDFLAGS)" -o $@ ./cmd/qa-shard
 $(KIT_BIN)/genmodel: $(GO_SOURCES)

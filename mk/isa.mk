@@ -14,8 +14,8 @@ ISA_TEST := $(BUILD)/isa/quantize.test
 test-int8-isa: ort $(VOCAB_JSON)
 	$(call require_command,qemu-x86_64,qemu-user,deps)
 	@mkdir -p $(dir $(ISA_TEST))
-	$(GO) test -tags $(GO_TEST_TAGS) -c -o $(ISA_TEST) ./internal/quantize
-	cd internal/quantize && $(TEST_ENV) QA_SHARD_EXPECT_ISA="$(QEMU_ISA)" qemu-x86_64 -cpu $(QEMU_CPU) $(abspath $(ISA_TEST)) -test.count=1 -test.v -test.run 'Test' 2>&1 \
+	$(GO) test -tags $(GO_TEST_TAGS) -c -o $(ISA_TEST) ./quantize
+	cd quantize && $(TEST_ENV) QA_SHARD_EXPECT_ISA="$(QEMU_ISA)" qemu-x86_64 -cpu $(QEMU_CPU) $(abspath $(ISA_TEST)) -test.count=1 -test.v -test.run 'Test' 2>&1 \
 		| grep -v 'TCG doesn.t support requested feature' | tee $(abspath $(BUILD))/isa/quantize-$(QEMU_CPU).log \
 		| grep -E '^(--- (PASS|FAIL|SKIP)|ok|FAIL|PASS)|scheme_test|ort_test|bert_test'; \
 		test "$${PIPESTATUS[0]}" -eq 0

@@ -20,8 +20,8 @@ lint: $(GOLANGCI_LINT)
 # goroutines (scheduler, fleet, gpu, metrics, signals, bench, worker's
 # terminate hook) or whose state other goroutines share (tune, output,
 # journal, filelock, input's document count). About a minute.
-RACE_PACKAGES := ./scheduler ./internal/tune ./gpu ./internal/fleet ./output ./internal/journal ./internal/filelock \
-	./input ./internal/metrics ./internal/signals ./internal/bench ./worker/...
+RACE_PACKAGES := ./scheduler ./tune ./gpu ./fleet ./output ./journal ./internal/filelock \
+	./input ./metrics ./internal/signals ./commands/bench ./worker/...
 
 .PHONY: test-race
 test-race: ort $(VOCAB_JSON)

@@ -17,5 +17,5 @@ prometheus-check: ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
 	cd $(PROM_DIR) && promtool check config prometheus.yml && promtool check config prometheus-textfile.yml
 	cd $(PROM_DIR) && promtool check rules qa-shard.rules.yml
 	cd $(PROM_DIR) && promtool test rules qa-shard.rules.test.yml
-	QA_SHARD_REQUIRE_PROMTOOL=1 $(GO) test -tags $(GO_TEST_TAGS) -count=1 -run 'TestDashboard|TestRules' -v ./internal/metrics | grep -E '^(--- |ok|FAIL)'; test "$${PIPESTATUS[0]}" -eq 0
+	QA_SHARD_REQUIRE_PROMTOOL=1 $(GO) test -tags $(GO_TEST_TAGS) -count=1 -run 'TestDashboard|TestRules' -v ./metrics | grep -E '^(--- |ok|FAIL)'; test "$${PIPESTATUS[0]}" -eq 0
 	QA_SHARD_REQUIRE_PROMETHEUS=1 $(TEST_ENV) $(GO) test -tags $(GO_TEST_TAGS) -count=1 -run 'TestPrometheusWatchesRanks' -v ./cmd/qa-shard | grep -E '^(--- |ok|FAIL)'; test "$${PIPESTATUS[0]}" -eq 0

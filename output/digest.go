@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"hash"
 
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 )
 
 // The answers file's digest: a JSONL answers file (plain or compressed)

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/journal"
 )
 
 // TestDiscard: the outputs a fresh run created (answers, journal, logits
@@ -13,7 +14,7 @@ import (
 // document is saved; a folder that was there before stays; outputs with
 // saved documents, and outputs a resume opened, are left as they are.
 func TestDiscard(t *testing.T) {
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	for _, answers := range []string{"answers.jsonl", "answers.parquet"} {
 		dir := t.TempDir()
 		out, err := Open(Options{Answers: filepath.Join(dir, answers), Logits: filepath.Join(dir, "logits"), Fingerprint: fp})

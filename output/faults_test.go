@@ -11,7 +11,8 @@ import (
 
 	"qa-shard/internal/faultfs"
 	"qa-shard/internal/filelock"
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/journal"
 )
 
 // disk opens faultfs files as package output's files.
@@ -25,7 +26,7 @@ func (d *disk) open(name string, flag int) (file, error) { return d.Open(name, f
 // bytes that are durable), no later checkpoint is recorded, and after the
 // fault is gone --resume ends byte-identical to a run that never failed.
 func TestStorageFaults(t *testing.T) {
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	ids := []string{"a", "b", "c", "d", "e", "f"}
 	want := func() []byte {
 		path := filepath.Join(t.TempDir(), "answers.jsonl")

@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/record"
 )
 
@@ -43,7 +43,7 @@ func TestFormatsResume(t *testing.T) {
 	for _, name := range []string{"a.jsonl", "a.jsonl.gz", "a.jsonl.zst", "a.parquet"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
-			opt := Options{Answers: path, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"},
+			opt := Options{Answers: path, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"},
 				Keep: []string{"url"}, Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String}}, TopK: 2}
 			out, err := Open(opt)
 			if err != nil {

@@ -1,6 +1,10 @@
 // Package output owns a run's output files: the answers (JSONL, gzip or
 // zstd JSONL, or a folder of Parquet parts, by the extension of --output),
 // the logits folder and the journal that makes them resumable.
+//
+// Checking the answers and parts against a journal (verify.go, saved.go)
+// reads them here; package fingerprint compares what was read with what
+// the journal recorded and words the difference.
 package output
 
 import (
@@ -12,9 +16,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 
@@ -26,7 +32,7 @@ type Options struct {
 	Overwrite bool   // replace existing outputs
 	// Fingerprint identifies what the answers depend on; a resumed run
 	// must have the journal's.
-	Fingerprint journal.Fingerprint
+	Fingerprint fingerprint.Fingerprint
 	// Keep names the kept fields; Schema gives ids and kept fields their
 	// types; TopK > 1 adds the answers list column to Parquet answers.
 	Keep   []string
@@ -78,7 +84,7 @@ type Outputs struct {
 	// (journal.State.Logits).
 	logitsDir string
 	// journalPin is the journal as last written (check).
-	journalPin *pinnedFile
+	journalPin *pin.File
 	// created: this process created the answers and journal (a fresh
 	// run); logitsPath is the logits folder as given ("" for none),
 	// logitsCreated whether the run created it. Discard reads them.

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 func write(t *testing.T, out *Outputs, ids ...string) {
@@ -24,7 +25,7 @@ func write(t *testing.T, out *Outputs, ids ...string) {
 // dropped); a finished one is complete.
 func TestFreshCheckpointResume(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "answers.jsonl")
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	out, err := Open(Options{Answers: path, Fingerprint: fp})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestFreshCheckpointResume(t *testing.T) {
 	if _, err := Open(Options{Answers: path, Fingerprint: fp}); !errors.Is(err, journal.ErrExists) {
 		t.Fatalf("fresh over an existing output: %v, want journal.ErrExists", err)
 	}
-	if _, err := Open(Options{Answers: path, Resume: true, Fingerprint: journal.Fingerprint{Input: "other"}}); !errors.Is(err, journal.ErrMismatch) {
+	if _, err := Open(Options{Answers: path, Resume: true, Fingerprint: fingerprint.Fingerprint{Input: "other"}}); !errors.Is(err, journal.ErrMismatch) {
 		t.Fatalf("resume with another input: %v, want journal.ErrMismatch", err)
 	}
 	out, err = Open(Options{Answers: path, Resume: true, Fingerprint: fp})

@@ -8,9 +8,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // parts writes the answers as a folder of Parquet files, part-00000.parquet,
@@ -28,7 +29,7 @@ type parts struct {
 	id     record.Kind
 	list   bool // the answers column (top-k > 1)
 	rows   []any
-	pins   *partfolder.Pins
+	pins   *pin.Folder
 	// sums chains the sealed parts (journal.State.AnswerDigest), each of
 	// which names run in its metadata (logits.RunKey).
 	sums, run string
@@ -68,7 +69,7 @@ func openParts(o Options, st journal.State) (*parts, error) {
 	if err := partfolder.Open(o.Answers, keep); err != nil {
 		return nil, err
 	}
-	pins, err := partfolder.Pin(o.Answers, keep)
+	pins, err := pin.Parts(o.Answers, keep, partfolder.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,16 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
+	"qa-shard/journal"
 )
 
 // TestOutputChangedUnderRun: an answers file truncated, removed or
 // replaced from outside the run after a checkpoint, a Parquet answers
 // part or folder removed, a logits part removed, or the journal removed:
-// the next checkpoint, and the final one, fail with ErrChanged naming the
+// the next checkpoint, and the final one, fail with pin.ErrChanged naming the
 // file and saying what --resume does; the journal keeps the checkpoint
 // before the change (nothing is vouched for that is not kept).
 func TestOutputChangedUnderRun(t *testing.T) {
@@ -46,7 +47,7 @@ func TestOutputChangedUnderRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path, lg := filepath.Join(dir, tc.answers), filepath.Join(dir, "logits")
-			out, err := Open(Options{Answers: path, Logits: lg, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}})
+			out, err := Open(Options{Answers: path, Logits: lg, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,8 +73,8 @@ func TestOutputChangedUnderRun(t *testing.T) {
 			}
 			for _, save := range []func(int64) error{out.Checkpoint, out.Finish} {
 				err := save(8)
-				if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), tc.names) || !strings.Contains(err.Error(), "--resume") {
-					t.Fatalf("a checkpoint after %s: %v, want ErrChanged saying %q and what --resume does", tc.name, err, tc.names)
+				if !errors.Is(err, pin.ErrChanged) || !strings.Contains(err.Error(), tc.names) || !strings.Contains(err.Error(), "--resume") {
+					t.Fatalf("a checkpoint after %s: %v, want pin.ErrChanged saying %q and what --resume does", tc.name, err, tc.names)
 				}
 			}
 			if out.Saved() != 4 {
@@ -92,7 +93,7 @@ func TestOutputUnchanged(t *testing.T) {
 	for _, name := range []string{"a.jsonl", "a.jsonl.zst", "a.parquet"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			opt := Options{Answers: filepath.Join(dir, name), Logits: filepath.Join(dir, "logits"), Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}}
+			opt := Options{Answers: filepath.Join(dir, name), Logits: filepath.Join(dir, "logits"), Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}}
 			out, err := Open(opt)
 			if err != nil {
 				t.Fatal(err)
@@ -131,9 +132,9 @@ func writeAnswer(t *testing.T, out *Outputs, i int) {
 	if out.Logits == nil {
 		return
 	}
-	row := logits.Row{Pos: pos, ID: id, Question: "q", InputIDs: []int32{101, 102}, SequenceIDs: []int8{-1, -1}, WordIDs: []int32{-1, -1},
+	row := record.LogitsRow{Pos: pos, ID: id, Question: "q", InputIDs: []int32{101, 102}, SequenceIDs: []int8{-1, -1}, WordIDs: []int32{-1, -1},
 		OffsetStart: []int32{0, 0}, OffsetEnd: []int32{0, 0}, StartLogits: []float32{0, 1}, EndLogits: []float32{1, 0}}
-	if err := out.Logits.Write([]logits.Row{row}); err != nil {
+	if err := out.Logits.Write([]record.LogitsRow{row}); err != nil {
 		t.Fatal(err)
 	}
 }

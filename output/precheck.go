@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/internal/journal"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 

@@ -18,7 +18,7 @@ import (
 // JSON lines, plain or compressed by the file's name (.gz; .zst or .zstd,
 // one member or frame per checkpoint), or a .parquet folder of
 // part-NNNNN.parquet files. The resume checks (verify.go) and qa-shard
-// eval (internal/evaluate) both read answers through it.
+// eval (evaluate) both read answers through it.
 
 // OpenText opens path as JSON lines, decompressed by its name.
 func OpenText(path string) (io.ReadCloser, error) {

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 	"qa-shard/output/logits"
 )
 
@@ -64,12 +65,9 @@ func checkAnswersFile(path string, st journal.State) error {
 		return fmt.Errorf("checking %s against its journal: %w", path, err)
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%w: %s is not a regular file, and its journal vouches for %d bytes of answers", journal.ErrCorrupt, path, st.Bytes)
-	case info.Size() < st.Bytes:
-		return fmt.Errorf("%w: %s has %d bytes, and its journal vouches for %d (%d documents): it was truncated after the run",
-			journal.ErrCorrupt, path, info.Size(), st.Bytes, st.Done)
-	case st.Complete && info.Size() > st.Bytes:
-		return fmt.Errorf("%w: %s has %d bytes, and its journal says the complete run wrote %d: it was written to after the run",
-			journal.ErrCorrupt, path, info.Size(), st.Bytes)
+	}
+	if what := fingerprint.SavedLength(path, info.Size(), st.Bytes, st.Done, st.Complete); what != "" {
+		return fmt.Errorf("%w: %s", journal.ErrCorrupt, what)
 	}
 	return nil
 }
@@ -101,8 +99,9 @@ func checkParts(dir string, n int, complete bool, what string) error {
 		return fmt.Errorf("checking %s against its journal: %w", dir, err)
 	}
 	for _, p := range parts {
-		if i, ok := partfolder.Index(filepath.Base(p)); ok && i >= n {
-			return fmt.Errorf("%w: %s holds %s, and its journal says the complete run wrote %d %s parts: it was added after the run", journal.ErrCorrupt, dir, filepath.Base(p), n, what)
+		i, ok := partfolder.Index(filepath.Base(p))
+		if extra := fingerprint.ExtraPart(dir, filepath.Base(p), i, n, what); ok && extra != "" {
+			return fmt.Errorf("%w: %s", journal.ErrCorrupt, extra)
 		}
 	}
 	return nil

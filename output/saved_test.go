@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 )
 
 // TestCheckSaved: outputs are held to what their journal vouches for,
@@ -18,7 +19,7 @@ import (
 // the same length passes the size check only). A complete Parquet folder
 // holds exactly its journaled parts, each ending in a Parquet footer.
 func TestCheckSaved(t *testing.T) {
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	written := func(t *testing.T, name string, finish bool) (string, journal.State) {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), name)
@@ -103,7 +104,7 @@ func mustReadFile(t *testing.T, path string) string {
 // the deep check passes on the resumed and finished output; a resume
 // refuses answers changed in place at the same length.
 func TestAnswersDigest(t *testing.T) {
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	for _, name := range []string{"answers.jsonl", "answers.jsonl.gz", "answers.jsonl.zst"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)

@@ -10,8 +10,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
+	"qa-shard/internal/pin"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // stream writes JSONL answers, plain or compressed. A compressed stream
@@ -25,7 +26,7 @@ type stream struct {
 	counter *countingWriter
 	buf     *bufio.Writer
 	unit    *member
-	pinned  *pinnedFile // nil for standard output
+	pinned  *pin.File // nil for standard output
 }
 
 func newStream(f file, form format.Format, base int64, h hash.Hash, keep []string) *stream {
@@ -67,7 +68,7 @@ func (s *stream) check() error {
 	if s.pinned == nil {
 		return nil
 	}
-	return s.pinned.check(s.counter.n)
+	return s.pinned.Check(s.counter.n)
 }
 
 func (s *stream) syncer() journal.Syncer {

@@ -10,9 +10,10 @@ import (
 	"io/fs"
 	"os"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
+	"qa-shard/journal"
 )
 
 // VerifyAnswers checks answers that a journal vouches for (st, a rank's,
@@ -61,35 +62,36 @@ func verifyAnswers(path string, st journal.State) error {
 		defer closeZ()
 		text = z
 	}
-	lines, last, err := countLines(text)
+	lines, last, err := countNewlines(text)
 	switch {
 	case err != nil && format.Of(path) != format.JSONL:
 		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not whole compressed members or frames (%v)", st.Bytes, err))
 	case err != nil:
 		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
-	case st.Bytes > 0 && last != '\n':
-		return mismatch(path, st, fmt.Sprintf("its text before the resume point (byte %d) ends inside a record", st.Bytes))
-	case lines != st.Records:
-		return mismatch(path, st, fmt.Sprintf("its first %d bytes hold %d records", st.Bytes, lines))
-	case st.AnswersHash == "":
+	}
+	if what := fingerprint.AnswersText(st.Bytes, last == '\n', lines, st.Records); what != "" {
+		return mismatch(path, st, what)
+	}
+	if st.AnswersHash == "" {
 		return nil // a journal of an older qa-shard: no digest
 	}
 	if _, err := io.Copy(io.Discard, raw); err != nil {
 		return fmt.Errorf("reading %s to check it against its journal: %w", path, err)
 	}
+	var recorded []byte
 	want, n, err := unmarshalHash(st.AnswersHash)
-	switch {
-	case err != nil || n != st.Bytes:
-		return mismatch(path, st, fmt.Sprintf("the journal's digest does not cover its %d bytes", st.Bytes))
-	case !bytes.Equal(h.Sum(nil), want.Sum(nil)):
-		return mismatch(path, st, fmt.Sprintf("its first %d bytes are not the ones the run wrote (their SHA-256 is not the journal's)", st.Bytes))
+	if err == nil {
+		recorded = want.Sum(nil)
+	}
+	if what := fingerprint.AnswersDigest(st.Bytes, err == nil, n, h.Sum(nil), recorded); what != "" {
+		return mismatch(path, st, what)
 	}
 	return nil
 }
 
-// countLines counts the newlines of r and returns its last byte (0 for
+// countNewlines counts the newlines of r and returns its last byte (0 for
 // none).
-func countLines(r io.Reader) (n int64, last byte, err error) {
+func countNewlines(r io.Reader) (n int64, last byte, err error) {
 	buf := make([]byte, 1<<20)
 	for {
 		k, err := r.Read(buf)
@@ -126,17 +128,14 @@ func verifyAnswerParts(dir string, st journal.State) error {
 		if err != nil {
 			return mismatch(dir, st, fmt.Sprintf("%s cannot be read (%v)", path, err))
 		}
-		if p.run != "" && st.Run != "" && p.run != st.Run {
-			return mismatch(dir, st, fmt.Sprintf("%s was written by another run (run %s, this one is %s): a part of another output put in its place", path, p.run, st.Run))
+		if what := fingerprint.PartRun(path, p.run, st.Run); what != "" {
+			return mismatch(dir, st, what)
 		}
 		rows += p.rows
 		sums = partfolder.Chain(sums, p.footer)
 	}
-	if rows != st.Records {
-		return mismatch(dir, st, fmt.Sprintf("its %d parts hold %d records", st.AnswerParts, rows))
-	}
-	if st.AnswerDigest != "" && sums != st.AnswerDigest {
-		return mismatch(dir, st, fmt.Sprintf("its %d parts are not the ones sealed (their sizes or footers differ from those the journal records)", st.AnswerParts))
+	if what := fingerprint.AnswerParts(st.AnswerParts, rows, st.Records, sums, st.AnswerDigest); what != "" {
+		return mismatch(dir, st, what)
 	}
 	return nil
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"qa-shard/internal/journal"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // TestVerifyAnswers: the journaled length must end a record (whole
@@ -76,7 +77,7 @@ func TestVerifyAnswers(t *testing.T) {
 // (permissions, a read-only file system) is ErrUnwritable on --resume, as
 // an unwritable folder is at the start, not an internal failure.
 func TestResumeUnwritable(t *testing.T) {
-	fp := journal.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
+	fp := fingerprint.Fingerprint{Input: "in", Model: "m", Settings: "s", Questions: "q"}
 	path := filepath.Join(t.TempDir(), "answers.jsonl")
 	out, err := Open(Options{Answers: path, Fingerprint: fp})
 	if err != nil {
@@ -104,7 +105,7 @@ func TestResumeUnwritable(t *testing.T) {
 func parquetRun(t *testing.T, dir string) (string, journal.State) {
 	t.Helper()
 	path := filepath.Join(dir, "a.parquet")
-	opt := Options{Answers: path, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}, Keep: []string{"url"},
+	opt := Options{Answers: path, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}, Keep: []string{"url"},
 		Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String}}, TopK: 1}
 	out, err := Open(opt)
 	if err != nil {

@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
+	"qa-shard/journal"
 )
 
 // Whole is an answers file or folder written from start to end by another

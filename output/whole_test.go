@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
-	"qa-shard/internal/journal"
 	"qa-shard/internal/record"
 )
 
@@ -16,7 +16,7 @@ import (
 // run's options.
 func writeRun(t *testing.T, path string) Options {
 	t.Helper()
-	opt := Options{Answers: path, Fingerprint: journal.Fingerprint{Input: "i", Model: "m"}, Keep: []string{"url"},
+	opt := Options{Answers: path, Fingerprint: fingerprint.Fingerprint{Input: "i", Model: "m"}, Keep: []string{"url"},
 		Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String}}, TopK: 2}
 	out, err := Open(opt)
 	if err != nil {

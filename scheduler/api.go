@@ -14,12 +14,11 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
 	"qa-shard/qa"
 )
 
 // Replica runs batches on one session of one device; whichever replica is
-// free pulls the next batch. The program's replicas are internal/fleet's
+// free pulls the next batch. The program's replicas are fleet's
 // (an ONNX Runtime session opened on first use); tests and the scheduling
 // benchmark pass fakes and simulated devices (worker/sim).
 type Replica interface {
@@ -59,9 +58,9 @@ type AnswerSink interface {
 }
 
 // LogitsSink receives every window's raw logits in input order;
-// *logits.Writer is one.
+// output/logits's Parts is one.
 type LogitsSink interface {
-	Write(rows []logits.Row) error
+	Write(rows []record.LogitsRow) error
 }
 
 // Config holds everything that shapes a run besides its inputs.
@@ -110,6 +109,12 @@ type Batching struct {
 	// PoolTokens is how many window tokens are pooled before sorting by
 	// length and cutting batches; a longer pool pads less.
 	PoolTokens int
+	// IdleFlush is how long the batcher waits for more windows before it
+	// cuts the pool it has (0: 20 ms). It keeps replicas busy when the
+	// input is slow; it is also the one place where the machine's load
+	// shapes batches, so tests that judge batch shapes set it long, and
+	// their batches are cut by the pool's size and the input's end alone.
+	IdleFlush time.Duration
 	// MaxWindowsPerDoc bounds what one document may cost: one needing
 	// more windows (all its questions together) gets an error record per
 	// question, without its windows being cut or run (0: no limit).
@@ -170,40 +175,6 @@ type Reporting struct {
 	Status func() string
 }
 
-// Summary is what a run did.
-type Summary struct {
-	Documents     int64 // input records, good or bad
-	Pairs         int64 // (document, question) records written as answers
-	Windows       int64
-	Tokens        int64 // real tokens fed to the model
-	PaddedTokens  int64 // positions fed to the model, padding included
-	Batches       int64
-	RecordErrors  int64 // error records written
-	Wall          time.Duration
-	ReplicaCounts map[string]int64 // windows per replica (by Name), search sessions that ran nothing left out
-	Replicas      []ReplicaUse     // the same for people: labels, and which ran only while layouts were measured
-	// Next is the Seq of the first document not written: every document
-	// before it is in the output. Valid even when Run returns an error.
-	Next        int64
-	Interrupted bool // Stop was closed before the input ended
-}
-
-// PaddingPercent is the share of model positions that were padding.
-func (s Summary) PaddingPercent() float64 {
-	if s.PaddedTokens == 0 {
-		return 0
-	}
-	return 100 * float64(s.PaddedTokens-s.Tokens) / float64(s.PaddedTokens)
-}
-
-// DocsPerSecond is the end-to-end document rate.
-func (s Summary) DocsPerSecond() float64 {
-	if s.Wall <= 0 {
-		return 0
-	}
-	return float64(s.Documents) / s.Wall.Seconds()
-}
-
 func (c *Config) defaults() {
 	if c.MaxBatchTokens <= 0 {
 		c.MaxBatchTokens = 8192
@@ -216,6 +187,9 @@ func (c *Config) defaults() {
 	}
 	if c.PoolTokens <= 0 {
 		c.PoolTokens = 8 * c.MaxBatchTokens
+	}
+	if c.IdleFlush <= 0 {
+		c.IdleFlush = idleFlush
 	}
 	if c.Observer == nil {
 		c.Observer = nopObserver{}

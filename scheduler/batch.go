@@ -21,9 +21,9 @@ type batch struct {
 	budget int
 }
 
-// idleFlush is how long the batcher waits for more windows before it cuts
-// what it has; it keeps replicas busy when the reader is slow or the
-// in-flight budget is exhausted.
+// idleFlush is how long the batcher waits by default for more windows
+// before it cuts what it has (Batching.IdleFlush); it keeps replicas busy
+// when the reader is slow or the in-flight budget is exhausted.
 const idleFlush = 20 * time.Millisecond
 
 // batchStage pools windows from many documents and sorts the pool by
@@ -32,19 +32,20 @@ const idleFlush = 20 * time.Millisecond
 // cutter), so the token budget may differ per replica and change during
 // the run.
 type batchStage struct {
-	poolTokens int  // a pool this long is flushed
-	single     bool // every window is its own batch: flush each at once
+	poolTokens int           // a pool this long is flushed
+	single     bool          // every window is its own batch: flush each at once
+	idle       time.Duration // a pool that waited this long for a window is flushed
 	pooled     atomic.Int64
 }
 
 func newBatchStage(cfg Config) *batchStage {
-	return &batchStage{poolTokens: cfg.PoolTokens, single: cfg.SingleWindowBatches}
+	return &batchStage{poolTokens: cfg.PoolTokens, single: cfg.SingleWindowBatches, idle: cfg.IdleFlush}
 }
 
 func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *batch) error {
 	var pool []windowRef
 	poolTokens := 0
-	timer := time.NewTimer(idleFlush)
+	timer := time.NewTimer(s.idle)
 	defer timer.Stop()
 	flush := func() error {
 		if run := sortRun(pool); run != nil {
@@ -72,12 +73,12 @@ func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *b
 					return err
 				}
 			}
-			timer.Reset(idleFlush)
+			timer.Reset(s.idle)
 		case <-timer.C:
 			if err := flush(); err != nil {
 				return err
 			}
-			timer.Reset(idleFlush)
+			timer.Reset(s.idle)
 		}
 	}
 }

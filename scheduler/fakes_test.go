@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
 	"qa-shard/qa"
 )
 
@@ -138,9 +137,9 @@ func (s *memSink) WriteError(e record.ErrorRecord) error {
 	return nil
 }
 
-type rowSink struct{ rows []logits.Row }
+type rowSink struct{ rows []record.LogitsRow }
 
-func (s *rowSink) Write(rows []logits.Row) error {
+func (s *rowSink) Write(rows []record.LogitsRow) error {
 	s.rows = append(s.rows, rows...)
 	return nil
 }

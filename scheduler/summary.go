@@ -3,13 +3,44 @@ package scheduler
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
 )
+
+// Summary is what a run did.
+type Summary struct {
+	Documents     int64 // input records, good or bad
+	Pairs         int64 // (document, question) records written as answers
+	Windows       int64
+	Tokens        int64 // real tokens fed to the model
+	PaddedTokens  int64 // positions fed to the model, padding included
+	Batches       int64
+	RecordErrors  int64 // error records written
+	Wall          time.Duration
+	ReplicaCounts map[string]int64 // windows per replica (by Name), search sessions that ran nothing left out
+	Replicas      []ReplicaUse     // the same for people: labels, and which ran only while layouts were measured
+	// Next is the Seq of the first document not written: every document
+	// before it is in the output. Valid even when Run returns an error.
+	Next        int64
+	Interrupted bool // Stop was closed before the input ended
+}
+
+// PaddingPercent is the share of model positions that were padding.
+func (s Summary) PaddingPercent() float64 {
+	if s.PaddedTokens == 0 {
+		return 0
+	}
+	return 100 * float64(s.PaddedTokens-s.Tokens) / float64(s.PaddedTokens)
+}
+
+// DocsPerSecond is the end-to-end document rate.
+func (s Summary) DocsPerSecond() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Documents) / s.Wall.Seconds()
+}
 
 // Fields are the summary as structured log fields.
 func (s Summary) Fields() []zap.Field {
@@ -36,43 +67,9 @@ func (s Summary) WriteTable(w io.Writer, extra ...string) {
 	}
 }
 
-// ErrorLimit is how many error records a complete run tolerates: a count,
-// or a percentage of the records written.
-type ErrorLimit struct {
-	count   int64
-	percent float64 // used when share
-	share   bool
-}
-
-// ParseErrorLimit reads "10" (a count) or "0.5%" (a share of the records).
-func ParseErrorLimit(s string) (ErrorLimit, error) {
-	bad := fmt.Errorf("%q: give a count (10) or a percentage of the records (0.5%%)", s)
-	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
-			return ErrorLimit{}, bad
-		}
-		return ErrorLimit{percent: v, share: true}, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
-		return ErrorLimit{}, bad
-	}
-	return ErrorLimit{count: n}, nil
-}
-
 // Whole is s with the record counts of the whole output (records and
 // the error records among them), those written before a --resume included.
 func (s Summary) Whole(records, errors int64) Summary {
 	s.Pairs, s.RecordErrors = records-errors, errors
 	return s
-}
-
-// Allows says whether the run's error records are within the limit.
-func (l ErrorLimit) Allows(s Summary) bool {
-	if l.share {
-		records := s.Pairs + s.RecordErrors
-		return records > 0 && 100*float64(s.RecordErrors) <= l.percent*float64(records)
-	}
-	return s.RecordErrors <= l.count
 }

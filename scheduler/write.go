@@ -10,7 +10,6 @@ import (
 
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/record"
-	"qa-shard/output/logits"
 	"qa-shard/qa"
 )
 
@@ -189,12 +188,12 @@ func (s *writeStage) record(doc record.Document, q questionState) record.AnswerR
 // logitRows lays out one question's windows for the logits file, with
 // what is needed to decode them again: ids, sequence and word ids, and
 // code-point offsets into the question (sequence 0) or context (1).
-func (s *writeStage) logitRows(d *docState, qi int) []logits.Row {
+func (s *writeStage) logitRows(d *docState, qi int) []record.LogitsRow {
 	q := d.questions[qi]
-	rows := make([]logits.Row, len(q.windows))
+	rows := make([]record.LogitsRow, len(q.windows))
 	for wi, w := range q.windows {
 		n := w.Len()
-		row := logits.Row{
+		row := record.LogitsRow{
 			ID: d.doc.ID, Keep: d.doc.Keep, Pos: d.doc.Pos, QuestionIndex: int32(qi), Question: q.text, Window: int32(wi),
 			InputIDs: w.IDs, SequenceIDs: make([]int8, n), WordIDs: make([]int32, n),
 			OffsetStart: make([]int32, n), OffsetEnd: make([]int32, n),

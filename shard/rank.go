@@ -1,7 +1,7 @@
 // Package shard owns the ranks of a run split across processes: who this
 // process is (flags, Slurm, torchrun, Kubernetes), the block of the input
-// each rank reads, the rank files' names, and (shard/merge) merging the
-// ranks' outputs back into one.
+// each rank reads and the rank files' names (commands/merge merges the
+// ranks' outputs back into one).
 package shard
 
 import (

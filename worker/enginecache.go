@@ -9,14 +9,14 @@ import (
 	"qa-shard/internal/fingerprint"
 )
 
-// EngineCacheDir is the folder for the TensorRT engines of one model on one
+// engineCacheDir is the folder for the TensorRT engines of one model on one
 // GPU model: base/<gpu model>/<model fingerprint>. Engines are specific to
 // the GPU model. ONNX Runtime names a cached engine after the model file's
 // name and graph, not its weights, and every optimum export is called
 // model.onnx: without the fingerprint of the model's bytes, a second
 // fine-tune of the same architecture would silently reuse the first one's
 // engine (and give its answers).
-func EngineCacheDir(base, gpuModel, modelFingerprint string) string {
+func engineCacheDir(base, gpuModel, modelFingerprint string) string {
 	fp := strings.TrimPrefix(modelFingerprint, "sha256=")
 	if len(fp) > 16 {
 		fp = fp[:16]
@@ -48,7 +48,7 @@ func (m *Model) engineCache(g GPUOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return EngineCacheDir(g.TRTCacheDir, g.GPUModel, fp), nil
+	return engineCacheDir(g.TRTCacheDir, g.GPUModel, fp), nil
 }
 
 // fingerprint hashes the model directory's files once per Model (a

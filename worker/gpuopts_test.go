@@ -16,7 +16,7 @@ func TestSessionMemLimit(t *testing.T) {
 	for _, fraction := range []float64{0.9, 0.5, 1} {
 		for _, requested := range []int{0, 1, 2, 3, 7} {
 			t.Run(fmt.Sprintf("%g/%d", fraction, requested), func(t *testing.T) {
-				sessions := SessionsPerGPU(requested)
+				sessions := sessionsPerGPU(requested)
 				if requested == 0 && sessions != DefaultSessionsPerGPU {
 					t.Fatalf("SessionsPerGPU(0) = %d, want %d", sessions, DefaultSessionsPerGPU)
 				}

@@ -23,10 +23,10 @@ type Found struct {
 	From string `json:"from"` // "--ort-lib", "$QA_SHARD_ORT_LIB", or where beside the binary
 }
 
-// Locate finds the ONNX Runtime library: flagValue when set; else
+// locateLib finds the ONNX Runtime library: flagValue when set; else
 // $QA_SHARD_ORT_LIB; else the first of besideBinary that exists, relative
 // to the executable (symbolic links to it resolved).
-func Locate(flagValue string) Found {
+func locateLib(flagValue string) Found {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = ""
@@ -61,5 +61,5 @@ func locate(flagValue, env, exe string) Found {
 // FindLib is the ONNX Runtime library to Init with (Locate's path; ""
 // when none was found, which Init reports).
 func FindLib(flagValue string) string {
-	return Locate(flagValue).Path
+	return locateLib(flagValue).Path
 }

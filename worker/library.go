@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 /*
@@ -25,8 +26,6 @@ static const char *qa_loadable(const char *name) {
 }
 */
 import "C"
-
-import "unsafe"
 
 // Library is what can be said of an ONNX Runtime library before a run:
 // where it is and why that one, its version, and the execution providers
@@ -72,7 +71,7 @@ const sharedProviders = "libonnxruntime_providers_shared.so"
 // listed when its library lies beside the core library, with what it
 // needs that cannot be loaded.
 func Describe(flagValue string) Library {
-	l := Library{Found: Locate(flagValue)}
+	l := Library{Found: locateLib(flagValue)}
 	if err := Init(l.Path); err != nil {
 		l.LoadErr = err.Error()
 	} else {
@@ -176,4 +175,25 @@ func loadable(name string) bool {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
 	return C.qa_loadable(cs) == nil
+}
+
+// ProvidersLine lists a library's providers for people: "cpu" alone is a
+// CPU build; a GPU provider is "ready" or names what it lacks.
+func (l Library) ProvidersLine() string {
+	var parts []string
+	for _, p := range l.Providers {
+		switch {
+		case p.Name == ProviderCPU:
+			parts = append(parts, p.Name)
+		case p.Ready():
+			parts = append(parts, p.Name+" (ready)")
+		default:
+			parts = append(parts, p.Name+" (missing "+strings.Join(p.Missing, ", ")+")")
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if l.GPU() == nil {
+		s += " (a CPU build: no GPU provider beside the library)"
+	}
+	return s
 }

@@ -5,9 +5,9 @@ package worker
 // computes.
 const DefaultSessionsPerGPU = 2
 
-// SessionsPerGPU is the number of sessions per GPU for a requested count
+// sessionsPerGPU is the number of sessions per GPU for a requested count
 // (--replicas-per-device); zero or less takes DefaultSessionsPerGPU.
-func SessionsPerGPU(requested int) int {
+func sessionsPerGPU(requested int) int {
 	if requested <= 0 {
 		return DefaultSessionsPerGPU
 	}
@@ -23,5 +23,5 @@ func SessionMemLimit(fraction float64, total uint64, requestedSessions int) uint
 	if fraction <= 0 || total == 0 {
 		return 0
 	}
-	return uint64(fraction * float64(total) / float64(SessionsPerGPU(requestedSessions)))
+	return uint64(fraction * float64(total) / float64(sessionsPerGPU(requestedSessions)))
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/commands/devices"
 	"qa-shard/gpu"
-	"qa-shard/internal/fleet"
 )
 
 // TestDevicesExitCodes: no driver is a normal answer (0); a broken NVML,
@@ -28,7 +28,7 @@ func TestDevicesExitCodes(t *testing.T) {
 		code int
 		want string // in the output (0) or the error (others)
 	}{
-		{"no driver", noDriver, nil, exitOK, fleet.NoDriverLine},
+		{"no driver", noDriver, nil, exitOK, devices.NoDriverLine},
 		{"no driver, json", noDriver, []string{"--json"}, exitOK, `"driver": false`},
 		{"help", noDriver, []string{"--help"}, exitOK, "Usage: qa-shard devices"},
 		{"broken NVML", broken, nil, exitInternal, "ERROR_LIB_RM_VERSION_MISMATCH"},
@@ -41,7 +41,7 @@ func TestDevicesExitCodes(t *testing.T) {
 			var out bytes.Buffer
 			var err error
 			code, stdout, _ := capture(t, func() int {
-				err = devices(tc.args, tc.open, &out)
+				err = devices.List(tc.args, tc.open, &out)
 				return exitCode(err)
 			})
 			text := out.String() + stdout

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"qa-shard/internal/record"
 	"qa-shard/output/logits"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
@@ -167,7 +168,7 @@ func singleReplica(t *testing.T, dir string) *worker.Replica {
 }
 
 // runAlone runs one window as a batch of one, without padding.
-func runAlone(t *testing.T, r *worker.Replica, row logits.Row) qa.Logits {
+func runAlone(t *testing.T, r *worker.Replica, row record.LogitsRow) qa.Logits {
 	t.Helper()
 	n := len(row.InputIDs)
 	b := qa.Batch{Rows: 1, Len: n, InputIDs: make([]int64, n), AttentionMask: make([]int64, n), TypeIDs: make([]int64, n)}
@@ -196,4 +197,4 @@ func maxDiff(a, b []float32) float64 {
 	return m
 }
 
-func readLogitsDir(dir string) ([]logits.Row, error) { return logits.ReadDir(dir) }
+func readLogitsDir(dir string) ([]record.LogitsRow, error) { return logits.ReadDir(dir) }

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"qa-shard/internal/evaluate"
+	"qa-shard/evaluate"
 	"qa-shard/internal/testenv"
 	"qa-shard/internal/testfixtures"
 	"qa-shard/tokenizer/mecab/mecabtest"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/evaluate"
+	"qa-shard/evaluate"
 )
 
 // TestDemoModelAnswers runs the trained demo model over a held-out corpus

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"qa-shard/commands/merge"
+	"qa-shard/commands/run"
 	"qa-shard/internal/record"
 	"qa-shard/internal/signals"
 	"qa-shard/output"
@@ -69,12 +71,12 @@ const (
 	envMergeKillAt = "QA_SHARD_TEST_MERGE_KILL_AT"
 )
 
-// installHooks sets testHook (and testMergeStep) from the environment.
+// installHooks sets run.TestHook (and merge.TestStep) from the environment.
 func installHooks() {
 	if v, ok := os.LookupEnv(envMergeKillAt); ok {
 		killAt, _ := strconv.Atoi(v)
 		step := 0
-		testMergeStep = func(what string) error {
+		merge.TestStep = func(what string) error {
 			fmt.Fprintf(os.Stderr, "merge step %d: %s\n", step, what)
 			if step == killAt {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -114,7 +116,7 @@ func installHooks() {
 		return
 	}
 	hold := os.Getenv(envHold)
-	testHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
+	run.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
 		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}

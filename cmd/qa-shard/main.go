@@ -1,13 +1,26 @@
 // Command qa-shard runs extractive question answering over a JSONL corpus
-// on one or more model replicas. See --help.
+// on one or more model replicas. See --help. Each subcommand is a package
+// of commands/; here are the dispatch and the one mapping from errors to
+// exit codes.
 package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"qa-shard/commands/bench"
+	"qa-shard/commands/devices"
+	"qa-shard/commands/eval"
+	"qa-shard/commands/merge"
+	"qa-shard/commands/quantize"
+	"qa-shard/commands/run"
+	"qa-shard/commands/status"
+	"qa-shard/commands/tokenize"
+	"qa-shard/commands/version"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/logs"
@@ -36,6 +49,10 @@ var exitCodes = []struct {
 	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume; with --output - also when its reader closed it (rerun to start over)"},
 }
 
+// build is this build's version, set at build time with
+// -ldflags "-X main.build=...".
+var build = "dev"
+
 // errUsage marks errors the user fixes by changing the command line.
 var errUsage = cli.ErrUsage
 
@@ -62,11 +79,41 @@ func main() {
 	os.Exit(dispatch(os.Args[1:]))
 }
 
-// command returns the subcommand called name (each in the file named after
-// it), or nil.
+// command returns the subcommand called name (each a package of
+// commands/), or nil.
 func command(name string) func([]string) error {
-	return map[string]func([]string) error{"run": runCmd, "devices": devicesCmd, "merge": mergeCmd, "bench": benchCmd,
-		"quantize": quantizeCmd, "eval": evalCmd, "version": versionCmd, "status": statusCmd, "tokenize": tokenizeCmd, "help": helpCmd}[name]
+	return map[string]func([]string) error{
+		"run":      runCmd,
+		"merge":    merge.Run,
+		"status":   status.Run,
+		"tokenize": tokenize.Run,
+		"devices":  devices.Run,
+		"bench":    bench.Run,
+		"quantize": func(args []string) error { return quantize.Run(args, runCmd) },
+		"eval":     eval.Run,
+		"version":  func(args []string) error { return version.Run(args, build) },
+		"help":     helpCmd,
+	}[name]
+}
+
+// runCmd is the run subcommand, the default, with this build's version,
+// main's table of exit codes for its --help, and the benchmark harness's
+// simulated devices for "--devices sim:..." (not in --help: tests).
+func runCmd(args []string) error {
+	return run.Command{Build: build, ExitCodes: exitCodeLines(), Simulate: bench.Simulated}.Run(args)
+}
+
+// runHelp is the top of --help (the flags follow it).
+func runHelp() string { return run.Help(exitCodeLines()) }
+
+// exitCodeLines is the table of exit codes as --help shows it, a line a
+// code.
+func exitCodeLines() string {
+	var codes strings.Builder
+	for _, c := range exitCodes {
+		fmt.Fprintf(&codes, "  %-3d %s\n", c.code, c.meaning)
+	}
+	return codes.String()
 }
 
 // dispatch runs a subcommand (run when the first argument names

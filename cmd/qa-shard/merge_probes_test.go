@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
 	"qa-shard/internal/testtree"
 	"qa-shard/output/logits"
 )
@@ -48,9 +49,9 @@ func newRankRun(t *testing.T, name string, docs, world int, extra ...string) ran
 
 // rows is every logits row of the ranks, in rank order: what a merged
 // folder must hold.
-func (r rankRun) rows(t *testing.T) []logits.Row {
+func (r rankRun) rows(t *testing.T) []record.LogitsRow {
 	t.Helper()
-	var rows []logits.Row
+	var rows []record.LogitsRow
 	for _, f := range r.folders {
 		rs, err := logits.ReadDir(f)
 		if err != nil {

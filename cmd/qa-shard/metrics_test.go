@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	promodel "github.com/prometheus/common/model"
 
-	"qa-shard/internal/metrics"
+	"qa-shard/metrics"
 )
 
 // TestMetricsTwoRanksOneHost: two ranks on one host, both with

@@ -9,14 +9,14 @@ import (
 )
 
 // TestProductLinksNoHooks: the product binary, built without tags as make
-// build builds it, has no test hook (its symbols have no main.testHook),
+// build builds it, has no test hook (its symbols have no run.TestHook or merge.TestStep),
 // and links the simulated devices (worker/sim) only through the benchmark
-// harness (internal/bench: bench --scheduling, --inputs), as depguard's
+// harness (commands/bench: bench --scheduling, --inputs), as depguard's
 // rule simulated-devices says of the code. The same check on a build with
 // the tag testhooks finds the hook, so it can see one.
 func TestProductLinksNoHooks(t *testing.T) {
 	dir := t.TempDir()
-	hook := regexp.MustCompile(`(?m) main\.testHook$`)
+	hook := regexp.MustCompile(`(?m) qa-shard/commands/(run\.TestHook|merge\.TestStep)$`)
 	for _, tags := range []string{"", "testhooks"} {
 		bin := filepath.Join(dir, "qa-shard"+tags)
 		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
@@ -27,7 +27,7 @@ func TestProductLinksNoHooks(t *testing.T) {
 			t.Fatalf("go tool nm: %v", err)
 		}
 		if has := hook.Match(nm); has != (tags == "testhooks") {
-			t.Errorf("built with tags %q: symbol main.testHook present = %v, want %v", tags, has, !has)
+			t.Errorf("built with tags %q: test hook symbols present = %v, want %v", tags, has, !has)
 		}
 	}
 
@@ -44,7 +44,7 @@ func TestProductLinksNoHooks(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(importers, " ") != "qa-shard/internal/bench" {
+	if strings.Join(importers, " ") != "qa-shard/commands/bench" {
 		t.Errorf("in the product, worker/sim is imported by %q, want by qa-shard/internal/bench alone", importers)
 	}
 }

@@ -13,9 +13,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"qa-shard/commands/merge"
 	"qa-shard/internal/isa"
-	"qa-shard/internal/quantize"
+	"qa-shard/internal/record"
 	"qa-shard/output/logits"
+	"qa-shard/quantize"
 	"qa-shard/worker"
 )
 
@@ -94,7 +96,7 @@ func TestQuantizeCommand(t *testing.T) {
 
 // int8Run runs the int8 model over a corpus with the given layout and
 // returns the answers and the logits rows.
-func int8Run(t *testing.T, corpus string, layout ...string) ([]byte, []logits.Row) {
+func int8Run(t *testing.T, corpus string, layout ...string) ([]byte, []record.LogitsRow) {
 	t.Helper()
 	dir := t.TempDir()
 	out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
@@ -148,7 +150,7 @@ func TestInt8Deterministic(t *testing.T) {
 	files := runRanks(t, 3, filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits"),
 		"--model", int8Model(t), "--input", corpus, "--question", "Who founded the company?", "--devices", "cpu:2", "--threads", "1")
 	merged := filepath.Join(dir, "merged.jsonl")
-	if err := mergeCmd(append([]string{"--output", merged}, files...)); err != nil {
+	if err := merge.Run(append([]string{"--output", merged}, files...)); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
 	if got, _ := os.ReadFile(merged); !bytes.Equal(got, a) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +17,17 @@ import (
 // per token, every doubling beyond 3072 tokens doubling a token's cost,
 // so 3072 tokens (8 rows of 384) run fastest.
 const tunedDevices = "sim:2:rate=100000:overhead=2ms:cliff=3072:cliff-factor=2:virtual"
+
+// tunedRate is the tokens per second of full batches of b tokens on
+// tunedDevices: 2 ms a batch, 10 us a token, a token's cost doubled by
+// every doubling beyond 3072 tokens, where the rate is at its best.
+func tunedRate(b int) float64 {
+	perToken := 1 / 100000.0
+	if b > 3072 {
+		perToken *= math.Pow(2, math.Log2(float64(b)/3072))
+	}
+	return float64(b) / (0.002 + float64(b)*perToken)
+}
 
 // writeLongCorpus writes n documents of 900 to 1100 words: mostly full
 // windows, so the batch shapes are those the budget allows.
@@ -65,28 +77,36 @@ func summaryShape(t *testing.T, stderr string) string {
 	return ""
 }
 
-// TestTunedRunCachesItsChoice: a run with the defaults finds the known
-// best batch, says so in its summary and caches it; the next run starts
-// there without searching; both answer byte for byte as a run pinned to
-// one window per batch.
+// TestTunedRunCachesItsChoice: a run with the defaults finds a batch
+// within 10% of the devices' best rate, says so in its summary and caches
+// it; the next run starts there without searching; both answer byte for
+// byte as a run pinned to one window per batch. (Which of 1536 and 3072
+// tokens, 6% apart, the search settles on depends on the batches the
+// machine's load cuts part-full; package tune's tests, whose batches no
+// load shapes, hold the search to the best exactly.)
 func TestTunedRunCachesItsChoice(t *testing.T) {
 	in := writeLongCorpus(t, 150)
 	cache := filepath.Join(t.TempDir(), "tuning.json")
 	first, stderr := tunedRun(t, in, "--tune-cache", cache)
-	if s := summaryShape(t, stderr); !strings.HasPrefix(s, "sim: 2 sessions, 3072 tokens per batch (measured") {
-		t.Fatalf("first run: %q, want 3072 tokens measured", s)
+	s := summaryShape(t, stderr)
+	var found int
+	if _, err := fmt.Sscanf(s, "sim: 2 sessions, %d tokens per batch (measured", &found); err != nil || !strings.Contains(s, "(measured") {
+		t.Fatalf("first run: %q, want a shape measured", s)
+	}
+	if r, best := tunedRate(found), tunedRate(3072); r < 0.9*best {
+		t.Fatalf("first run: %q: %.0f%% of the best batch's rate (3072 tokens), want at least 90%%", s, 100*r/best)
 	}
 	var f struct {
 		Entries []struct {
 			Budget int `json:"max_batch_tokens"`
 		} `json:"entries"`
 	}
-	if b, err := os.ReadFile(cache); err != nil || json.Unmarshal(b, &f) != nil || len(f.Entries) != 1 || f.Entries[0].Budget != 3072 {
-		t.Fatalf("cache after the first run: %+v (%v)", f, err)
+	if b, err := os.ReadFile(cache); err != nil || json.Unmarshal(b, &f) != nil || len(f.Entries) != 1 || f.Entries[0].Budget != found {
+		t.Fatalf("cache after the first run: %+v (%v), want the %d tokens found", f, err, found)
 	}
 	second, stderr := tunedRun(t, in, "--tune-cache", cache)
-	if s := summaryShape(t, stderr); !strings.HasPrefix(s, "sim: 2 sessions, 3072 tokens per batch (cache") || strings.Contains(s, "searching took") {
-		t.Fatalf("second run: %q, want the cached 3072 tokens without a search", s)
+	if s := summaryShape(t, stderr); !strings.HasPrefix(s, fmt.Sprintf("sim: 2 sessions, %d tokens per batch (cache", found)) || strings.Contains(s, "searching took") {
+		t.Fatalf("second run: %q, want the cached %d tokens without a search", s, found)
 	}
 	_, pinned, _ := simRun(t, in, "sim:1", "--max-batch-tokens", "8")
 	if !bytes.Equal(first, pinned) || !bytes.Equal(second, pinned) {

@@ -1,7 +1,8 @@
-// Package cli is qa-shard's command line: GNU-style flag parsing, the YAML
-// file that can set any flag of a run, and the run command's options with
-// their checks. It maps no error to an exit code: what the user fixes on
-// the command line wraps ErrUsage, and package main decides the code.
+// Package cli is what every subcommand's flags are built with:
+// GNU-style parsing with suggestions for a mistyped flag, the log flags,
+// and the YAML file that can set any flag. It maps no error to an exit
+// code: what the user fixes on the command line wraps ErrUsage, and
+// package main decides the code.
 package cli
 
 import (

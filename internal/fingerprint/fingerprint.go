@@ -3,8 +3,13 @@
 // them), and values such as the answer-relevant settings and the
 // questions, as canonical JSON.
 //
-// The journal stores and compares these strings; the TensorRT engine cache
-// and the tuning cache key on the model's.
+// A Fingerprint holds these strings; Compare names what differs between
+// two (a resume refused, ranks that do not form one run). The journal
+// stores them; the TensorRT engine cache and the tuning cache key on the
+// model's. What else a resume compares with the journal (the input files
+// read before and their hashes, the output's length, the answers' records
+// and digest, the answer and logits parts) is decided here too, as pure
+// functions over what input, output and the journal read (resume.go).
 package fingerprint
 
 import (
@@ -86,11 +91,11 @@ func Model(dir string) (string, error) {
 	return "sha256=" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Value returns "sha256=<hex>" of v's canonical JSON: objects
+// value returns "sha256=<hex>" of v's canonical JSON: objects
 // with sorted keys, whether v is a struct or a map, and numbers as written.
 // So the fingerprint depends on the values only, not on map order or on the
 // order of struct fields in the source.
-func Value(v any) (string, error) {
+func value(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting a value: %w", err)
@@ -99,7 +104,7 @@ func Value(v any) (string, error) {
 	return "sha256=" + hex.EncodeToString(sum[:]), nil
 }
 
-// Text is v's canonical JSON itself (journal.Fingerprint.SettingsText).
+// Text is v's canonical JSON itself (fingerprint.Fingerprint.SettingsText).
 func Text(v any) (string, error) {
 	b, err := canonicalJSON(v)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/shard"
+	"qa-shard/internal/readstate"
 )
 
 func TestModel(t *testing.T) {
@@ -115,7 +115,7 @@ func TestValue(t *testing.T) {
 		{"an extra key", map[string]any{"top_k": 1, "stride": 128, "threshold": 0.5, "max_seq_len": 384, "x": 0}, false},
 		{"a number as a string", map[string]any{"top_k": "1", "stride": 128, "threshold": 0.5, "max_seq_len": 384}, false},
 	}
-	want, err := Value(ref)
+	want, err := value(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Value(tt.v)
+			got, err := value(tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,12 +134,12 @@ func TestValue(t *testing.T) {
 		})
 	}
 	// Questions are a list: their order is meaningful (it is the output's).
-	a, _ := Value([]string{"who?", "when?"})
-	b, _ := Value([]string{"when?", "who?"})
+	a, _ := value([]string{"who?", "when?"})
+	b, _ := value([]string{"when?", "who?"})
 	if a == b {
 		t.Error("question lists in another order have the same fingerprint")
 	}
-	if _, err := Value(make(chan int)); err == nil {
+	if _, err := value(make(chan int)); err == nil {
 		t.Error("Value of a channel succeeded")
 	}
 }
@@ -172,7 +172,7 @@ func TestOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []File{{Name: "a.jsonl", Size: 10}, {Name: "b.jsonl", Size: 20}}
-	block := &shard.Block{Rank: 1, World: 2, From: 15, To: 30, Total: 30}
+	block := &readstate.Block{Rank: 1, World: 2, From: 15, To: 30, Total: 30}
 	fp, err := Of(Run{Files: files, Split: true, Block: block, Model: dir, Settings: map[string]int{"k": 1}, Questions: []string{"Who?"}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestOf(t *testing.T) {
 	if err != nil || in.Input != Stdin || in.InputText != "" {
 		t.Errorf("Of(stdin) = %+v, %v", in, err)
 	}
-	if InputText(files, false) != `{"a.jsonl":true,"b.jsonl":true}` {
-		t.Errorf("InputText without split = %s", InputText(files, false))
+	if inputText(files, false) != `{"a.jsonl":true,"b.jsonl":true}` {
+		t.Errorf("InputText without split = %s", inputText(files, false))
 	}
 }

@@ -57,11 +57,11 @@ func New(format, level string) (*zap.Logger, error) {
 	return zap.New(zapcore.NewCore(enc, zapcore.Lock(os.Stderr), lvl)), nil
 }
 
-// FormatIn finds the log format of a command line without parsing it, so
+// formatIn finds the log format of a command line without parsing it, so
 // that even a flag mistake can be reported in that format: the last
 // --log-format, else the log-format key of the --config file, else auto;
 // resolved to console or json (a value that is no format counts as auto).
-func FormatIn(args []string) string {
+func formatIn(args []string) string {
 	format, config := valueOf(args, "log-format"), valueOf(args, "config")
 	if format == "" && config != "" {
 		var m struct {
@@ -110,7 +110,7 @@ func Bar(format string) io.Writer {
 // outcome to act on rather than a failure) carrying the command and its
 // exit code; on a console "command: message".
 func Final(args []string, command string, err error, code int, warn bool) {
-	if FormatIn(args) != "json" {
+	if formatIn(args) != "json" {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", command, err)
 		return
 	}

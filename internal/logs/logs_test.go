@@ -30,7 +30,7 @@ func TestFormatIn(t *testing.T) {
 		{[]string{"--", "--log-format", "console"}, "json"},
 		{[]string{"--config", filepath.Join(dir, "missing.yaml")}, "json"},
 	} {
-		if got := FormatIn(tc.args); got != tc.want {
+		if got := formatIn(tc.args); got != tc.want {
 			t.Errorf("FormatIn(%q) = %s, want %s", tc.args, got, tc.want)
 		}
 	}

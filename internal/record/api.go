@@ -1,7 +1,7 @@
 // Package record owns the program's records: the streaming JSONL reader
 // that validates input documents, maps their fields and places them, the
-// run's schema (the type of ids and kept fields), and the writer of JSONL
-// answers. It imports only the standard library and knows nothing of
+// run's schema (the type of ids and kept fields), the writer of JSONL
+// answers, and the logits row a window's raw logits travel in. It imports only the standard library and knows nothing of
 // files, formats, the model or the pipeline.
 package record
 
@@ -182,7 +182,7 @@ type Answer struct {
 }
 
 // Layout numbers the set of fields an answer record has. A run records it
-// among its answer settings (cli.RunOptions.AnswerSettings), so neither a
+// among its answer settings (output.AnswerSettings), so neither a
 // resume nor a merge mixes records of two layouts in one output; raise it
 // whenever a field is added or changes meaning. Layout 2 added
 // question_id, span_logit and null_logit.

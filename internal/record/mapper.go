@@ -90,9 +90,9 @@ func SchemaOf(line []byte, f Fields) (s Schema, ok bool) {
 	if !ok {
 		return s, false
 	}
-	s.ID = IDKindOf(vals[p.id])
+	s.ID = idKindOf(vals[p.id])
 	for i := range s.Keep {
-		s.Keep[i] = KindOf(vals[p.keep+i])
+		s.Keep[i] = kindOf(vals[p.keep+i])
 	}
 	return s, true
 }

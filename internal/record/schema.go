@@ -39,11 +39,11 @@ type Schema struct {
 	Keep []Kind // one per Fields.Keep
 }
 
-// KindOf is the kind a column takes from its first value: an integer that
+// kindOf is the kind a column takes from its first value: an integer that
 // fits in 64 bits is Int, any other number Float, a boolean Bool, an object
 // or array JSON, and a string, null or nothing String (the kind that takes
 // every value).
-func KindOf(raw json.RawMessage) Kind {
+func kindOf(raw json.RawMessage) Kind {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return String
@@ -62,9 +62,9 @@ func KindOf(raw json.RawMessage) Kind {
 	return String
 }
 
-// IDKindOf is KindOf restricted to what an id may be: Int or String.
-func IDKindOf(raw json.RawMessage) Kind {
-	if KindOf(raw) == Int {
+// idKindOf is KindOf restricted to what an id may be: Int or String.
+func idKindOf(raw json.RawMessage) Kind {
+	if kindOf(raw) == Int {
 		return Int
 	}
 	return String

@@ -46,7 +46,7 @@ func newKeepWriter(w io.Writer, opt Options, options []parquet.WriterOption) (*k
 		base: base.NumField(), kinds: opt.KeepKinds, int: opt.ID == record.Int}, nil
 }
 
-func (w *keepWriter) write(rows []Row) error {
+func (w *keepWriter) write(rows []record.LogitsRow) error {
 	w.rows = w.rows[:0]
 	for i := range rows {
 		v := reflect.New(w.typ).Elem()

@@ -19,9 +19,9 @@ import (
 
 // genRows builds windows of varied length, including zero-token and
 // one-token windows, so that list boundaries are exercised.
-func genRows(n int) []Row {
+func genRows(n int) []record.LogitsRow {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows := make([]Row, n)
+	rows := make([]record.LogitsRow, n)
 	for i := range rows {
 		var l int
 		switch i % 7 {
@@ -32,7 +32,7 @@ func genRows(n int) []Row {
 		default:
 			l = rng.IntN(384) + 2
 		}
-		r := Row{
+		r := record.LogitsRow{
 			Pos:           record.Position{File: "docs.jsonl", At: int64(i / 3 * 100)},
 			ID:            json.RawMessage([]string{`"doc-ü"`, `"17"`, `"a\"b"`}[i%3]),
 			QuestionIndex: int32(i % 2),
@@ -67,7 +67,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
 	want := genRows(500)
 
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("temporary file left after Close: %v", err)
 	}
 
-	got, err := ReadAll(path)
+	got, err := readAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 
 // normalize maps nil and empty lists to the same value: Parquet has no way
 // to tell them apart and neither do the readers of this file.
-func normalize(r Row) Row {
+func normalize(r record.LogitsRow) record.LogitsRow {
 	if len(r.InputIDs) == 0 {
 		r.InputIDs, r.SequenceIDs, r.WordIDs = nil, nil, nil
 		r.OffsetStart, r.OffsetEnd, r.StartLogits, r.EndLogits = nil, nil, nil, nil
@@ -116,7 +116,7 @@ func normalize(r Row) Row {
 
 func TestSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,12 +174,12 @@ func TestSchema(t *testing.T) {
 
 func TestRowGroups(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Tiny rows so that this stays cheap while crossing a group boundary.
-	rows := make([]Row, RowsPerGroup+10)
+	rows := make([]record.LogitsRow, RowsPerGroup+10)
 	for i := range rows {
 		rows[i].ID, rows[i].Pos = json.RawMessage(`"x"`), record.Position{File: "f", At: int64(i), Row: true}
 	}
@@ -209,21 +209,21 @@ func TestRowGroups(t *testing.T) {
 
 func TestLengthMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
 	bad := genRows(3)[2] // a long window
 	bad.EndLogits = bad.EndLogits[:len(bad.EndLogits)-1]
-	if err := w.Write([]Row{bad}); !errors.Is(err, ErrLengthMismatch) {
+	if err := w.Write([]record.LogitsRow{bad}); !errors.Is(err, ErrLengthMismatch) {
 		t.Fatalf("Write = %v, want ErrLengthMismatch", err)
 	}
 }
 
 func TestAbort(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
-	w, err := Create(path, Options{})
+	w, err := create(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAbort(t *testing.T) {
 }
 
 func TestCreateError(t *testing.T) {
-	_, err := Create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
+	_, err := create(filepath.Join(t.TempDir(), "missing-dir", "logits.parquet"), Options{})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Create in a missing directory = %v, want ErrNotExist", err)
 	}
@@ -258,7 +258,7 @@ func TestReadAllNotParquet(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not parquet at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadAll(path); err == nil {
+	if _, err := readAll(path); err == nil {
 		t.Fatal("ReadAll of a non-Parquet file succeeded")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/pin"
+	"qa-shard/internal/record"
 )
 
 // Parts writes the logits of a run as a directory of Parquet files,
@@ -21,7 +23,7 @@ type Parts struct {
 	n      int
 	digest string
 	cur    *Writer
-	pins   *partfolder.Pins
+	pins   *pin.Folder
 }
 
 // OpenParts prepares dir for writing after the first keep sealed parts,
@@ -37,7 +39,7 @@ func OpenParts(dir string, keep int, digest string, opt Options) (*Parts, error)
 	if err := partfolder.Open(dir, keep); err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
-	pins, err := partfolder.Pin(dir, keep)
+	pins, err := pin.Parts(dir, keep, partfolder.Path)
 	if err != nil {
 		return nil, fmt.Errorf("logits: %w", err)
 	}
@@ -58,9 +60,9 @@ func RemoveParts(dir string) error {
 func (p *Parts) Digest() string { return p.digest }
 
 // Write appends rows to the open part, starting one if needed.
-func (p *Parts) Write(rows []Row) error {
+func (p *Parts) Write(rows []record.LogitsRow) error {
 	if p.cur == nil {
-		w, err := Create(partfolder.Path(p.dir, p.n), p.opt)
+		w, err := create(partfolder.Path(p.dir, p.n), p.opt)
 		if err != nil {
 			return err
 		}
@@ -113,7 +115,7 @@ func (p *Parts) Abort() error {
 }
 
 // ReadDir loads every row of a logits directory, parts in order.
-func ReadDir(dir string) ([]Row, error) {
+func ReadDir(dir string) ([]record.LogitsRow, error) {
 	matches, err := partfolder.List(dir)
 	if err != nil {
 		return nil, err
@@ -121,9 +123,9 @@ func ReadDir(dir string) ([]Row, error) {
 	if len(matches) == 0 {
 		return nil, errors.New("logits: no part-*.parquet files in " + dir)
 	}
-	var rows []Row
+	var rows []record.LogitsRow
 	for _, m := range matches {
-		r, err := ReadAll(m)
+		r, err := readAll(m)
 		if err != nil {
 			return nil, err
 		}

@@ -7,12 +7,14 @@ import (
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
+
+	"qa-shard/internal/record"
 )
 
-// ReadAll loads every row of a logits file into memory (kept fields
+// readAll loads every row of a logits file into memory (kept fields
 // aside), for tests and small tools; large files are better read column by
 // column with pyarrow or polars.
-func ReadAll(path string) ([]Row, error) {
+func readAll(path string) ([]record.LogitsRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("logits: read %s: %w", path, err)
@@ -36,7 +38,7 @@ func ReadAll(path string) ([]Row, error) {
 	return read(pf, func(id string) json.RawMessage { b, _ := json.Marshal(id); return b })
 }
 
-func read[ID string | int64](pf *parquet.File, id func(ID) json.RawMessage) ([]Row, error) {
+func read[ID string | int64](pf *parquet.File, id func(ID) json.RawMessage) ([]record.LogitsRow, error) {
 	r := parquet.NewGenericReader[stored[ID]](pf)
 	defer r.Close()
 	buf := make([]stored[ID], pf.NumRows())
@@ -44,7 +46,7 @@ func read[ID string | int64](pf *parquet.File, id func(ID) json.RawMessage) ([]R
 	if err != nil && n < len(buf) {
 		return nil, fmt.Errorf("logits: read: %w", err)
 	}
-	rows := make([]Row, n)
+	rows := make([]record.LogitsRow, n)
 	for i := range rows {
 		rows[i] = fromStored(&buf[i], id(buf[i].ID))
 	}

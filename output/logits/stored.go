@@ -8,7 +8,7 @@ import (
 	"qa-shard/internal/record"
 )
 
-// stored is a Row as the file holds it, for one id type. A static type
+// stored is a record.LogitsRow as the file holds it, for one id type. A static type
 // keeps parquet-go on its fast, column-wise path (about three times the
 // speed of a schema built at run time).
 type stored[ID string | int64] struct {
@@ -28,7 +28,7 @@ type stored[ID string | int64] struct {
 	EndLogits     []float32 `parquet:"end_logits,list"`
 }
 
-func toStored[ID string | int64](r *Row, id ID) stored[ID] {
+func toStored[ID string | int64](r *record.LogitsRow, id ID) stored[ID] {
 	s := stored[ID]{ID: id, File: r.Pos.File, QuestionIndex: r.QuestionIndex, Question: r.Question, Window: r.Window,
 		InputIDs: r.InputIDs, SequenceIDs: r.SequenceIDs, WordIDs: r.WordIDs, OffsetStart: r.OffsetStart,
 		OffsetEnd: r.OffsetEnd, StartLogits: r.StartLogits, EndLogits: r.EndLogits}
@@ -41,8 +41,8 @@ func toStored[ID string | int64](r *Row, id ID) stored[ID] {
 	return s
 }
 
-func fromStored[ID string | int64](s *stored[ID], id json.RawMessage) Row {
-	r := Row{ID: id, Pos: record.Position{File: s.File}, QuestionIndex: s.QuestionIndex, Question: s.Question, Window: s.Window,
+func fromStored[ID string | int64](s *stored[ID], id json.RawMessage) record.LogitsRow {
+	r := record.LogitsRow{ID: id, Pos: record.Position{File: s.File}, QuestionIndex: s.QuestionIndex, Question: s.Question, Window: s.Window,
 		InputIDs: s.InputIDs, SequenceIDs: s.SequenceIDs, WordIDs: s.WordIDs, OffsetStart: s.OffsetStart,
 		OffsetEnd: s.OffsetEnd, StartLogits: s.StartLogits, EndLogits: s.EndLogits}
 	switch {

@@ -19,7 +19,7 @@ import (
 func TestTypedIDAndKeptFields(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logits.parquet")
 	opt := Options{ID: record.Int, Keep: []string{"url", "year", "meta.x"}, KeepKinds: []record.Kind{record.String, record.Int, record.JSON}}
-	w, err := Create(path, opt)
+	w, err := create(path, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestTypedIDAndKeptFields(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadAll(path)
+	got, err := readAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/partfolder"
 )
 
@@ -99,18 +99,8 @@ func Compare(dir string, keep int, digest, run string) error {
 			foreign = append(foreign, e.Name())
 		}
 	}
-	var problems []string
-	if len(missing) > 0 {
-		problems = append(problems, "missing "+strings.Join(missing, ", "))
-	}
-	if len(foreign) > 0 {
-		problems = append(problems, "written by another run: "+strings.Join(foreign, ", "))
-	}
-	if len(problems) == 0 && d != digest {
-		problems = append(problems, fmt.Sprintf("its %d parts are this run's but not the ones the journal recorded (changed, or copied from another point of the run)", keep))
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s (the journal records %d parts): %s", ErrParts, dir, keep, strings.Join(problems, "; "))
+	if what := fingerprint.LogitsParts(dir, keep, missing, foreign, d, digest); what != "" {
+		return fmt.Errorf("%w: %s", ErrParts, what)
 	}
 	return nil
 }

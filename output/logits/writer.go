@@ -22,14 +22,14 @@ var createFile = func(name string) (file, error) {
 
 // rowWriter writes Rows in the file's layout.
 type rowWriter interface {
-	write(rows []Row) error
+	write(rows []record.LogitsRow) error
 	Close() error
 	Schema() *parquet.Schema
 }
 
-// Create starts a logits file that will appear at path when Close succeeds.
+// create starts a logits file that will appear at path when Close succeeds.
 // A stale path+".tmp" from an earlier crashed run is overwritten.
-func Create(path string, opt Options) (*Writer, error) {
+func create(path string, opt Options) (*Writer, error) {
 	f, err := partfolder.Create(path, createFile)
 	if err != nil {
 		return nil, fmt.Errorf("logits: create %s: %w", path+partfolder.TempSuffix, err)
@@ -70,7 +70,7 @@ type staticWriter[ID string | int64] struct {
 	buf []stored[ID]
 }
 
-func (w *staticWriter[ID]) write(rows []Row) error {
+func (w *staticWriter[ID]) write(rows []record.LogitsRow) error {
 	w.buf = w.buf[:0]
 	for i := range rows {
 		id, err := w.id(rows[i].ID)
@@ -90,12 +90,12 @@ func (w *staticWriter[ID]) Schema() *parquet.Schema { return w.pw.Schema() }
 // Write appends rows. The values are copied, so the caller may reuse the
 // slices once Write returns. Rows are validated first, so a bad row leaves
 // nothing of its batch written.
-func (w *Writer) Write(rows []Row) error {
+func (w *Writer) Write(rows []record.LogitsRow) error {
 	if w.closed {
 		return ErrClosed
 	}
 	for i := range rows {
-		if err := rows[i].check(); err != nil {
+		if err := check(&rows[i]); err != nil {
 			return fmt.Errorf("logits: %s: %w", w.part.Temp(), err)
 		}
 	}
@@ -134,7 +134,8 @@ func (w *Writer) Abort() error {
 // Schema is the Parquet schema the file is written with.
 func (w *Writer) Schema() *parquet.Schema { return w.pw.Schema() }
 
-func (r *Row) check() error {
+// check refuses a row whose per-token columns differ in length.
+func check(r *record.LogitsRow) error {
 	n := len(r.InputIDs)
 	if len(r.SequenceIDs) != n || len(r.WordIDs) != n || len(r.OffsetStart) != n ||
 		len(r.OffsetEnd) != n || len(r.StartLogits) != n || len(r.EndLogits) != n {

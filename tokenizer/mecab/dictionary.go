@@ -148,7 +148,7 @@ func FindDictionary(k Known, override string) (Location, error) {
 	}
 	sys, hasSys := systemDictionary(k)
 	if hasSys && len(k.Prints) > 0 {
-		if f, err := ReadFingerprint(sys); err == nil && slices.Contains(k.Prints, f) {
+		if f, err := readFingerprint(sys); err == nil && slices.Contains(k.Prints, f) {
 			return Location{Dir: sys, How: "system dictionary"}, nil
 		}
 	}
@@ -216,10 +216,10 @@ const sysDicMagic = 0xef718f77
 // sysDicVersion is the only version of the format MeCab 0.99x reads.
 const sysDicVersion = 102
 
-// ReadFingerprint reads the fingerprint of the system dictionary in dir
+// readFingerprint reads the fingerprint of the system dictionary in dir
 // off the header of its sys.dic, without loading it: the numbers
 // mecab_dictionary_info reports once MeCab has (Tagger.Print).
-func ReadFingerprint(dir string) (Fingerprint, error) {
+func readFingerprint(dir string) (Fingerprint, error) {
 	f, err := os.Open(filepath.Join(dir, "sys.dic"))
 	if err != nil {
 		return Fingerprint{}, fmt.Errorf("read the dictionary header: %w", err)
@@ -327,7 +327,7 @@ func systemRoots() []string {
 			roots = append(roots, strings.TrimSpace(string(out)))
 		}
 	}
-	for _, rc := range RCFiles() {
+	for _, rc := range rcFiles() {
 		if d := rcDicdir(rc); d != "" {
 			roots = append(roots, filepath.Dir(d))
 		}
@@ -340,9 +340,9 @@ func systemRoots() []string {
 	return roots
 }
 
-// RCFiles are the mecabrc files MeCab itself would read, in its order
+// rcFiles are the mecabrc files MeCab itself would read, in its order
 // ($MECABRC, ~/.mecabrc, then the usual system ones), those that exist.
-func RCFiles() []string {
+func rcFiles() []string {
 	var c []string
 	if p := os.Getenv("MECABRC"); p != "" {
 		c = append(c, p)

@@ -145,7 +145,7 @@ func TestFindDictionaryMissing(t *testing.T) {
 func TestReadFingerprintRefusesOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeDictionary(t, dir, Fingerprint{1, 2, 3, "UTF-8"})
-	f, err := ReadFingerprint(dir)
+	f, err := readFingerprint(dir)
 	if err != nil || f != (Fingerprint{1, 2, 3, "UTF-8"}) {
 		t.Fatalf("ReadFingerprint = %v, %v; want 1 entries, 2x3, UTF-8", f, err)
 	}
@@ -155,13 +155,13 @@ func TestReadFingerprintRefusesOtherFiles(t *testing.T) {
 	if err := os.WriteFile(sys, append(b, 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := ReadFingerprint(dir); err == nil {
+	if f, err := readFingerprint(dir); err == nil {
 		t.Errorf("ReadFingerprint of a file of the wrong size = %v, want an error", f)
 	}
 	if err := os.WriteFile(sys, []byte("short"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := ReadFingerprint(dir); err == nil {
+	if f, err := readFingerprint(dir); err == nil {
 		t.Errorf("ReadFingerprint of a 5-byte file = %v, want an error", f)
 	}
 }
@@ -183,7 +183,7 @@ func TestReadFingerprintMatchesMecab(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := ReadFingerprint(dir)
+			f, err := readFingerprint(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,4 +35,4 @@ func timeLoad(dir string, reps int) error {
 }
 
 // cpuName is this CPU and its instruction set, for the tables' header.
-func cpuName() string { return isa.Model() + ", " + isa.Detect().String() }
+func cpuName() string { return isa.CPUName() + ", " + isa.Detect().String() }

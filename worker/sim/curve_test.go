@@ -62,7 +62,7 @@ func TestCurveDriftsAfterBatches(t *testing.T) {
 }
 
 func TestParseSpecCurve(t *testing.T) {
-	opts, err := ParseSpec("sim:2:overhead=2ms:row-cost=150us:cliff=2048:cliff-factor=3:drift-after=40:drift-speed=0.5:drift-cliff=512:virtual")
+	opts, err := parseSpec("sim:2:overhead=2ms:row-cost=150us:cliff=2048:cliff-factor=3:drift-after=40:drift-speed=0.5:drift-cliff=512:virtual")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestParseSpecCurve(t *testing.T) {
 		t.Fatalf("DeviceTime %v, want at least an hour of simulated work", r.DeviceTime())
 	}
 	for _, bad := range []string{"sim:overhead=-1ms", "sim:cliff=0", "sim:cliff-factor=x", "sim:drift-after=1.5", "sim:virtual=1", "sim:row-cost=fast"} {
-		if _, err := ParseSpec(bad); !errors.Is(err, ErrSpec) {
+		if _, err := parseSpec(bad); !errors.Is(err, ErrSpec) {
 			t.Errorf("ParseSpec(%q): err %v, want ErrSpec", bad, err)
 		}
 	}

@@ -6,25 +6,25 @@ import "qa-shard/qa"
 // a decoder that let padding leak into span selection would pick it.
 const PadLogit = 50
 
-// StartLogit is the start logit of token id at position pos of its window,
+// startLogit is the start logit of token id at position pos of its window,
 // in [-5, 5). It depends on the position within the window, not on the
 // row or the batch's padded length, so a window has the same logits alone
 // or inside any batch, as a real model does; and on the id, so a shifted
 // or mixed-up row changes the answer.
-func StartLogit(id int64, pos int) float32 { return logit(id, pos, 0x9e3779b97f4a7c15) }
+func startLogit(id int64, pos int) float32 { return logit(id, pos, 0x9e3779b97f4a7c15) }
 
-// EndLogit is the end logit of token id at position pos, like StartLogit
+// endLogit is the end logit of token id at position pos, like StartLogit
 // with another hash.
-func EndLogit(id int64, pos int) float32 { return logit(id, pos, 0xc2b2ae3d27d4eb4f) }
+func endLogit(id int64, pos int) float32 { return logit(id, pos, 0xc2b2ae3d27d4eb4f) }
 
 func logit(id int64, pos int, salt uint64) float32 {
 	h := mix(uint64(id)*salt ^ uint64(pos)<<32 ^ salt)
 	return float32(h%1000)/100 - 5
 }
 
-// Logits computes the batch's logits: StartLogit/EndLogit for attended
+// logits computes the batch's logits: StartLogit/EndLogit for attended
 // positions, PadLogit for padding.
-func Logits(b qa.Batch) qa.Logits {
+func logits(b qa.Batch) qa.Logits {
 	n := b.Rows * b.Len
 	out := qa.Logits{Start: make([]float32, n), End: make([]float32, n)}
 	for i := range n {
@@ -33,7 +33,7 @@ func Logits(b qa.Batch) qa.Logits {
 			continue
 		}
 		pos := i % b.Len
-		out.Start[i], out.End[i] = StartLogit(b.InputIDs[i], pos), EndLogit(b.InputIDs[i], pos)
+		out.Start[i], out.End[i] = startLogit(b.InputIDs[i], pos), endLogit(b.InputIDs[i], pos)
 	}
 	return out
 }

@@ -8,15 +8,15 @@ import (
 func TestLogitsBatchInvariant(t *testing.T) {
 	// A window has the same logits alone and padded in a batch, at any row.
 	w := []int64{101, 2001, 2002, 102, 3001, 3002, 3003, 102}
-	alone := Logits(batchOf(w))
+	alone := logits(batchOf(w))
 	in := batchOf([]int64{101, 5, 102}, make10(4000), w, make10(5000), make10(6000))
-	got := Logits(in)
+	got := logits(in)
 	row := 2 * in.Len
 	for j := range w {
 		if got.Start[row+j] != alone.Start[j] || got.End[row+j] != alone.End[j] {
 			t.Fatalf("position %d: batched (%v, %v) vs alone (%v, %v)", j, got.Start[row+j], got.End[row+j], alone.Start[j], alone.End[j])
 		}
-		if got.Start[row+j] != StartLogit(w[j], j) || got.End[row+j] != EndLogit(w[j], j) {
+		if got.Start[row+j] != startLogit(w[j], j) || got.End[row+j] != endLogit(w[j], j) {
 			t.Fatalf("position %d: logits differ from StartLogit/EndLogit", j)
 		}
 	}
@@ -31,23 +31,23 @@ func TestLogitsBatchInvariant(t *testing.T) {
 func TestLogitsDependOnIDAndPosition(t *testing.T) {
 	diffID, diffPos, diffStartEnd := 0, 0, 0
 	for id := int64(1000); id < 1200; id++ {
-		s := StartLogit(id, 5)
+		s := startLogit(id, 5)
 		if s < -5 || s >= 5 {
 			t.Fatalf("StartLogit(%d, 5) = %v outside [-5, 5)", id, s)
 		}
-		if e := EndLogit(id, 5); e < -5 || e >= 5 {
+		if e := endLogit(id, 5); e < -5 || e >= 5 {
 			t.Fatalf("EndLogit(%d, 5) = %v outside [-5, 5)", id, e)
 		}
-		if s != StartLogit(id+1, 5) {
+		if s != startLogit(id+1, 5) {
 			diffID++
 		}
-		if s != StartLogit(id, 6) {
+		if s != startLogit(id, 6) {
 			diffPos++
 		}
-		if s != EndLogit(id, 5) {
+		if s != endLogit(id, 5) {
 			diffStartEnd++
 		}
-		if s != StartLogit(id, 5) {
+		if s != startLogit(id, 5) {
 			t.Fatal("StartLogit is not deterministic")
 		}
 	}
@@ -65,7 +65,7 @@ func TestRunReturnsLogits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Logits(b)
+	want := logits(b)
 	if len(got.Start) != b.Tokens() || len(got.End) != b.Tokens() {
 		t.Fatalf("%d/%d logits for %d positions", len(got.Start), len(got.End), b.Tokens())
 	}

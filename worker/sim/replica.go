@@ -196,7 +196,7 @@ func (r *Replica) run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 	if err := r.opt.Sleep(ctx, d); err != nil {
 		return qa.Logits{}, fmt.Errorf("replica %s: batch %dx%d: %w", r.opt.Name, b.Rows, b.Len, err)
 	}
-	out := Logits(b)
+	out := logits(b)
 	r.mu.Lock()
 	r.succeeded++
 	r.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"qa-shard/gpu"
 	"qa-shard/internal/errkind"
 )
 
@@ -18,16 +19,10 @@ var ErrSpec = errkind.NewUser("simulated devices")
 // maxReplicas matches the bound gpu.Select puts on cpu:N.
 const maxReplicas = 256
 
-// IsSpec tells whether a --devices value asks for simulated replicas.
-func IsSpec(devices string) bool {
-	s := strings.TrimSpace(devices)
-	return s == "sim" || strings.HasPrefix(s, "sim:")
-}
-
 // FromSpec builds the replicas a spec describes (grammar in the package
 // comment), named sim:0, sim:1, ...
 func FromSpec(spec string) ([]*Replica, error) {
-	opts, err := ParseSpec(spec)
+	opts, err := parseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -61,10 +56,10 @@ type parsed struct {
 // faultKeys are the keys taking value[@i] lists, with their least value.
 var faultKeys = map[string]int64{"oom-above": 1, "fatal-after": 0, "hang-after": 0, "fail-token": 1}
 
-// ParseSpec returns the options of every replica a spec describes.
-func ParseSpec(spec string) ([]Options, error) {
+// parseSpec returns the options of every replica a spec describes.
+func parseSpec(spec string) ([]Options, error) {
 	s := strings.TrimSpace(spec)
-	if !IsSpec(s) {
+	if !gpu.Simulated(s) {
 		return nil, fmt.Errorf("%w: %q does not start with \"sim\"", ErrSpec, spec)
 	}
 	p := parsed{rate: DefaultRate, seed: 1, faults: map[string][]entry{}}

@@ -34,7 +34,7 @@ func (WordTokenizer) Encode(text string) qa.Tokens {
 		if begin < 0 {
 			return
 		}
-		t.IDs = append(t.IDs, WordID(text[begin:end]))
+		t.IDs = append(t.IDs, wordID(text[begin:end]))
 		t.Offsets = append(t.Offsets, qa.Span{Start: start, End: pos})
 		t.Words = append(t.Words, int32(len(t.Words)))
 		begin = -1
@@ -51,8 +51,8 @@ func (WordTokenizer) Encode(text string) qa.Tokens {
 	return t
 }
 
-// WordID is the id WordTokenizer gives a word.
-func WordID(w string) int32 {
+// wordID is the id WordTokenizer gives a word.
+func wordID(w string) int32 {
 	if n, err := strconv.Atoi(strings.TrimPrefix(w, "#")); err == nil && strings.HasPrefix(w, "#") && n >= 1 && n < wordBase {
 		return int32(n)
 	}

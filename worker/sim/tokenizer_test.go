@@ -27,7 +27,7 @@ func TestWordTokenizer(t *testing.T) {
 			t.Errorf("word %d: id %d outside the hashed range", i, id)
 		}
 	}
-	if got.IDs[0] == got.IDs[1] || WordID("café") != got.IDs[0] {
+	if got.IDs[0] == got.IDs[1] || wordID("café") != got.IDs[0] {
 		t.Fatalf("ids %v are not a function of the word", got.IDs)
 	}
 	if n := (WordTokenizer{}).Encode(" \n "); n.Len() != 0 {

@@ -25,10 +25,10 @@ func how(pkg string) string {
 	return fmt.Sprintf("install Debian's %s (`make deps` as root installs every system package the tests use)", pkg)
 }
 
-// Check is nil when libmecab loads and every dictionary named (by its
+// check is nil when libmecab loads and every dictionary named (by its
 // system folder name: "ipadic-utf8", "unidic") is installed; else an
 // error testenv.Need skips on.
-func Check(dictionaries ...string) error {
+func check(dictionaries ...string) error {
 	if _, err := mecab.Load(""); err != nil {
 		return testenv.Absent("libmecab (MeCab's C library)", how(Packages["libmecab"]), nil)
 	}
@@ -47,5 +47,5 @@ func Check(dictionaries ...string) error {
 // Require stops t (skip, or fail under CI=true) unless Check passes.
 func Require(t testing.TB, dictionaries ...string) {
 	t.Helper()
-	testenv.Need(t, Check(dictionaries...))
+	testenv.Need(t, check(dictionaries...))
 }

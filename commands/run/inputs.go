@@ -1,0 +1,38 @@
+package run
+
+import (
+	"os"
+
+	"go.uber.org/zap"
+
+	"qa-shard/input"
+	"qa-shard/internal/record"
+	"qa-shard/shard"
+)
+
+// inputs is what a run reads: its share of the input files, and how
+// records are read.
+type inputs struct {
+	plan   *input.Plan
+	record record.Options
+}
+
+// openInputs finds this process's rank (ranks) and its share of the input
+// files (giving a rank its own output files in out) and the run's schema.
+func openInputs(o inputOptions, ranks rankOptions, out *outputOptions, questions []string, log *zap.Logger) (*inputs, error) {
+	r, err := shard.Detect(ranks.Rank, ranks.WorldSize, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	rec := record.Options{MaxLineBytes: o.MaxLineBytes, Questions: questions, Fields: o.Fields}
+	plan, rec, err := input.Prepare(o.Inputs, r, rec, o.IDType, out.Output, out.Logits)
+	if err != nil {
+		return nil, err
+	}
+	if r.World > 1 {
+		out.Output, out.Logits = shard.Path(out.Output, r), shard.Path(out.Logits, r)
+		log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
+			zap.Int64("input_from_byte", plan.Block.From), zap.Int64("input_to_byte", plan.Block.To), zap.Int("parts", len(plan.Parts)), zap.String("output", out.Output))
+	}
+	return &inputs{plan: plan, record: rec}, nil
+}

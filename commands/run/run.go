@@ -1,0 +1,312 @@
+// Package run is `qa-shard run`, the default subcommand: its options
+// (grouped by what uses them: options.go), flags, checks and help, the
+// steps that open and run a job, and how the run ends (outcome.go).
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"qa-shard/fleet"
+	"qa-shard/input"
+	"qa-shard/internal/filelock"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/isa"
+	"qa-shard/internal/logs"
+	"qa-shard/internal/signals"
+	"qa-shard/metrics"
+	"qa-shard/output"
+	"qa-shard/qamodel"
+	"qa-shard/quantize"
+	"qa-shard/scheduler"
+	"qa-shard/shard"
+	"qa-shard/tokenizer/modeldir"
+	"qa-shard/tune"
+	"qa-shard/worker"
+)
+
+// Command is `qa-shard run`, the default subcommand, with what main
+// gives it.
+type Command struct {
+	// Build is this build's version, for the run's metrics.
+	Build string
+	// ExitCodes is main's table of exit codes, a line a code, for --help.
+	ExitCodes string
+	// Simulate builds the replicas of a "sim:..." --devices spec, for tests
+	// (nil: such a spec is refused).
+	Simulate fleet.Simulator
+}
+
+// Run answers the questions of a corpus.
+func (c Command) Run(args []string) error {
+	o, err := parse(args, Help(c.ExitCodes))
+	if err != nil {
+		return err
+	}
+	log, err := logs.New(o.LogFormat, o.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer log.Sync()
+	h, release := signals.Handle(o.DrainTimeout, log)
+	defer release()
+	return c.runJob(h, o, log)
+}
+
+// runJob runs one job as a list of steps, each a function below: check
+// the options, open the inputs, claim the outputs, open the model, start
+// the fleet, fingerprint the run, start the tuner, open the outputs, open
+// the source, start the metrics, run the scheduler; finish ends it (what
+// is saved, what the outcome means: outcome.go).
+func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
+	ctx := h.Context
+	questions, err := checkOptions(o, log)
+	if err != nil {
+		return err
+	}
+	in, err := openInputs(o.inputOptions, o.rankOptions, &o.outputOptions, questions, log)
+	if err != nil {
+		return err
+	}
+	locks, err := claimOutputs(o.outputOptions)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
+	m, err := openModel(o.modelOptions, o.Settings.MaxSeqLen, o.LogFormat, log)
+	if err != nil {
+		return err
+	}
+	fl, err := startFleet(ctx, o, c.Simulate, m, in.plan.Rank.World, log)
+	if err != nil {
+		return err
+	}
+	defer fl.Close()
+	fp, err := fingerprintRun(o, in, questions)
+	if err != nil {
+		return err
+	}
+	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
+	if err = stoppedEarly(ctx, err); err != nil {
+		return err
+	}
+	out, err := openOutputs(o.outputOptions, o.Fields.Keep, o.Settings.TopK, in, fp)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	end := ending(o, fl, log)
+	if out.Complete {
+		if err := in.plan.CheckComplete(o.Output, *out.Input); err != nil {
+			return err
+		}
+		log.Info(o.Output+" is already complete; nothing to resume", zap.String("output", o.Output), zap.Int64("documents", out.Skip))
+		return judge(end, log, scheduler.Summary{}.Whole(out.Counts()))
+	}
+	countCtx, stopCount := context.WithCancel(ctx)
+	defer stopCount() // before src.Close: defers run last in, first out
+	src, err := openSource(countCtx, in, out)
+	if err != nil {
+		return errors.Join(err, out.Discard()) // refused before its first document: nothing is left behind
+	}
+	defer src.Close()
+	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
+	logStart(log, o, m, fl, in, src, out, len(questions))
+	stopMetrics, err := startMetrics(ctx, o, c.Build, in.plan.Rank, fl, out.Journal(), &cfg, log)
+	if err != nil {
+		return errors.Join(err, out.Discard())
+	}
+	defer stopMetrics()
+	sum, runErr := runScheduler(ctx, h.Drain, cfg, src, m, fl, out)
+	fl.SaveTuning(log)
+	total := cfg.Total
+	if n, est := src.Docs(); n > 0 && !est {
+		total = n
+	}
+	return finish(end, out, log, sum, cause(ctx, h, sum, runErr), total)
+}
+
+// ending is what finish needs of the run to end it.
+func ending(o *options, fl *fleet.Fleet, log *zap.Logger) runEnd {
+	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o.LogFormat, o.outputOptions, s, fl) }}
+}
+
+// checkOptions refuses settings no run can use, logs the warnings, and
+// returns every question.
+func checkOptions(o *options, log *zap.Logger) ([]string, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	for _, w := range o.deviceOptions.Warnings() {
+		log.Warn(w)
+	}
+	return o.inputOptions.AllQuestions()
+}
+
+// claimOutputs, before anything expensive: the outputs must be writable,
+// this run their only writer, and not existing, foreign or mismatched
+// (refused now, not after the model has loaded).
+func claimOutputs(o outputOptions) (filelock.Set, error) {
+	locks, err := claim(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
+		locks.Release()
+		return nil, err
+	}
+	return locks, nil
+}
+
+// openModel loads ONNX Runtime and reads the model folder and its
+// tokenizer (for windows of maxSeqLen tokens), refusing a folder whose
+// parts do not fit together; logFormat json quiets the runtime's own log.
+func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
+	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
+		return nil, err
+	}
+	if logs.Resolve(logFormat) == "json" { // ONNX Runtime's own logger writes plain text
+		if err := worker.QuietNativeLog(); err != nil {
+			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
+		}
+	}
+	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), maxSeqLen, log)
+}
+
+// startFleet opens a replica per device session; ranks is the job's world
+// size (CPU ranks on one node share its cores).
+func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
+	fo := fleetOptions(o.deviceOptions, o.pipelineOptions, o.Settings.MaxSeqLen, log)
+	fo.Simulate = simulate
+	fo.Ranks = ranks
+	if m.Graph.QuantizedActivations {
+		// One unpadded window per batch: the layout is measured, not the budget.
+		fo.Precision, fo.SingleWindow = "int8", true
+	}
+	fl, err := fleet.Start(ctx, fo, m.Graph)
+	if err = stoppedEarly(ctx, err); err != nil {
+		return nil, err
+	}
+	return fl, nil
+}
+
+// fingerprintRun is what the answers depend on, so --resume refuses another
+// run's outputs. A run to standard output keeps no journal: none.
+func fingerprintRun(o *options, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
+	if o.Output == "-" {
+		return fingerprint.Fingerprint{}, nil
+	}
+	files, stdin := in.plan.Identity()
+	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: o.Model,
+		Settings: o.AnswerSettings(in.record.Schema).Keyed(), Questions: questions}
+	if r.Split {
+		r.Block = &in.plan.Block
+	}
+	return fingerprint.Of(r)
+}
+
+// openOutputs opens the answers (and logits) where a resumed run ends, or
+// new ones, with the kept fields and top-k answers of every record.
+func openOutputs(o outputOptions, keep []string, topK int, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
+	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
+		Keep: keep, Schema: in.record.Schema, TopK: topK})
+}
+
+// openSource opens the input where the outputs end and starts counting
+// its documents until countCtx ends (the total appears on the bar when
+// counted; the first batch does not wait).
+func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*input.Reader, error) {
+	src, err := in.plan.Open(in.record, out.Input, out.Skip)
+	if err != nil {
+		return nil, err
+	}
+	out.SetInput(src.At)
+	go src.CountDocs(countCtx)
+	return src, nil
+}
+
+// schedulerConfig is the run's options as the scheduler takes them.
+func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
+	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
+	return scheduler.Config{
+		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
+		Batching: scheduler.Batching{
+			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
+			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.Graph.QuantizedActivations,
+			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
+		},
+		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
+		Checkpoints: scheduler.Checkpoints{
+			Stop: stop, SkipBelow: out.Skip, Checkpoint: src.Guard(out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
+		},
+		Reporting: scheduler.Reporting{
+			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+			ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Status: fl.Status,
+		},
+	}
+}
+
+// logStart says what is about to run.
+func logStart(log *zap.Logger, o *options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
+	running, plans := fl.Starting()
+	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
+		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
+		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", m.Graph.TokenTypeIDs != ""),
+		zap.String("logits", m.Graph.LogitsTypeName()))
+	if m.Graph.QuantizedActivations {
+		log.Info("the model quantizes activations at run time (dynamic int8): every batch is one unpadded window, so answers do not depend on timing (--max-batch-tokens does not apply)")
+		quantize.WarnPrecise(log, m.Graph, isa.Detect())
+	}
+}
+
+// startMetrics serves or writes the run's metrics (--metrics-addr,
+// --metrics-textfile, a rank's own file) and observes the scheduler;
+// journal is the file whose time is the last checkpoint's. A refusal (a
+// port in use, a textfile folder that cannot be written) stops what it
+// started.
+func startMetrics(ctx context.Context, o *options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+	names := make([]string, len(fl.Replicas))
+	for i, r := range fl.Replicas {
+		names[i] = r.Name()
+	}
+	obs, stop, err := metrics.Start(ctx, metrics.Options{Addr: o.MetricsAddr, Textfile: shard.Path(o.MetricsTextfile, rank),
+		Interval: o.MetricsInterval, Output: o.Output, Rank: rank.Rank, GPU: fl.Samples, Log: log, Journal: journal, Replicas: names,
+		Info: metrics.Info{Version: build, Model: o.Model, ONNXRuntime: worker.Version(), Devices: fl.Devices()}})
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	cfg.Observer = obs
+	return stop, nil
+}
+
+// runScheduler answers every document of src on the fleet's replicas into
+// the outputs, then checks that the input was the same to its end.
+func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Config, src *input.Reader, m *qamodel.Model, fl *fleet.Fleet, out *output.Outputs) (scheduler.Summary, error) {
+	var lg scheduler.LogitsSink
+	if out.Logits != nil {
+		lg = out.Logits
+	}
+	source, answers, replicas := hooked(ctx, stop, out, src, out.Answers, fl.Replicas)
+	sum, err := scheduler.Run(ctx, cfg, source, m.Tok, replicas, answers, lg)
+	if err == nil {
+		err = src.Check() // the input was the same to its end
+	}
+	return sum, err
+}
+
+// claim checks that the outputs can be written and locks them for the
+// life of the run (see output.Claim), so a second run on the same files
+// stops here, before any model is loaded.
+func claim(o outputOptions) (filelock.Set, error) {
+	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)
+	}
+	return locks, err
+}

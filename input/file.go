@@ -1,0 +1,49 @@
+// Package input finds a run's input files (files, folders, globs, standard
+// input), reads them in one global order whatever their format (JSONL,
+// gzip or zstd compressed JSONL, Parquet), splits them among ranks by
+// bytes, and fingerprints what it reads while it streams, so a resumed run
+// verifies only what it relies on. It yields record.Documents; it knows
+// nothing of the model, the pipeline or the outputs.
+package input
+
+import (
+	"time"
+
+	"qa-shard/internal/errkind"
+	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/format"
+)
+
+// File is one input file of a run, in the run's order.
+type File struct {
+	// Path opens it ("-" is standard input).
+	Path string
+	// Name identifies it in positions, default ids, error records and the
+	// journal: its path under the --input that found it (see Find).
+	Name    string
+	Size    int64 // -1 for standard input
+	ModTime time.Time
+	// Format comes from the extension, corrected by the magic bytes
+	// (Sniff) before the file is split or read.
+	Format  format.Format
+	sniffed bool
+	id      fileID // who it is whatever path reached it (Find refuses a file twice)
+}
+
+// packed: gzip or zstd compressed text, whose documents are counted as
+// read (count.go).
+func (f File) packed() bool { return f.Format == format.Gzip || f.Format == format.Zstd }
+
+// Sentinels, found with errors.Is; main maps them to exit 2.
+var (
+	// ErrInput: an --input that cannot be used (missing, unreadable, a
+	// folder without inputs, a Parquet file without the context column).
+	ErrInput = errkind.NewUser("input")
+	// ErrCorrupt: compressed data that cannot be decompressed; the error
+	// names the file and the compressed byte offset.
+	ErrCorrupt = errkind.NewUser("corrupt input")
+	// ErrChanged: --resume found an input that changed since the journal
+	// was written (size, modification time or the content it verified);
+	// package fingerprint's checks of a resume decide it, so it is theirs.
+	ErrChanged = fingerprint.ErrChanged
+)
