@@ -83,13 +83,18 @@ def main():
 
     model = os.path.join(here, "spm", "spm-bpe.model")
     if not os.path.exists(model):
-        prefix = model[: -len(".model")]
+        # The trainer records model_prefix in the model: train inside the
+        # folder with a bare name, so no path of this machine is committed.
+        prefix = os.path.basename(model)[: -len(".model")]
+        cwd = os.getcwd()
+        os.chdir(os.path.dirname(model))
         spm.SentencePieceTrainer.train(
             sentence_iterator=iter(texts()), model_prefix=prefix, model_type="bpe", vocab_size=1200,
             character_coverage=1.0, num_threads=1, normalization_rule_name="identity", bos_id=-1, eos_id=-1, unk_id=0, pad_id=-1,
             control_symbols=["[PAD]", "[CLS]", "[SEP]", "[MASK]"], user_defined_symbols=[],
             minloglevel=2)
         os.remove(prefix + ".vocab")
+        os.chdir(cwd)
     sp = spm.SentencePieceProcessor(model_file=model)
     bpe = [[w, sp.encode(w)] for w in words() if not any(s in w for s in ["[PAD]", "[CLS]", "[SEP]", "[MASK]", "<unk>"])]
     write("bpe.golden.json", bpe)
