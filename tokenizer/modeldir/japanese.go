@@ -227,24 +227,34 @@ func openMecab(cfgFile string, c *slowConfig, o Options) (Mecab, *mecab.Tagger, 
 			return Mecab{}, nil, false, fmt.Errorf("%w: %s: mecab_kwargs.mecab_option: %w", ErrInput, cfgFile, err)
 		}
 	}
-	lib, err := mecab.Load(o.MecabLib)
-	if err != nil {
-		return Mecab{}, nil, false, fmt.Errorf("%w: %w; the model's tokenizer (BertJapaneseTokenizer with word_tokenizer_type mecab) needs MeCab: install libmecab2 (Debian and Ubuntu: apt-get install libmecab2; macOS: brew install mecab) or pass the library with --mecab-lib PATH or QA_SHARD_MECAB_LIB",
-			ErrInput, err)
-	}
-	m := Mecab{Library: lib.Path, Version: lib.Version()}
-	var args []string
+	// The dictionary is looked for whether the library loads or not, so
+	// that one message names everything missing.
 	var known mecab.Known
 	var loc mecab.Location
-	switch {
-	case named:
+	var dicErr error
+	if named {
 		var ok bool
 		if known, ok = mecab.KnownDictionary(dicName); !ok {
 			return Mecab{}, nil, false, fmt.Errorf("%w: %s: mecab_kwargs.mecab_dic %q is none of transformers' (ipadic, unidic_lite, unidic, or null with the dictionary in mecab_option)", ErrInput, cfgFile, dicName)
 		}
-		if loc, err = mecab.FindDictionary(known, o.MecabDicdir); err != nil {
-			return Mecab{}, nil, false, fmt.Errorf("%w: %w", ErrInput, err)
-		}
+		loc, dicErr = mecab.FindDictionary(known, o.MecabDicdir)
+	}
+	lib, libErr := mecab.Load(o.MecabLib)
+	if libErr != nil {
+		libErr = fmt.Errorf("%w; the model's tokenizer (BertJapaneseTokenizer with word_tokenizer_type mecab) needs MeCab: install libmecab2 (Debian and Ubuntu: apt-get install libmecab2; macOS: brew install mecab) or pass the library with --mecab-lib PATH or QA_SHARD_MECAB_LIB", libErr)
+	}
+	switch {
+	case dicErr != nil && libErr != nil:
+		return Mecab{}, nil, false, fmt.Errorf("%w: %w; and %w", ErrInput, dicErr, libErr)
+	case dicErr != nil:
+		return Mecab{}, nil, false, fmt.Errorf("%w: %w", ErrInput, dicErr)
+	case libErr != nil:
+		return Mecab{}, nil, false, fmt.Errorf("%w: %w", ErrInput, libErr)
+	}
+	m := Mecab{Library: lib.Path, Version: lib.Version()}
+	var args []string
+	switch {
+	case named:
 		args = mecab.Args(loc.Dir, option)
 		m.Dir, m.Found = loc.Dir, loc.How
 	case o.MecabDicdir != "":
