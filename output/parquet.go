@@ -35,7 +35,8 @@ type parts struct {
 	sums, run string
 }
 
-// The fixed columns' places in the row type, after the id and kept fields.
+// The fixed columns' places in the row type, after the id and kept
+// fields: their names are record.AnswerColumns, in this order.
 const (
 	colQuestion = iota
 	colQuestionID
@@ -52,6 +53,11 @@ const (
 	colError
 	colAnswers // only with top-k > 1
 )
+
+// columnTypes are the Go types of the fixed columns but the answers
+// list, by place.
+var columnTypes = [...]any{colQuestion: "", colQuestionID: "", colAnswer: "", colScore: 0.0, colStart: int64(0), colEnd: int64(0),
+	colSpanLogit: 0.0, colNullLogit: 0.0, colWindows: int64(0), colFile: "", colOffset: int64(0), colRow: int64(0), colError: ""}
 
 // candidate is one element of the answers list.
 type candidate struct {
@@ -85,21 +91,20 @@ func rowType(o Options) reflect.Type {
 	field := func(i int, t reflect.Type, name string) reflect.StructField {
 		return reflect.StructField{Name: "F" + strconv.Itoa(i), Type: t, Tag: reflect.StructTag("parquet:" + strconv.Quote(name+",optional"))}
 	}
-	fs := []reflect.StructField{field(0, ptr(record.GoType(o.Schema.ID)), "id")}
+	fs := []reflect.StructField{field(0, ptr(record.GoType(o.Schema.ID)), record.IDColumn)}
 	for i, name := range o.Keep {
 		fs = append(fs, field(len(fs), ptr(record.GoType(o.Schema.Keep[i])), name))
 	}
-	for _, c := range []struct {
-		t    reflect.Type
-		name string
-	}{{ptr(""), "question"}, {ptr(""), "question_id"}, {ptr(""), "answer"}, {ptr(0.0), "score"}, {ptr(int64(0)), "start"}, {ptr(int64(0)), "end"},
-		{ptr(0.0), "span_logit"}, {ptr(0.0), "null_logit"}, {ptr(int64(0)), "windows"}, {ptr(""), "file"}, {ptr(int64(0)), "offset"}, {ptr(int64(0)), "row"}, {ptr(""), "error"}} {
-		fs = append(fs, field(len(fs), c.t, c.name))
-	}
-	if o.TopK > 1 {
-		f := field(len(fs), reflect.TypeFor[[]candidate](), "answers")
-		f.Tag = `parquet:"answers,list"`
-		fs = append(fs, f)
+	for col, name := range record.AnswerColumns {
+		if col == colAnswers {
+			if o.TopK > 1 {
+				f := field(len(fs), reflect.TypeFor[[]candidate](), name)
+				f.Tag = reflect.StructTag("parquet:" + strconv.Quote(name+",list"))
+				fs = append(fs, f)
+			}
+			continue
+		}
+		fs = append(fs, field(len(fs), ptr(columnTypes[col]), name))
 	}
 	return reflect.StructOf(fs)
 }

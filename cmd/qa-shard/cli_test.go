@@ -89,7 +89,7 @@ func TestUsageErrors(t *testing.T) {
 		{"input folder without inputs", []string{"--model", model(t, "tiny"), "--input", t.TempDir(), "--question", "q"}, "holds no input files"},
 		{"glob matching nothing", []string{"--model", model(t, "tiny"), "--input", filepath.Join(t.TempDir(), "*.jsonl"), "--question", "q"}, "matches no file"},
 		{"bad id type", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--id-type", "uuid"}, "--id-type"},
-		{"kept field clashes", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--keep-fields", "url,score"}, `have a "score" of their own`},
+		{"kept field clashes", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--keep-fields", "url,score"}, `have a column "score" of their own`},
 		{"empty question", []string{"--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--question", " "}, "--question is empty"},
 		{"positional argument", []string{"--model", model(t, "tiny"), "answers.jsonl", "--input", in}, `unexpected argument "answers.jsonl"`},
 		{"resume to standard output", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--output", "-", "--resume"}, "--resume needs"},

@@ -19,7 +19,7 @@ func TestJSONLogs(t *testing.T) {
 	bad := writeLines(t, `{"id": "a", "context": "Ada founded the company."}`, `{"id": "b", "context": `, `{"id": "c", "context": "It moved."}`)
 	jsonConfig := filepath.Join(dir, "c.yaml")
 	must(t, os.WriteFile(jsonConfig, []byte("log-format: json\n"), 0o644))
-	run1 := []string{"--log-format", "json", "--model", model(t, "tiny"), "--question", "Who?", "--devices", "sim:2", "--progress-interval", "1ms"}
+	run1 := []string{"--log-format", "json", "--model", model(t, "tiny"), "--question", "Who?", "--devices", "sim:2", "--progress-interval", "1s"}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -78,10 +78,13 @@ func TestJSONLogs(t *testing.T) {
 func TestJSONLogsInterrupted(t *testing.T) {
 	in := writeCorpus(t, 300, 4)
 	out := filepath.Join(t.TempDir(), "answers.jsonl")
-	// SIGUSR1 comes when document 100 is read (a point of progress, so the
-	// run cannot end first however slow the machine).
-	c := startHooked(t, []string{envSignalAt + "=100:USR1"}, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
-		"--devices", "sim:1:rate=20000", "--max-inflight-mb", "1", "--checkpoint-interval", "20ms", "--progress-interval", "5ms")
+	// The run pauses at document 50 until a progress line is out (once a
+	// second, the least --progress-interval), and SIGUSR1 comes when
+	// document 100 is read (points of progress, so the run cannot end
+	// first however slow the machine).
+	c := startHooked(t, []string{envPauseAt + "=50", envSignalAt + "=100:USR1"}, "--model", model(t, "tiny"), "--input", in, "--question", "Who?", "--output", out,
+		"--devices", "sim:1:rate=20000", "--max-inflight-mb", "1", "--checkpoint-interval", "20ms", "--progress-interval", "1s")
+	c.waitFor(t, `"msg":"progress"`)
 	stderr := c.stderr
 	if code := c.exit(); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitInterrupted, stderr)

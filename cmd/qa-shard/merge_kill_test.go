@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -23,7 +22,7 @@ func startMerge(t *testing.T, killAt int, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"merge", "--log-format", "json"}, args...)...)
 	cmd.Env = append(os.Environ(), envAsMain+"=1", fmt.Sprintf("%s=%d", envMergeKillAt, killAt))
-	c := &child{Cmd: cmd, stderr: &bytes.Buffer{}}
+	c := &child{Cmd: cmd, stderr: &lockedBuffer{}}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,8 +22,40 @@ import (
 // child is a qa-shard process with test hooks (hooks_test.go) set by env.
 type child struct {
 	*exec.Cmd
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	stdin  io.WriteCloser // closing it releases a pause (envPauseAt)
+}
+
+// lockedBuffer is a child's standard error: written by the process's
+// copier while the test reads it (waitFor).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until the child's standard error holds s; after three
+// minutes without it (a hang, not a slow machine) the test fails.
+func (c *child) waitFor(t *testing.T, s string) {
+	t.Helper()
+	for end := time.Now().Add(3 * time.Minute); !strings.Contains(c.stderr.String(), s); {
+		if time.Now().After(end) {
+			c.Process.Kill()
+			t.Fatalf("the child did not print %q within three minutes:\n%s", s, c.stderr)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll of what the child printed, not a wait for time to pass
+	}
 }
 
 func startHooked(t *testing.T, env []string, args ...string) *child {
@@ -36,7 +70,7 @@ func startHookedPipe(t *testing.T, stdout bool, env []string, args ...string) (*
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"--ort-lib", ortLib, "--log-format", "json", "--progress-interval", "1h"}, args...)...)
 	cmd.Env = append(append(os.Environ(), envAsMain+"=1"), env...)
-	c := &child{Cmd: cmd, stderr: &bytes.Buffer{}}
+	c := &child{Cmd: cmd, stderr: &lockedBuffer{}}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

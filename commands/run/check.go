@@ -2,13 +2,16 @@ package run
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"qa-shard/gpu"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 	"qa-shard/metrics"
 	"qa-shard/scheduler"
 )
@@ -31,6 +34,12 @@ func (o *options) Check() error {
 			return fmt.Errorf("%w: --output %w", cli.ErrUsage, err)
 		}
 	}
+	if o.Resume && o.Overwrite {
+		return fmt.Errorf("%w: --resume and --overwrite ask for opposite things: --resume continues the run whose journal is beside --output, --overwrite deletes it and starts over; give one of them", cli.ErrUsage)
+	}
+	if o.Logits != "" && o.Output != "-" && samePath(o.Logits, o.Output) {
+		return fmt.Errorf("%w: --logits %s is the --output path: the logits are a folder of their own beside the answers (say %s)", cli.ErrUsage, o.Logits, suggestLogits(o.Output))
+	}
 	if o.Resume && o.Output == "-" {
 		return fmt.Errorf("%w: --resume needs --output FILE: a run to standard output keeps no journal and cannot be continued", cli.ErrUsage)
 	}
@@ -49,7 +58,11 @@ func (o *options) Check() error {
 	if o.IDType != "auto" && o.IDType != "string" && o.IDType != "integer" {
 		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", cli.ErrUsage, o.IDType)
 	}
+	o.Fields.Keep = trimNames(o.Fields.Keep)
 	if err := checkKeep(o.Fields.Keep); err != nil {
+		return err
+	}
+	if err := o.checkLimits(); err != nil {
 		return err
 	}
 	if _, err := scheduler.ParseErrorLimit(o.MaxErrors); err != nil {
@@ -67,15 +80,83 @@ func (o *options) Check() error {
 	return nil
 }
 
-// checkKeep refuses kept fields that would clash with a record's own keys.
+// checkLimits refuses counts and durations that cannot mean anything:
+// a negative thread count, a checkpoint never or always, a progress line
+// more often than a person reads one.
+func (o *options) checkLimits() error {
+	for _, d := range []struct {
+		flag     string
+		v, least time.Duration
+		why      string
+	}{
+		{"checkpoint-interval", o.CheckpointInterval, time.Millisecond, "how often written records are made durable"},
+		{"progress-interval", o.ProgressInterval, time.Second, "a progress line more often than once a second is unreadable"},
+		{"metrics-interval", o.MetricsInterval, time.Second, "how often --metrics-textfile is rewritten"},
+		{"gpu-sample-interval", o.GPUSampleInterval, time.Millisecond, "how often GPUs are sampled"},
+		{"drain-timeout", o.DrainTimeout, 0, "0 stops at once after SIGUSR1"},
+	} {
+		if d.v < d.least {
+			return fmt.Errorf("%w: --%s %v: give at least %v (%s)", cli.ErrUsage, d.flag, d.v, d.least, d.why)
+		}
+	}
+	if o.BatchTimeout < 0 {
+		return fmt.Errorf("%w: --batch-timeout %v: give a duration, or 0 for ten times the slowest batch seen", cli.ErrUsage, o.BatchTimeout)
+	}
+	for _, n := range []struct {
+		flag     string
+		v, least int
+		what     string
+	}{
+		{"threads", o.Threads, 0, "0 divides the cores among the sessions"},
+		{"replicas-per-device", o.ReplicasPerDevice, 0, "0 measures it"},
+		{"tokenize-workers", o.TokenizeWorkers, 1, "goroutines tokenizing documents"},
+	} {
+		if n.v < n.least {
+			return fmt.Errorf("%w: --%s %d: give %d or more (%s)", cli.ErrUsage, n.flag, n.v, n.least, n.what)
+		}
+	}
+	if !(o.GPUMemFraction >= 0 && o.GPUMemFraction <= 1) {
+		return fmt.Errorf("%w: --gpu-mem-fraction %v: give a fraction of each GPU's memory, above 0 and at most 1 (0: no limit)", cli.ErrUsage, o.GPUMemFraction)
+	}
+	return nil
+}
+
+// trimNames drops the spaces around comma-separated names ("url, lang"
+// keeps "lang").
+func trimNames(names []string) []string {
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}
+
+// samePath reports whether a and b name one file (after cleaning, made
+// absolute).
+func samePath(a, b string) bool {
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && pa == pb
+}
+
+// suggestLogits is a logits folder beside an answers path.
+func suggestLogits(output string) string {
+	base := strings.TrimSuffix(output, filepath.Ext(output))
+	if strings.HasSuffix(base, ".jsonl") {
+		base = strings.TrimSuffix(base, ".jsonl")
+	}
+	return base + ".logits"
+}
+
+// checkKeep refuses kept fields that would clash with a record's own
+// columns (record.Reserved: the answer, error and logits columns), empty
+// names and names given twice.
 func checkKeep(keep []string) error {
-	own := []string{"id", "question", "answer", "score", "start", "end", "windows", "answers", "file", "offset", "row", "error"}
 	for i, k := range keep {
 		switch {
 		case k == "":
 			return fmt.Errorf("%w: --keep-fields has an empty name", cli.ErrUsage)
-		case slices.Contains(own, k):
-			return fmt.Errorf("%w: --keep-fields %s: the output records have a %q of their own (%s)", cli.ErrUsage, k, k, strings.Join(own, ", "))
+		case record.Reserved(k):
+			return fmt.Errorf("%w: --keep-fields %s: the output records have a column %q of their own (their columns: %s); a kept field cannot take its name", cli.ErrUsage, k, k, strings.Join(record.ReservedColumns(), ", "))
 		case slices.Contains(keep[:i], k):
 			return fmt.Errorf("%w: --keep-fields names %s twice", cli.ErrUsage, k)
 		}

@@ -149,6 +149,11 @@ func TestSchema(t *testing.T) {
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("columns = %v, want %v", names, wantNames)
 	}
+	// record.LogitsColumns is what --keep-fields is checked against: it
+	// must be these columns, or a kept field could take one's name.
+	if !reflect.DeepEqual(names, record.LogitsColumns) {
+		t.Errorf("columns = %v, but record.LogitsColumns = %v", names, record.LogitsColumns)
+	}
 	// pyarrow and pandas only turn a column into arrays when it is the
 	// standard three-level LIST: group (LIST) { repeated group list { element } }.
 	s := pf.Schema().String()
