@@ -14,7 +14,7 @@ import (
 // (checkAsks). It reads no document: at most the
 // first record, a few bytes of each file it owns and the footers of its
 // Parquet files.
-func Prepare(args []string, r shard.Rank, rec record.Options, idType string, outputs ...string) (*Plan, record.Options, error) {
+func Prepare(args []string, r shard.Rank, rec record.Options, idType string, outputs ...Output) (*Plan, record.Options, error) {
 	files, err := Find(args)
 	if err != nil {
 		return nil, rec, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,8 +58,11 @@ func TestCheckFresh(t *testing.T) {
 					t.Errorf("message %q does not name %s", msg, p)
 				}
 			}
-			if !strings.Contains(msg, "--resume") || !strings.Contains(msg, "--overwrite") {
-				t.Errorf("message %q does not say to add --resume or --overwrite", msg)
+			// --resume is offered only where a journal says a run wrote
+			// the output; --overwrite always.
+			journaled := slices.Contains(tt.exist, "a.jsonl.journal")
+			if strings.Contains(msg, "add --resume") != journaled || !strings.Contains(msg, "--overwrite") {
+				t.Errorf("message %q: want --overwrite, and --resume only with a journal (%v)", msg, journaled)
 			}
 		})
 	}

@@ -166,6 +166,9 @@ func Open(o Options) (*Outputs, error) {
 // is refused, or with --overwrite its parts are removed.
 func freshLogits(o Options) error {
 	if o.Overwrite {
+		if err := notOurs("--logits", o.Logits); err != nil {
+			return err
+		}
 		return logits.RemoveParts(o.Logits)
 	}
 	return journal.CheckFresh(o.Logits)
@@ -173,6 +176,9 @@ func freshLogits(o Options) error {
 
 func fresh(o Options) (*Outputs, error) {
 	if o.Overwrite {
+		if err := errors.Join(notOursAnswers(o.Answers), notOurs("--logits", o.Logits)); err != nil {
+			return nil, err
+		}
 		if err := remove(o.Answers); err != nil {
 			return nil, fmt.Errorf("--overwrite: %w", err)
 		}

@@ -4,6 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+
+	"qa-shard/internal/format"
+	"qa-shard/internal/partfolder"
 
 	"qa-shard/journal"
 	"qa-shard/output/logits"
@@ -19,11 +24,11 @@ import (
 func Precheck(o Options) error {
 	switch {
 	case o.Answers == "-" && o.Overwrite:
-		return nil
+		return notOurs("--logits", o.Logits)
 	case o.Answers == "-":
 		return journal.CheckFresh(o.Logits)
 	case o.Overwrite:
-		return nil
+		return errors.Join(notOursAnswers(o.Answers), notOurs("--logits", o.Logits))
 	case !o.Resume:
 		return journal.CheckFresh(o.Answers, journal.Path(o.Answers), o.Logits)
 	}
@@ -52,4 +57,39 @@ func Precheck(o Options) error {
 		return fmt.Errorf("--logits: %w", err)
 	}
 	return nil
+}
+
+// notOurs refuses a folder that holds files qa-shard did not write
+// (partfolder.Foreign): --overwrite deletes only its own parts, and its
+// parts must not land among another tool's files (a Spark output, a model
+// folder). A path that is not a folder, or does not exist, is not refused
+// here.
+func notOurs(flag, dir string) error {
+	if dir == "" || dir == "-" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	foreign, err := partfolder.Foreign(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %s %s: %w", journal.ErrExists, flag, dir, err)
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	shown := foreign
+	if len(shown) > 3 {
+		shown = append(slices.Clone(shown[:3]), fmt.Sprintf("and %d more", len(foreign)-3))
+	}
+	return fmt.Errorf("%w: %s %s holds files qa-shard did not write (%s): --overwrite replaces only qa-shard's own parts, and never among other files; choose another %s, or move those files away",
+		journal.ErrExists, flag, dir, strings.Join(shown, ", "), flag)
+}
+
+// notOursAnswers is notOurs for the answers: a Parquet folder.
+func notOursAnswers(path string) error {
+	if format.Of(path) != format.Parquet {
+		return nil
+	}
+	return notOurs("--output", path)
 }

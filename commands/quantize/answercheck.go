@@ -130,7 +130,7 @@ func writeSample(o checkOptions, path string) (docs, skipped int, err error) {
 		questions = append(questions, qs...)
 	}
 	rec := record.Options{Questions: questions, Fields: o.Fields}
-	plan, rec, err := input.Prepare(o.Inputs, shard.Rank{World: 1}, rec, "", path)
+	plan, rec, err := input.Prepare(o.Inputs, shard.Rank{World: 1}, rec, "", input.Output{Flag: "the check's sample", Path: path})
 	if err != nil {
 		return 0, 0, fmt.Errorf("--check-input: %w", err)
 	}

@@ -25,7 +25,7 @@ func openInputs(o inputOptions, ranks rankOptions, out *outputOptions, questions
 		return nil, err
 	}
 	rec := record.Options{MaxLineBytes: o.MaxLineBytes, Questions: questions, Fields: o.Fields}
-	plan, rec, err := input.Prepare(o.Inputs, r, rec, o.IDType, out.Output, out.Logits)
+	plan, rec, err := input.Prepare(o.Inputs, r, rec, o.IDType, input.Output{Flag: "--output", Path: out.Output}, input.Output{Flag: "--logits", Path: out.Logits})
 	if err != nil {
 		return nil, err
 	}

@@ -27,10 +27,11 @@ func Name(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
 func Path(dir string, i int) string { return filepath.Join(dir, Name(i)) }
 
 // Index is the number of a sealed part's name; ok is false for any other
-// name, an unsealed part's included.
+// name, an unsealed part's included. Only the names Name writes count: a
+// Spark part-00000-<uuid>.snappy.parquet is not one of qa-shard's.
 func Index(name string) (i int, ok bool) {
-	n, _ := fmt.Sscanf(name, "part-%05d.parquet", &i)
-	return i, n == 1 && !strings.HasSuffix(name, TempSuffix)
+	n, err := fmt.Sscanf(name, "part-%05d.parquet", &i)
+	return i, err == nil && n == 1 && i >= 0 && name == Name(i)
 }
 
 // IsPart reports whether name is a part, sealed or not: what Remove
@@ -39,12 +40,40 @@ func IsPart(name string) bool {
 	if _, ok := Index(name); ok {
 		return true
 	}
-	return strings.HasPrefix(name, "part-") && (strings.HasSuffix(name, ".parquet") || strings.HasSuffix(name, TempSuffix))
+	_, ok := Index(strings.TrimSuffix(name, TempSuffix))
+	return ok && strings.HasSuffix(name, TempSuffix)
 }
 
-// List is the sealed parts of dir (names part-*.parquet), in order.
+// Foreign lists, sorted, the entries of dir that are not parts: files
+// qa-shard did not write there, which Remove leaves and a caller must not
+// mix its parts with. A folder that does not exist has none.
+func Foreign(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !IsPart(e.Name()) || !e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// List is the sealed parts of dir, in order.
 func List(dir string) ([]string, error) {
-	return filepath.Glob(filepath.Join(dir, "part-*.parquet")) // sorted: part-00000 first
+	all, err := filepath.Glob(filepath.Join(dir, "part-*.parquet")) // sorted: part-00000 first
+	parts := all[:0]
+	for _, p := range all {
+		if _, ok := Index(filepath.Base(p)); ok {
+			parts = append(parts, p)
+		}
+	}
+	return parts, err
 }
 
 // Open makes dir ready for part keep: it creates the folder if needed and

@@ -9,6 +9,8 @@ import (
 	"testing"
 )
 
+// TestNames: only the names qa-shard writes are parts; another tool's
+// part-* files (Spark's, Hadoop's checksums) are not.
 func TestNames(t *testing.T) {
 	if got := Name(3); got != "part-00003.parquet" {
 		t.Errorf("Name(3) = %q", got)
@@ -22,8 +24,11 @@ func TestNames(t *testing.T) {
 		{"part-00000.parquet", 0, true, true},
 		{"part-00042.parquet", 42, true, true},
 		{"part-00001.parquet.tmp", 0, false, true},
-		{"part-x.parquet", 0, false, true},
-		{"part-x.tmp", 0, false, true},
+		{"part-x.parquet", 0, false, false},
+		{"part-x.tmp", 0, false, false},
+		{"part-00000-8b4e-c000.snappy.parquet", 0, false, false}, // Spark's
+		{"part-00000.parquet.crc", 0, false, false},
+		{"part-7.parquet", 0, false, false},
 		{"_SUCCESS", 0, false, false},
 		{"answers.parquet", 0, false, false},
 		{"notes.txt", 0, false, false},
@@ -116,5 +121,26 @@ func TestSealOpenRemove(t *testing.T) {
 	}
 	if err := Remove(filepath.Join(dir, "missing")); err != nil {
 		t.Errorf("Remove of a missing folder: %v", err)
+	}
+}
+
+// TestForeign: Foreign names what is not a part, in a folder of parts
+// mixed with another tool's files, and nothing for a missing folder.
+func TestForeign(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"part-00000.parquet", "part-00001.parquet.tmp", "part-00000-8b4e-c000.snappy.parquet", "_SUCCESS"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "part-00002.parquet"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Foreign(dir)
+	if want := []string{"_SUCCESS", "part-00000-8b4e-c000.snappy.parquet", "part-00002.parquet"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Foreign = %v, %v; want %v", got, err, want)
+	}
+	if got, err := Foreign(filepath.Join(dir, "missing")); err != nil || got != nil {
+		t.Errorf("Foreign(missing) = %v, %v", got, err)
 	}
 }
