@@ -34,7 +34,8 @@ type File struct {
 // read (count.go).
 func (f File) packed() bool { return f.Format == format.Gzip || f.Format == format.Zstd }
 
-// Sentinels, found with errors.Is; main maps them to exit 2.
+// Sentinels, found with errors.Is; main maps them to exit codes by
+// their kind (2, and 75 for ErrGrew).
 var (
 	// ErrInput: an --input that cannot be used (missing, unreadable, a
 	// folder without inputs, a Parquet file without the context column).
@@ -46,4 +47,8 @@ var (
 	// was written (size, modification time or the content it verified);
 	// package fingerprint's checks of a resume decide it, so it is theirs.
 	ErrChanged = fingerprint.ErrChanged
+	// ErrGrew: an input file grew after the run had read it to its end
+	// (still being written): what was appended is not answered, so the
+	// run is not complete; --resume answers it.
+	ErrGrew = errkind.NewResumable("an input file grew after it was read")
 )

@@ -21,6 +21,7 @@ type lineReader struct {
 	packed  bool // compressed: a document's work is the compressed bytes
 	f       *File
 	toEnd   bool // the file is read to its end (not a rank part ending inside it)
+	endStat os.FileInfo
 }
 
 // openLines opens a JSONL part. at < 0 starts at the part's first line:
@@ -49,11 +50,35 @@ func (s *Reader) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	}
 	o := s.opt
 	o.File, o.Base, o.End, o.Tee = f.Name, base, end, s.hash
+	lr.f, lr.toEnd = f, end == 0
+	if lr.toEnd && !lr.packed && lr.h != nil {
+		o.More = lr.grew
+	}
 	lr.r = record.NewStream(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
-	lr.f, lr.toEnd = f, end == 0
 	return lr, nil
 }
+
+// grew reports whether the file has grown past what was read of it: a
+// file still being appended to is read on (record.Options.More). Each
+// time the end is reached the file is looked at; the last look is what
+// the part's end records (ended).
+func (lr *lineReader) grew() bool {
+	h, ok := lr.h.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	st, err := h.Stat()
+	if err != nil {
+		return false
+	}
+	lr.endStat = st
+	return st.Size() > lr.t.base+lr.t.raw.n
+}
+
+// ended is the file as it was when its end was read (nil when unknown: a
+// compressed file, standard input, a rank's part).
+func (lr *lineReader) ended() os.FileInfo { return lr.endStat }
 
 // position opens the text where reading starts and returns its offset.
 func (lr *lineReader) position(f *File, part Part, src io.Reader, at int64, resumeFrom []int64) (int64, error) {

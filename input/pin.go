@@ -25,6 +25,18 @@ import (
 type pins struct {
 	mu    sync.Mutex
 	files map[int]os.FileInfo
+	ends  map[int]int64 // files read to their end: the bytes read
+}
+
+// end notes that a file was read to its end, n bytes: a file that grows
+// after that holds documents the run will not answer (Check).
+func (p *pins) end(file int, n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ends == nil {
+		p.ends = map[int]int64{}
+	}
+	p.ends[file] = n
 }
 
 // note notes the identity of a file as it is opened, for Check.
@@ -45,12 +57,17 @@ func (p *pins) note(file int, h handle) {
 	p.files[file] = st
 }
 
-// opened is the files pinned so far, in the order of their index.
-func (p *pins) opened() ([]int, map[int]os.FileInfo) {
+// opened is the files pinned so far, in the order of their index, and
+// the bytes read of those read to their end.
+func (p *pins) opened() ([]int, map[int]os.FileInfo, map[int]int64) {
 	p.mu.Lock()
 	pinned := make(map[int]os.FileInfo, len(p.files))
 	for k, v := range p.files {
 		pinned[k] = v
+	}
+	ends := make(map[int]int64, len(p.ends))
+	for k, v := range p.ends {
+		ends[k] = v
 	}
 	p.mu.Unlock()
 	files := make([]int, 0, len(pinned))
@@ -58,7 +75,7 @@ func (p *pins) opened() ([]int, map[int]os.FileInfo) {
 		files = append(files, k)
 	}
 	slices.Sort(files)
-	return files, pinned
+	return files, pinned, ends
 }
 
 // Check reports ErrChanged, naming the file and what changed, when an
@@ -73,7 +90,7 @@ func (p *pins) opened() ([]int, map[int]os.FileInfo) {
 // reads.
 func (s *Reader) Check() error {
 	last := s.marks.last() // before the pins: its file was pinned before it was read
-	files, pinned := s.pins.opened()
+	files, pinned, ends := s.pins.opened()
 	for _, i := range files {
 		f := &s.plan.Files[i]
 		var read *mark
@@ -83,6 +100,12 @@ func (s *Reader) Check() error {
 		if err := checkFile(f, pinned[i], read); err != nil {
 			return fmt.Errorf("%w: input file %s %w while the run read it; the documents after the last checkpoint are not kept. --resume checks the file against the journal: it continues if the text read before the checkpoint is unchanged (restored, or only appended to) and refuses otherwise (then start over with --overwrite)",
 				ErrChanged, f.Name, err)
+		}
+		if n, ok := ends[i]; ok {
+			if st, err := os.Stat(f.Path); err == nil && st.Size() > n {
+				return fmt.Errorf("%w: input file %s grew after the run had read it to its end (%d bytes read, now %d): the documents appended are not answered. The documents after the last checkpoint are not kept either (the last one read may have been a line still being written); rerun the same command with --resume once the file is complete to answer the rest",
+					ErrGrew, f.Name, n, st.Size())
+			}
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 
 	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
@@ -199,6 +200,13 @@ func (s *Reader) finishPart() {
 	}
 	s.partDone = 0
 	rec := s.record(part, s.from, s.cur.end(), s.cur.snapshot())
+	if e, ok := s.cur.(interface{ ended() os.FileInfo }); ok && e.ended() != nil {
+		// A file read on as it grew is recorded as it was at its end,
+		// which is what was answered (and what a resume compares).
+		st := e.ended()
+		rec.Size, rec.ModTime = st.Size(), st.ModTime().UnixNano()
+		s.pins.end(part.File, rec.To)
+	}
 	s.cur.close()
 	s.cur = nil
 	s.marks.finished(rec)

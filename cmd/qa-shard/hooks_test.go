@@ -52,7 +52,8 @@ const (
 	// envInputAt=K:ACTION:PATH: when document K is read, change the input
 	// file PATH under the run: overwrite (the same size, another text, in
 	// place), truncate (to half), replace (another file renamed over it)
-	// or append (more documents at its end).
+	// or append (more documents at its end), or finish (the rest of
+	// halfLine, whose first half ends the file).
 	envInputAt = "QA_SHARD_TEST_INPUT_AT"
 	// envOutputAt=K:ACTION:PATH: at the first record of document K,
 	// checkpoint the K documents before it, then change the answers file
@@ -336,9 +337,22 @@ func changeInput(action, path string) error {
 			}
 		}
 		return nil
+	case "finish":
+		// The rest of halfLine, whose first half ends the file.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteString(halfLine[len(halfLine)/2:] + "\n")
+		return err
 	}
 	return fmt.Errorf("unknown input change %q", action)
 }
+
+// halfLine is a record written in two halves: a test ends the input with
+// its first half, and envInputAt's finish appends the rest.
+const halfLine = `{"id":"written-late","context":"The company was founded by engineers in Lisbon."}`
 
 // appended is how many documents envInputAt's append adds.
 const appended = 5

@@ -3,7 +3,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +92,73 @@ func TestOutputChangedUnderRun(t *testing.T) {
 			code, stderr := runCLI(t, r.with("--resume")...)
 			if code != exitUsage {
 				t.Errorf("--resume after the answers were %s: exit %d, want %d (refused):\n%s", tc.action, code, exitUsage, stderr)
+			}
+		})
+	}
+}
+
+// TestInputGrowsAfterItsEnd: a JSONL input appended to after the run has
+// read it to its end (the append comes as the last document is handed
+// on), or whose last line was still being written when it was read (its
+// first half ended the file; the rest comes then), never ends in exit 0
+// with documents unanswered or a half line's error record: the run's end
+// check sees the file grew, exits 75 saying so and what --resume does,
+// and --resume answers the rest, giving the answers of an uninterrupted
+// run over the file as it ends up.
+func TestInputGrowsAfterItsEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name, action string
+		half         bool
+	}{
+		{"appended after the end", "append", false},
+		{"last line finished after it was read", "finish", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const docs = 400
+			r := newResumeRun(t, docs)
+			i := slices.Index(r.args, "--input") + 1
+			in := r.args[i]
+			last := docs - 1
+			if tc.half {
+				f, err := os.OpenFile(in, os.O_WRONLY|os.O_APPEND, 0)
+				must(t, err)
+				_, err = f.WriteString(halfLine[:len(halfLine)/2])
+				must(t, errors.Join(err, f.Close()))
+				last = docs // the half line is a document of its own when read
+			}
+			c := startHooked(t, []string{fmt.Sprintf("%s=%d:%s:%s", envInputAt, last, tc.action, in)}, r.with()...)
+			code := c.exit()
+			msg := c.stderr.String()
+			if code != exitInterrupted {
+				t.Fatalf("exit %d after the input grew past its end, want %d:\n%s", code, exitInterrupted, msg)
+			}
+			if !strings.Contains(msg, "input file docs.jsonl grew after the run had read it to its end") || !strings.Contains(msg, "--resume") {
+				t.Errorf("the message does not say the file grew and what --resume does:\n%s", msg)
+			}
+			if code, stderr := runCLI(t, r.with("--resume")...); code != exitOK {
+				t.Fatalf("--resume: exit %d:\n%s", code, stderr)
+			}
+			want := r.baseline() // the file as it ends up, read whole
+			got, err := os.ReadFile(r.output)
+			must(t, err)
+			if !bytes.Equal(got, want) {
+				t.Errorf("the resumed answers differ from an uninterrupted run over the grown file")
+			}
+			ids := map[any]bool{}
+			for _, rec := range readRecords(t, r.output) {
+				ids[rec["id"]] = true
+				if rec["error"] != nil {
+					t.Errorf("error record %v", rec)
+				}
+			}
+			late := []string{"written-late"}
+			if !tc.half {
+				late = []string{"appended-0", "appended-4"}
+			}
+			for _, id := range late {
+				if !ids[id] {
+					t.Errorf("document %s, written after the run read the end, is not answered", id)
+				}
 			}
 		})
 	}

@@ -46,7 +46,7 @@ var exitCodes = []struct {
 	{exitInternal, "internal failure (a bug, an I/O error, or an output changed from outside the run); what was written is saved, --resume continues or says why not"},
 	{exitUsage, "usage or configuration error (flags, config file, model folder or a model whose logits are NaN or infinite, ONNX Runtime library, input file, devices, existing or mismatched outputs, an output in use by another run or in a folder that cannot be written); for status, a rank missing, corrupt or mismatched"},
 	{exitRecords, "completed, with more error records (bad lines, unanswerable questions) than --max-errors tolerates (default 0); for quantize --check-input, the int8 copy (kept) answers below --check-min-f1"},
-	{exitInterrupted, "interrupted and resumable (a signal, every device failed, or the disk filled or failed: free space first): rerun with --resume; with --output - also when its reader closed it (rerun to start over)"},
+	{exitInterrupted, "interrupted and resumable (a signal, every device failed, the disk filled or failed: free space first, or an input file grew after it was read): rerun with --resume; with --output - also when its reader closed it (rerun to start over)"},
 }
 
 // build is this build's version, set at build time with

@@ -55,11 +55,12 @@ func finish(r runEnd, out *output.Outputs, log *zap.Logger, sum scheduler.Summar
 	switch {
 	case runErr == nil && !sum.Interrupted && !isStop(runErr):
 		saveErr = out.Finish(sum.Next)
-	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, pin.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
+	case !errors.Is(runErr, scheduler.ErrWrite) && !errors.Is(runErr, input.ErrChanged) && !errors.Is(runErr, input.ErrGrew) && !errors.Is(runErr, pin.ErrChanged) && !errors.Is(runErr, output.ErrReaderGone):
 		// Every document handed to the output is whole: keep them. After
 		// a failed write the last one may be partial, after an input
 		// file changed the documents since the last checkpoint may be of
-		// either text, and after an output changed from outside they are
+		// either text (after one grew, the last line read may have been
+		// half written), and after an output changed from outside they are
 		// not where they were written: the journal keeps its last
 		// checkpoint.
 		saveErr = out.Checkpoint(sum.Next)
@@ -99,7 +100,7 @@ func finish(r runEnd, out *output.Outputs, log *zap.Logger, sum scheduler.Summar
 		return errkind.Mark(errkind.Resumable, fmt.Errorf("%w; %s %s", stop, documents(saved, total), saves))
 	case runErr == nil && sum.Interrupted:
 		return errkind.Mark(errkind.Resumable, fmt.Errorf("interrupted; %s %s", documents(saved, total), saves))
-	case errors.Is(runErr, input.ErrChanged):
+	case errors.Is(runErr, input.ErrChanged), errors.Is(runErr, input.ErrGrew):
 		return fmt.Errorf("run stopped after %d saved documents: %w", saved, runErr)
 	case errors.Is(runErr, scheduler.ErrNonFiniteModel):
 		return fmt.Errorf("the model %s is refused: %w; no answer was written from it: fix or re-export the model (a float16 export that overflows, say), then rerun with --overwrite", r.Model, runErr)

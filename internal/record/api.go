@@ -42,6 +42,10 @@ type Options struct {
 	// End, when positive, ends the stream before the first line that
 	// starts at or after it: the rest belongs to another rank.
 	End int64
+	// More, when set, is asked at the end of the text whether it grew
+	// since (a file still being appended to): then reading goes on, and a
+	// last line without its newline waits for the rest of it.
+	More func() bool
 	// Tee, when set, hashes every byte the Stream consumes, in order,
 	// blank and dropped lines included (the input's fingerprint). A hash
 	// never fails, so nothing the Stream reads can be lost to it.

@@ -79,10 +79,14 @@ func (r *Stream) readLine() error {
 	}
 	keep := r.max + 2 // room for the "\r\n" trimmed below
 	got := false
+	grew := false // More said the text grew: the next read must find it
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		r.consume(chunk)
 		got = got || len(chunk) > 0
+		if len(chunk) > 0 {
+			grew = false
+		}
 		switch {
 		case r.tooLong:
 			r.hasText = r.hasText || !isBlank(chunk)
@@ -99,6 +103,10 @@ func (r *Stream) readLine() error {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
+			if !grew && r.opt.More != nil && r.opt.More() {
+				grew = true
+				continue // appended to: read on, the line's end included
+			}
 			if !got {
 				return io.EOF
 			}

@@ -1,8 +1,10 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -199,5 +201,52 @@ func TestStreamIOError(t *testing.T) {
 	}
 	if _, again := r.Next(); !errors.Is(again, boom) {
 		t.Fatalf("second Next after failure = %v, want the same error", again)
+	}
+}
+
+// growing is a text still being written: each call of more appends the
+// next chunk, until none is left.
+type growing struct {
+	buf    bytes.Buffer
+	chunks []string
+	asked  int
+}
+
+func (g *growing) Read(p []byte) (int, error) { return g.buf.Read(p) }
+
+func (g *growing) more() bool {
+	g.asked++
+	if len(g.chunks) == 0 {
+		return false
+	}
+	g.buf.WriteString(g.chunks[0])
+	g.chunks = g.chunks[1:]
+	return true
+}
+
+// TestStreamReadsOnWhileTheTextGrows: with Options.More, the end of the
+// text is where More says nothing more came: lines appended after the
+// end was first reached are read, and a last line whose end arrives
+// later is one document, not a malformed one cut at the end.
+func TestStreamReadsOnWhileTheTextGrows(t *testing.T) {
+	g := &growing{chunks: []string{`{"id": "b", "context": "Bo `, "founded it.\"}\n", `{"id": "c", "context": "Cy founded it."}` + "\n"}}
+	g.buf.WriteString(`{"id": "a", "context": "Ada founded it."}` + "\n")
+	s := NewStream(g, Options{Questions: []string{"Who?"}, More: g.more})
+	var ids []string
+	for {
+		d, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil || d.Err != nil {
+			t.Fatalf("document %d: %v, %v", len(ids), err, d.Err)
+		}
+		ids = append(ids, string(d.ID))
+	}
+	if want := []string{`"a"`, `"b"`, `"c"`}; !slices.Equal(ids, want) {
+		t.Errorf("documents %v, want %v", ids, want)
+	}
+	if g.asked != 4 {
+		t.Errorf("More asked %d times, want 4 (at each end reached)", g.asked)
 	}
 }
