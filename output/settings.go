@@ -112,3 +112,12 @@ func Columns(settingsText string) (keep []string, schema record.Schema, topK int
 	}
 	return s.Keep, schema, s.TopK, nil
 }
+
+// WroteLogits reads back, from the settings a journal records as text,
+// whether the run wrote a logits folder; false when the text does not say.
+func WroteLogits(settingsText string) bool {
+	var s struct {
+		Logits bool `json:"logits"`
+	}
+	return json.Unmarshal([]byte(settingsText), &s) == nil && s.Logits
+}

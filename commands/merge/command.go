@@ -20,14 +20,15 @@ func Run(args []string) error {
 	overwrite := fs.Bool("overwrite", false, "replace an existing merged output (and logits folder) whole")
 	var logFormat, logLevel string
 	cli.AddLogFlags(fs, &logFormat, &logLevel)
-	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order."
+	help := "Usage: qa-shard merge --output FILE [--logits DIR] RANK_FILES...\n\nRANK_FILES are the answers.rank-RRRRR-of-WWWWW.jsonl files (or .jsonl.gz, .jsonl.zst, .parquet folders) of one run, in any order; a rank's journal or lock names its answers too, so a glob such as answers.rank-* works."
 	if err := cli.Parse(fs, args, help); err != nil {
 		return err
 	}
 	if *output == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: --output FILE and at least one rank file are required (see qa-shard merge --help)", cli.ErrUsage)
 	}
-	locks, err := lock(*output, *lg, fs.Args(), strings.Join(os.Args, " "))
+	ranks := rankPaths(fs.Args())
+	locks, err := lock(*output, *lg, ranks, strings.Join(os.Args, " "))
 	defer locks.Release()
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func Run(args []string) error {
 		return err
 	}
 	defer log.Sync()
-	res, err := mergeFiles(options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: fs.Args(),
+	res, err := mergeFiles(options{Output: *output, Logits: *lg, Overwrite: *overwrite, Ranks: ranks,
 		Step: testStep()})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"qa-shard/internal/errkind"
+	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/format"
 	"qa-shard/internal/readstate"
@@ -113,6 +114,9 @@ func prepare(opt options) (*plan, error) {
 	if err := checkRanks(ranks); err != nil {
 		return nil, err
 	}
+	if opt.Logits != "" && !wroteLogits(ranks) {
+		return nil, fmt.Errorf("%w: --logits %s: the ranks wrote no logits (their runs had no --logits), so there are none to merge; leave --logits out", ErrRanks, opt.Logits)
+	}
 	p := &plan{opt: opt, ranks: ranks, to: to, from: format.Of(ranks[0].path)}
 	if err := p.checkFormats(); err != nil {
 		return nil, err
@@ -146,9 +150,12 @@ func (p *plan) checkFormats() error {
 	return nil
 }
 
+// readRanks reads the journal of every rank named. A rank may be named
+// by its answers, its journal or its lock (a glob such as
+// answers.rank-* matches all three): each names the rank's answers, once.
 func readRanks(paths []string) ([]rankFile, error) {
 	var ranks []rankFile
-	for _, p := range paths {
+	for _, p := range rankPaths(paths) {
 		st, err := journal.Read(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w (merge needs the journal each rank writes beside its output)", p, err)
@@ -160,6 +167,27 @@ func readRanks(paths []string) ([]rankFile, error) {
 	}
 	slices.SortFunc(ranks, func(a, b rankFile) int { return a.shard.Rank - b.shard.Rank })
 	return ranks, nil
+}
+
+// rankPaths are the answers the arguments name: a journal or a lock names
+// the answers beside it, once however many of the three are given (the
+// same answers given twice is refused later: two ranks of one number).
+func rankPaths(args []string) []string {
+	var out, aliased []string
+	for _, a := range args {
+		if !strings.HasSuffix(a, journal.Suffix) && !strings.HasSuffix(a, filelock.Suffix) {
+			out = append(out, a)
+		}
+	}
+	for _, a := range args {
+		p := strings.TrimSuffix(strings.TrimSuffix(a, filelock.Suffix), journal.Suffix)
+		if p == a || slices.ContainsFunc(out, func(o string) bool { return filepath.Clean(o) == filepath.Clean(p) }) || slices.Contains(aliased, filepath.Clean(p)) {
+			continue
+		}
+		aliased = append(aliased, filepath.Clean(p))
+		out = append(out, p)
+	}
+	return out
 }
 
 // checkRanks proves the ranks form one run that covers the corpus once:
@@ -190,18 +218,23 @@ func checkRanks(ranks []rankFile) error {
 			problems = append(problems, fmt.Sprintf("%s does not have the %d bytes its journal records: it was changed after the run", r.path, r.state.Bytes))
 		}
 	}
-	next := int64(0)
+	next, known := int64(0), true // where the next rank starts, unless the one before is missing
 	for rank := range world {
 		r, ok := have[rank]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s, input bytes from %d)", rank, world,
-				shard.Path(shard.Unpath(ranks[0].path, shard.Rank{Rank: ranks[0].shard.Rank, World: world}), shard.Rank{Rank: rank, World: world}), next))
+			at := ""
+			if known {
+				at = fmt.Sprintf(", input bytes from %d", next)
+			}
+			problems = append(problems, fmt.Sprintf("rank %d of %d is missing (%s%s)", rank, world,
+				shard.Path(shard.Unpath(ranks[0].path, shard.Rank{Rank: ranks[0].shard.Rank, World: world}), shard.Rank{Rank: rank, World: world}), at))
+			known = false
 			continue
 		}
-		if r.shard.From != next || r.shard.Total != ranks[0].shard.Total {
+		if r.shard.Total != ranks[0].shard.Total || (known && r.shard.From != next) {
 			problems = append(problems, fmt.Sprintf("rank %d starts at input byte %d of %d, expected %d of %d: the ranks split different inputs", rank, r.shard.From, r.shard.Total, next, ranks[0].shard.Total))
 		}
-		next = r.shard.To
+		next, known = r.shard.To, true
 	}
 	if next != ranks[0].shard.Total && len(have) == world {
 		problems = append(problems, fmt.Sprintf("the ranks end at input byte %d of %d", next, ranks[0].shard.Total))
@@ -210,6 +243,17 @@ func checkRanks(ranks []rankFile) error {
 		return fmt.Errorf("%w:\n  %s", ErrRanks, strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+// wroteLogits: some rank's journal records logits parts, or the ranks'
+// settings say they wrote logits (ranks that answered nothing have none).
+func wroteLogits(ranks []rankFile) bool {
+	for _, r := range ranks {
+		if r.state.LogitsParts > 0 || output.WroteLogits(r.state.Fingerprint.SettingsText) {
+			return true
+		}
+	}
+	return false
 }
 
 // logitsFolder is rank r's logits folder: the one its journal records,
