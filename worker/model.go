@@ -31,8 +31,10 @@ type Model struct {
 	StartLogits, EndLogits string
 	LogitsType             ort.TensorElementDataType // float32 or float16
 
-	// MaxPositions is config.json's max_position_embeddings (0 if absent):
-	// windows longer than this would index past the position table.
+	// MaxPositions is config.json's max_position_embeddings, else the
+	// rows of the graph's position table (0 if neither tells): windows
+	// longer than this would index past the position table. A config
+	// that gives more positions than the table has is refused.
 	MaxPositions int
 	ModelType    string
 	// VocabSize is config.json's vocab_size (0 if absent) and
@@ -87,6 +89,13 @@ func OpenModel(dir string) (*Model, error) {
 		return nil, err
 	}
 	m.QuantizedActivations, m.EmbeddingRows, m.FullRangeS8 = gf.quantized, int(gf.embeddingRows), gf.fullRangeS8
+	switch rows := int(gf.positionRows); {
+	case rows > 0 && m.MaxPositions > rows:
+		return nil, fmt.Errorf("%w: %s gives max_position_embeddings %d, but the position table of %s has %d rows: windows longer than %d tokens would fail inside the model; the config does not belong to this graph (export both from the same checkpoint, or correct max_position_embeddings to %d)",
+			ErrConfig, filepath.Join(dir, "config.json"), m.MaxPositions, m.ONNXPath, rows, rows, rows)
+	case rows > 0 && m.MaxPositions == 0:
+		m.MaxPositions = rows // no config.json says it: the graph does
+	}
 	return m, nil
 }
 

@@ -25,6 +25,11 @@ type graphFacts struct {
 	// kernels without VNNI would saturate on it (see isa.Set.SaturatesU8S8).
 	// "" when every such weight is uint8 or within [-64, 64].
 	fullRangeS8 string
+	// positionRows is the row count of the absolute position table (a
+	// gathered initializer named ...position_embeddings.weight, as
+	// transformers names it and exports keep it); 0 when there is none
+	// (DeBERTa's relative positions) or it cannot be told.
+	positionRows int64
 }
 
 // int8Weights are the operators of quantized models whose input 1 is the
@@ -52,7 +57,7 @@ func readGraphFacts(path, inputIDs string) (graphFacts, error) {
 		}
 	}
 	var table string
-	weights := map[string]bool{}
+	weights, gathered := map[string]bool{}, map[string]bool{}
 	m.Graph.Walk(func(n *onnxpb.Node) {
 		if int8Weights[n.OpType] && len(n.Inputs) > 1 {
 			weights[n.Inputs[1]] = true
@@ -63,10 +68,16 @@ func readGraphFacts(path, inputIDs string) (graphFacts, error) {
 		if n.OpType == "Gather" && n.DefaultDomain() && len(n.Inputs) == 2 && ids[n.Inputs[1]] && table == "" {
 			table = n.Inputs[0]
 		}
+		if n.OpType == "Gather" && len(n.Inputs) == 2 {
+			gathered[n.Inputs[0]] = true
+		}
 	})
 	for _, t := range m.Graph.Initializers {
 		if t.Name == table && len(t.Dims) == 2 {
 			gf.embeddingRows = t.Dims[0]
+		}
+		if gathered[t.Name] && len(t.Dims) == 2 && strings.HasSuffix(t.Name, "position_embeddings.weight") {
+			gf.positionRows = t.Dims[0]
 		}
 		if weights[t.Name] && t.DataType == onnxpb.Int8 && gf.fullRangeS8 == "" && !withinS7(t) {
 			gf.fullRangeS8 = t.Name

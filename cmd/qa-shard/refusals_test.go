@@ -66,3 +66,27 @@ func TestMissingModelFolderIsNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigOverstatesPositions: a config.json whose
+// max_position_embeddings is more than the graph's position table holds
+// is refused at the start, exit 2, naming both numbers, before any
+// document (else every window past the table fails inside the model with
+// ONNX Runtime's own words, as an error record).
+func TestConfigOverstatesPositions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	must(t, os.CopyFS(dir, os.DirFS(model(t, "tiny"))))
+	cfg := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(cfg)
+	must(t, err)
+	must(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), `"max_position_embeddings": 512`, `"max_position_embeddings": 1024`, 1)), 0o644))
+	in := writeLines(t, `{"id": 1, "context": "Ada founded it."}`)
+	out := filepath.Join(t.TempDir(), "answers.jsonl")
+	code, stderr := runCLI(t, "--model", dir, "--devices", "sim:1", "--input", in, "--question", "Who?", "--max-seq-len", "600", "--output", out)
+	msg := messages(t, stderr)
+	if code != exitUsage || !strings.Contains(msg, "max_position_embeddings 1024") || !strings.Contains(msg, "has 512 rows") {
+		t.Fatalf("exit %d, want %d naming 1024 and 512:\n%s", code, exitUsage, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused run wrote %s", out)
+	}
+}
