@@ -66,6 +66,9 @@ type Prediction struct {
 	// do not).
 	SpanLogit, NullLogit float64
 	Logits               bool
+	// Error: the record is an error record (the document or question
+	// could not be answered); it scores as a wrong answer.
+	Error bool
 }
 
 // Score is exact match and F1 over N questions, in percent.
@@ -97,4 +100,7 @@ type Report struct {
 	// answer record lacks the logits it needs (NoLogits counts those).
 	Best     *Best
 	NoLogits int
+	// Errors counts the gold's questions whose record is an error record,
+	// scored as wrong answers.
+	Errors int
 }

@@ -71,7 +71,7 @@ func TestReadAnswersFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 4 || want[Key{"doc-3", "Who?"}] != (Prediction{}) || want[Key{"7", "Where?"}].Answer != "Paris" {
+	if len(want) != 4 || want[Key{"doc-3", "Who?"}] != (Prediction{Error: true}) || want[Key{"7", "Where?"}].Answer != "Paris" {
 		t.Fatalf("JSON lines read as %v", want)
 	}
 	for _, name := range []string{"a.jsonl.gz", "a.jsonl.zst", "a.parquet"} {

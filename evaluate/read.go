@@ -118,7 +118,7 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 		}
 		for _, part := range parts {
 			err := output.EachParquetRow(part, func(_ int64, r output.ParquetRow) error {
-				p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
+				p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.Error != ""}
 				if r.SpanLogit != nil && r.NullLogit != nil {
 					p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
 				}
@@ -141,17 +141,31 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 			End        int             `json:"end"`
 			SpanLogit  *float64        `json:"span_logit"`
 			NullLogit  *float64        `json:"null_logit"`
+			Error      *string         `json:"error"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
 		}
-		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID}
+		if r.Error == nil && !hasKey(line, "answer") {
+			return fmt.Errorf("%w: line %d is not an answer record (it has no \"answer\" and no \"error\"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)", ErrInput, n)
+		}
+		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.Error != nil}
 		if r.SpanLogit != nil && r.NullLogit != nil {
 			p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
 		}
 		return add(Key{ID: idString(r.ID), Question: r.Question}, p)
 	})
 	return out, err
+}
+
+// hasKey says whether the JSON object line has the key.
+func hasKey(line []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
 }
 
 // idString turns a record id (a JSON string or number) into the text the

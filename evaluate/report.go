@@ -28,6 +28,9 @@ func Evaluate(gold GoldSet, answers map[Key]Prediction, split int) (Report, erro
 	noAns := false
 	for i, g := range gold.Questions {
 		p := preds[i]
+		if p != nil && p.Error {
+			rep.Errors++ // its "" answer scores as wrong, or right where the gold has no answer
+		}
 		if p != nil {
 			em[i], f1[i] = bestOf(p.Answer, g.Answers)
 		}
@@ -179,6 +182,9 @@ func WriteTable(w io.Writer, gold GoldSet, rows []Row) error {
 		fmt.Fprintf(&b, "  %7d\n", r.Report.Overall.Missing)
 	}
 	for _, r := range rows {
+		if r.Report.Errors > 0 {
+			fmt.Fprintf(&b, "%s: %d of the %d questions have an error record (the document or question could not be answered; each record says why), scored as the answer \"\"\n", r.Label, r.Report.Errors, r.Report.Overall.N)
+		}
 		if r.Report.NoLogits > 0 {
 			fmt.Fprintf(&b, "%s: no best threshold: %d answers have no span_logit and null_logit (answers written by an older qa-shard, or another reader)\n", r.Label, r.Report.NoLogits)
 		}
@@ -196,7 +202,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
 		rep := r.Report
-		m := map[string]any{"reader": r.Label, "exact": rep.Overall.EM, "f1": rep.Overall.F1, "total": rep.Overall.N, "missing": rep.Overall.Missing}
+		m := map[string]any{"reader": r.Label, "exact": rep.Overall.EM, "f1": rep.Overall.F1, "total": rep.Overall.N, "missing": rep.Overall.Missing, "errors": rep.Errors}
 		add := func(prefix string, s Score) {
 			if s.N > 0 {
 				m[prefix+"_exact"], m[prefix+"_f1"], m[prefix+"_total"] = s.EM, s.F1, s.N
@@ -235,6 +241,9 @@ func Files(gold string, answers []string, split int) (GoldSet, []Row, error) {
 		a, err := ReadAnswers(path)
 		if err != nil {
 			return g, nil, err
+		}
+		if len(a) == 0 {
+			return g, nil, fmt.Errorf("%w: %s holds no answer records: give the --output of a qa-shard run", ErrInput, path)
 		}
 		rep, err := Evaluate(g, a, split)
 		if err != nil {

@@ -85,7 +85,7 @@ func TestReadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Key]Prediction{{"doc-1", "q"}: {Answer: "Ada", Score: 0.9}, {"7", "q"}: {Answer: "Bo"}, {"8", "q"}: {},
+	want := map[Key]Prediction{{"doc-1", "q"}: {Answer: "Ada", Score: 0.9}, {"7", "q"}: {Answer: "Bo"}, {"8", "q"}: {Error: true},
 		{"s", "q"}: {Answer: "x", QuestionID: "56be", SpanLogit: 2.5, NullLogit: -1, Logits: true}}
 	if len(a) != len(want) {
 		t.Fatalf("got %v", a)
@@ -116,5 +116,39 @@ func TestReadFiles(t *testing.T) {
 		if !errors.Is(errG, ErrInput) && name != "dup.jsonl" {
 			t.Errorf("ReadGold(%s): %v, want ErrInput", name, errG)
 		}
+	}
+}
+
+// TestFilesRefusesWhatIsNoAnswers: scoring a file that holds no answer
+// records (the corpus, a journal, an empty file) is refused, naming it,
+// rather than scored 0; error records are counted and said.
+func TestFilesRefusesWhatIsNoAnswers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gold := write("gold.jsonl", `{"id":"a","question":"q","answer":"Ada","token":1}`+"\n"+`{"id":"b","question":"q","answer":"Bo","token":1}`+"\n")
+	for name, text := range map[string]string{
+		"corpus.jsonl":          `{"id":"a","context":"Ada founded it.","question":"q"}` + "\n",
+		"answers.jsonl.journal": `{"version":3,"done":2,"complete":true}` + "\n",
+		"empty.jsonl":           "",
+	} {
+		_, _, err := Files(gold, []string{write(name, text)}, 512)
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), name) {
+			t.Errorf("Files(%s): %v, want ErrInput naming it", name, err)
+		}
+	}
+	answers := write("answers.jsonl", `{"id":"a","question":"q","answer":"Ada"}`+"\n"+`{"id":"b","question":"q","error":"window 1: model failed"}`+"\n")
+	g, rows, err := Files(gold, []string{answers}, 512)
+	if err != nil || rows[0].Report.Errors != 1 || rows[0].Report.Overall.EM != 50 {
+		t.Fatalf("Files: %+v, %v; want 1 error record, EM 50", rows, err)
+	}
+	var out strings.Builder
+	if err := WriteTable(&out, g, rows); err != nil || !strings.Contains(out.String(), "1 of the 2 questions have an error record") {
+		t.Errorf("the table does not say so:\n%s", out.String())
 	}
 }

@@ -20,6 +20,9 @@ import (
 // that order with CUDA_DEVICE_ORDER=PCI_BUS_ID.
 func Select(spec string, found []Device, foundErr error, getenv func(string) (string, bool)) (Selection, error) {
 	spec = strings.TrimSpace(spec)
+	if err := cpuInList(spec); err != nil {
+		return Selection{}, err
+	}
 	if spec == "cpu" || strings.HasPrefix(spec, "cpu:") {
 		return cpuSelect(spec)
 	}
@@ -77,6 +80,33 @@ func CPUSessions(spec string) int {
 		return 0
 	}
 	return len(sel.Devices)
+}
+
+// cpuInList refuses "cpu" (or "cpu:N", "all") as one item of a comma
+// list ("cpu,cpu", "0,cpu"): the CPU is asked for alone, with its session
+// count.
+func cpuInList(spec string) error {
+	items := strings.Split(spec, ",")
+	if len(items) < 2 {
+		return nil
+	}
+	n := 0
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		switch {
+		case it == "cpu":
+			n++
+		case strings.HasPrefix(it, "cpu:"), it == "all":
+			return fmt.Errorf("%w: --devices %q: %s is a whole --devices value, not an item of a list: give it alone", ErrSelection, spec, it)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n == len(items) {
+		return fmt.Errorf("%w: --devices %q: the CPU is one device; for %d CPU sessions give --devices cpu:%d (or --devices cpu to measure the best layout)", ErrSelection, spec, n, n)
+	}
+	return fmt.Errorf("%w: --devices %q: cpu cannot be mixed with GPUs in one run; give the GPUs alone, or --devices cpu", ErrSelection, spec)
 }
 
 func cpuSelect(spec string) (Selection, error) {

@@ -94,6 +94,31 @@ func TestSelectGrammar(t *testing.T) {
 	}
 }
 
+// TestSelectCPUInAList: "cpu" as an item of a list is refused for what it
+// is, with or without a driver (no driver once answered "cpu,cpu" with
+// "asks for GPUs").
+func TestSelectCPUInAList(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"cpu,cpu", "for 2 CPU sessions give --devices cpu:2"},
+		{"cpu, cpu, cpu", "--devices cpu:3"},
+		{"0,cpu", "cpu cannot be mixed with GPUs"},
+		{"cpu:2,0", "cpu:2 is a whole --devices value"},
+		{"all,0", "all is a whole --devices value"},
+	} {
+		for _, driver := range []bool{false, true} {
+			var found []Device
+			var foundErr error = ErrNoDriver
+			if driver {
+				found, foundErr = newMachine(t, "h100", 2).discover(t), nil
+			}
+			_, err := Select(tc.spec, found, foundErr, func(string) (string, bool) { return "", false })
+			if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "asks for GPUs") {
+				t.Errorf("Select(%q), driver %v: %v\nwant it to say %q", tc.spec, driver, err, tc.want)
+			}
+		}
+	}
+}
+
 func TestSelectCUDAVisibleDevices(t *testing.T) {
 	found := newMachine(t, "h100", 8).discover(t)
 	cvd := func(v string) map[string]string { return map[string]string{"CUDA_VISIBLE_DEVICES": v} }

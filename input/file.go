@@ -7,6 +7,7 @@
 package input
 
 import (
+	"os"
 	"time"
 
 	"qa-shard/internal/errkind"
@@ -28,6 +29,9 @@ type File struct {
 	Format  format.Format
 	sniffed bool
 	id      fileID // who it is whatever path reached it (Find refuses a file twice)
+	// stream, for Path "-", is the pipe read instead of standard input
+	// (--input names a FIFO or a shell's <(...)); nil: standard input.
+	stream *os.File
 }
 
 // packed: gzip or zstd compressed text, whose documents are counted as

@@ -35,6 +35,9 @@ func Find(args []string) ([]File, error) {
 		}
 		return []File{{Path: "-", Name: "stdin", Size: -1}}, nil
 	}
+	if f, ok, err := pipe(args); ok || err != nil {
+		return []File{f}, err
+	}
 	var files []File
 	for _, arg := range args {
 		found, err := expand(arg)
@@ -65,6 +68,25 @@ func Find(args []string) ([]File, error) {
 		}
 	}
 	return files, nil
+}
+
+// pipe: a lone --input that is a pipe (a FIFO, a shell's <(zcat ...),
+// /dev/stdin) is read as a stream, as "-" reads standard input: once,
+// without looking ahead, a resume needing the same stream replayed. ok is
+// false for any other input.
+func pipe(args []string) (File, bool, error) {
+	if len(args) != 1 {
+		return File{}, false, nil
+	}
+	st, err := os.Stat(args[0])
+	if err != nil || st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) == 0 {
+		return File{}, false, nil
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		return File{}, true, fmt.Errorf("%w: cannot open --input %s: %w", ErrInput, args[0], err)
+	}
+	return File{Path: "-", Name: args[0], Size: -1, stream: f}, true, nil
 }
 
 // expand turns one argument into files.
@@ -150,6 +172,9 @@ func stat(path, name string) (File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return File{}, fmt.Errorf("%w: cannot open --input: %w", ErrInput, err)
+	}
+	if st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+		return File{}, fmt.Errorf("%w: %s is a pipe: a pipe (a FIFO, or a shell's <(...)) is read as a stream, alone: give it as the only --input (or pipe it into --input -)", ErrInput, path)
 	}
 	if !st.Mode().IsRegular() {
 		return File{}, fmt.Errorf("%w: %s is not a regular file", ErrInput, path)

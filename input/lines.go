@@ -31,7 +31,7 @@ type lineReader struct {
 // (from the journal's from) and comparing it with want.
 func (s *Reader) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*lineReader, error) {
 	lr := &lineReader{s: s, packed: f.Format != format.JSONL}
-	var src io.Reader = stdin()
+	var src io.Reader = stdin(f)
 	if f.Path != "-" {
 		h, err := open(f)
 		if err != nil {
@@ -168,11 +168,21 @@ func (lr *lineReader) close() {
 	}
 }
 
-var stdinReader *bufio.Reader
+var (
+	stdinReader *bufio.Reader
+	streams     = map[*os.File]*bufio.Reader{}
+)
 
-// stdin is standard input, buffered once so that the schema's peek at the
-// first record and the reading share it.
-func stdin() *bufio.Reader {
+// stdin is the stream f reads (f.Path "-"): standard input, or the pipe
+// --input named; buffered once, so that the schema's peek at the first
+// record and the reading share it.
+func stdin(f *File) *bufio.Reader {
+	if f != nil && f.stream != nil {
+		if streams[f.stream] == nil {
+			streams[f.stream] = bufio.NewReaderSize(f.stream, 1<<20)
+		}
+		return streams[f.stream]
+	}
 	if stdinReader == nil {
 		stdinReader = bufio.NewReaderSize(os.Stdin, 1<<20)
 	}

@@ -2,10 +2,13 @@ package input
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"qa-shard/internal/format"
 )
@@ -61,7 +64,33 @@ func sniff(f *File) error {
 			f.Format = format.SQuAD
 		}
 	}
+	if f.Format == format.JSONL {
+		if err := notLines(f, h); err != nil {
+			return err
+		}
+	}
 	f.sniffed = true
+	return nil
+}
+
+// notLines refuses a JSONL input that is one JSON text over many lines
+// (a JSON array of records, a pretty-printed object), which read as lines
+// would give an error record for every line.
+func notLines(f *File, h handle) error {
+	var b [4096]byte
+	n, err := h.ReadAt(b[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: reading %s: %w", ErrInput, f.Path, err)
+	}
+	head := bytes.TrimPrefix(b[:n], []byte{0xEF, 0xBB, 0xBF})
+	first, _, _ := bytes.Cut(bytes.TrimLeft(head, " \t\r\n"), []byte("\n"))
+	first = bytes.TrimSpace(first)
+	switch {
+	case bytes.HasPrefix(first, []byte("[")):
+		return fmt.Errorf("%w: %s holds a JSON array, not JSON lines: qa-shard reads one JSON object per line (JSONL); convert it first, e.g. jq -c '.[]' %s > %s.jsonl", ErrInput, f.Name, f.Path, strings.TrimSuffix(f.Path, filepath.Ext(f.Path)))
+	case string(first) == "{":
+		return fmt.Errorf("%w: %s holds JSON spread over several lines (pretty-printed), not JSON lines: qa-shard reads one JSON object per line (JSONL); convert it first, e.g. jq -c . %s > %s.jsonl", ErrInput, f.Name, f.Path, strings.TrimSuffix(f.Path, filepath.Ext(f.Path)))
+	}
 	return nil
 }
 
@@ -168,6 +197,6 @@ func corrupt(f *File, raw *counter, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		what = "ends early (a truncated file)"
 	}
-	return fmt.Errorf("%w: %s: the %s data %s at compressed byte %d (%w); the documents before it are kept: replace the file with a good copy and rerun with --resume",
+	return fmt.Errorf("%w: %s: the %s data %s at compressed byte %d (%w): replace the file with a good copy (a run that saved documents before this point continues with --resume)",
 		ErrCorrupt, f.Path, f.Format, what, raw.n, err)
 }

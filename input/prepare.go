@@ -30,6 +30,9 @@ func Prepare(args []string, r shard.Rank, rec record.Options, idType string, out
 	if err := checkAsks(f, rec); err != nil {
 		return nil, rec, err
 	}
+	if err := checkFields(f, rec.Fields); err != nil {
+		return nil, rec, err
+	}
 	rec.Schema = f.schema(idType)
 	return plan, rec, checkOutputs(args, files, outputs...)
 }

@@ -36,6 +36,8 @@ type first struct {
 	// Parquet file, a question column exists; unknown (a line that is no
 	// JSON object) counts as asking.
 	asks bool
+	// fields: which fields the first records hold (see checkFields).
+	fields sampled
 }
 
 func (f first) schema(idType string) record.Schema {
@@ -65,7 +67,7 @@ func firstOf(files []File, opt record.Options, idType string) (first, error) {
 		}
 		if found {
 			out.found, out.name = true, files[i].Name
-			break
+			return out, sampleMore(files[i+1:], opt, &out)
 		}
 	}
 	return out, nil
@@ -80,7 +82,7 @@ func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
 		return false, err
 	}
 	if f.Path == "-" {
-		line := peekLine(stdin(), opt.MaxLineBytes)
+		line := peekLine(stdin(f), opt.MaxLineBytes)
 		got, _ := record.SchemaOf(line, opt.Fields)
 		*s = got
 		out.asks = asks(line, opt.Fields)
@@ -116,6 +118,10 @@ func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
 		for i, name := range m.Names() {
 			out.asks = out.asks || (cols[i] != nil && slices.Contains(m.QuestionFields(), name))
 		}
+		out.fields = sampled{present: make([]bool, len(cols)), keys: columnNames(pf.Schema()), n: 1, columns: true}
+		for i, c := range cols {
+			out.fields.present[i] = c != nil
+		}
 		return true, nil
 	}
 	t, err := openText(f, h, 0)
@@ -123,13 +129,15 @@ func firstRecord(f *File, opt record.Options, out *first) (bool, error) {
 		return false, err
 	}
 	defer t.close()
-	line, err := firstLine(t, opt.MaxLineBytes)
-	if err != nil || line == nil {
+	lines, err := firstLines(t, opt.MaxLineBytes)
+	if err != nil || len(lines) == 0 {
 		return false, err
 	}
+	line := lines[0]
 	got, _ := record.SchemaOf(line, opt.Fields)
 	*s = got
 	out.asks = asks(line, opt.Fields)
+	out.fields = sampleFields(lines, opt.Fields)
 	return true, nil
 }
 
@@ -140,16 +148,27 @@ func asks(line []byte, f record.Fields) bool {
 	return a || !known
 }
 
-// firstLine is the first non-blank line of r, or nil; a line longer than
-// max counts as a record of no known kinds.
-func firstLine(r io.Reader, max int) ([]byte, error) {
+// The first records a run reads before it starts: the first decides the
+// schema, and all of them whether a field the flags name exists at all.
+const (
+	sampleRecords = 100
+	sampleBytes   = 1 << 20
+)
+
+// firstLines are the first non-blank lines of r: up to sampleRecords of
+// them, or as many as end within sampleBytes (the first always). A line
+// longer than max counts as a record of no known kinds ("{}").
+func firstLines(r io.Reader, max int) ([][]byte, error) {
 	if max <= 0 {
 		max = record.DefaultMaxLineBytes
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var lines [][]byte
 	var line []byte
-	for {
+	read := 0
+	for len(lines) < sampleRecords {
 		chunk, err := br.ReadSlice('\n')
+		read += len(chunk)
 		if len(line)+len(chunk) <= max+2 {
 			line = append(line, chunk...)
 		} else {
@@ -159,16 +178,23 @@ func firstLine(r io.Reader, max int) ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err != nil && !errors.Is(err, io.EOF):
+			if len(lines) > 0 {
+				return lines, nil // the first decides; the sample may end early
+			}
 			return nil, fmt.Errorf("reading the first record: %w", err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			return line, nil
+			if len(lines) > 0 && read > sampleBytes {
+				break
+			}
+			lines = append(lines, line)
 		}
 		if err != nil {
-			return nil, nil
+			break
 		}
-		line = line[:0]
+		line = nil
 	}
+	return lines, nil
 }
 
 // peekLine is standard input's first non-blank line, left unread (up to

@@ -81,6 +81,7 @@ type ParquetRow struct {
 	Score                            float64
 	Start, End                       int
 	SpanLogit, NullLogit             *float64
+	Error                            string // an error record's reason; "" for an answer
 }
 
 // EachParquetRow calls fn with every row of one Parquet answers file.
@@ -114,7 +115,7 @@ func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
 		for _, m := range rows[:k] {
 			n++
 			r := ParquetRow{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
-				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"])}
+				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"]), Error: text(m["error"])}
 			if s := float(m["score"]); s != nil {
 				r.Score = *s
 			}

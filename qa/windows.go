@@ -83,6 +83,17 @@ func WindowCount(qLen, n, added int, s Settings) int {
 	return 1 + (n-budget+step-1)/step
 }
 
+// QuestionFits returns ErrQuestionTooLong when a question of qLen tokens
+// leaves no room for the context in a window (added: the template's
+// special tokens for a pair): every document would be refused it.
+func QuestionFits(qLen, added int, s Settings) error {
+	if s.MaxSeqLen-qLen-added > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d question tokens plus %d specials reach max seq len %d",
+		ErrQuestionTooLong, qLen, added, s.MaxSeqLen)
+}
+
 // cut returns the [from, to) context token ranges of the windows.
 func cut(qLen, n, added int, s Settings) ([][2]int, error) {
 	budget := s.MaxSeqLen - qLen - added

@@ -32,6 +32,9 @@ func Dir(src, dst string, o Options) (Report, error) {
 	if err := emptyOrAbsent(dst); err != nil {
 		return Report{}, err
 	}
+	if err := writableParent(dst); err != nil {
+		return Report{}, err
+	}
 	lock, err := filelock.Acquire(dst, "qa-shard quantize --out "+dst)
 	switch {
 	case errors.Is(err, filelock.ErrUnsupported):
@@ -100,6 +103,27 @@ func removeLeftovers(dst string) ([]string, error) {
 		removed = append(removed, f)
 	}
 	return removed, nil
+}
+
+// writableParent refuses, before any work, an --out whose folder is
+// missing or cannot be written: the copy is assembled beside dst.
+func writableParent(dst string) error {
+	parent := filepath.Dir(filepath.Clean(dst))
+	st, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: --out %s: its folder %s does not exist: create it first (mkdir -p %s), or choose another --out", ErrUnsupported, dst, parent, parent)
+	case err != nil:
+		return fmt.Errorf("%w: --out %s: %w", ErrUnsupported, dst, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: --out %s: %s is not a folder", ErrUnsupported, dst, parent)
+	}
+	f, err := os.CreateTemp(parent, tempPrefix(dst)+"probe-")
+	if err != nil {
+		return fmt.Errorf("%w: --out %s: the folder %s cannot be written (%w): choose an --out where you can write", ErrUnsupported, dst, parent, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func emptyOrAbsent(dst string) error {

@@ -25,8 +25,10 @@ type Rank struct {
 
 // Detect takes the rank and world size from, in order: the flags
 // (rank < 0 means unset); Slurm (SLURM_PROCID/SLURM_NTASKS, combined with
-// SLURM_ARRAY_TASK_ID/COUNT for array jobs); torchrun (RANK/WORLD_SIZE); a
-// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with world from the flag).
+// SLURM_ARRAY_TASK_ID/COUNT for array jobs), refused when torchrun's
+// variables are set too and name another rank; torchrun
+// (RANK/WORLD_SIZE); a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with
+// world from the flag).
 func Detect(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, error) {
 	num := envNum(getenv)
 	var r Rank
@@ -36,6 +38,9 @@ func Detect(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, 
 		r = Rank{Rank: flagRank, World: flagWorld, Source: "flags"}
 	case hasEnv(getenv, "SLURM_PROCID") || hasEnv(getenv, "SLURM_ARRAY_TASK_ID"):
 		r, err = slurmRank(num)
+		if err == nil && hasEnv(getenv, "RANK") && hasEnv(getenv, "WORLD_SIZE") {
+			err = agree(r, num)
+		}
 	case hasEnv(getenv, "RANK") && hasEnv(getenv, "WORLD_SIZE"):
 		rank, _, e1 := num("RANK")
 		world, _, e2 := num("WORLD_SIZE")
@@ -64,11 +69,30 @@ func Detect(flagRank, flagWorld int, getenv func(string) (string, bool)) (Rank, 
 	return r, nil
 }
 
+// agree refuses torchrun's RANK and WORLD_SIZE beside Slurm's when they
+// name another rank (torchrun started inside a Slurm job numbers its own
+// processes): which one the user meant cannot be guessed.
+func agree(slurm Rank, num func(string) (int, bool, error)) error {
+	rank, _, e1 := num("RANK")
+	world, _, e2 := num("WORLD_SIZE")
+	if err := errors.Join(e1, e2); err != nil {
+		return err
+	}
+	if rank == slurm.Rank && world == slurm.World {
+		return nil
+	}
+	return fmt.Errorf("%w: %s makes this process rank %d of %d, but torchrun's RANK=%d and WORLD_SIZE=%d say rank %d of %d: pass --rank and --world-size to say which (under torchrun: --rank $RANK --world-size $WORLD_SIZE)",
+		ErrRank, slurm.Source, slurm.Rank, slurm.World, rank, world, rank, world)
+}
+
 func slurmRank(num func(string) (int, bool, error)) (Rank, error) {
 	procid, _, e1 := num("SLURM_PROCID")
 	ntasks, ok, e2 := num("SLURM_NTASKS")
 	if !ok {
 		ntasks = 1
+		if procid > 0 {
+			return Rank{}, errors.Join(e1, fmt.Errorf("%w: SLURM_PROCID=%d is set without SLURM_NTASKS, so the number of ranks is unknown: start the ranks with srun (which sets both), or pass --rank and --world-size", ErrRank, procid))
+		}
 	}
 	r := Rank{Rank: procid, World: ntasks, Source: "slurm"}
 	task, isArray, e3 := num("SLURM_ARRAY_TASK_ID")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -52,6 +53,34 @@ func TestDevicesExitCodes(t *testing.T) {
 				t.Errorf("exit %d (%v), want %d with %q in:\n%s", code, err, tc.code, tc.want, text)
 			}
 		})
+	}
+}
+
+// TestDevicesCheckWithGPUsGivenAndNoDriver: --check, the batch scripts'
+// preflight, fails (exit 2) on a node whose launcher gave the process
+// GPUs (CUDA_VISIBLE_DEVICES) when no driver is found, instead of letting
+// the job fall back to the CPU; without CUDA_VISIBLE_DEVICES, or with it
+// empty (no GPUs given), no driver passes as before.
+func TestDevicesCheckWithGPUsGivenAndNoDriver(t *testing.T) {
+	noDriver := func() (*gpu.NVML, error) {
+		return nil, fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
+	}
+	for _, tc := range []struct {
+		cvd  string
+		set  bool
+		code int
+	}{{"0,1", true, exitUsage}, {"GPU-c0ffee00", true, exitUsage}, {"", true, exitOK}, {"", false, exitOK}} {
+		if tc.set {
+			t.Setenv("CUDA_VISIBLE_DEVICES", tc.cvd)
+		} else {
+			t.Setenv("CUDA_VISIBLE_DEVICES", "")
+			os.Unsetenv("CUDA_VISIBLE_DEVICES")
+		}
+		var out bytes.Buffer
+		err := devices.List([]string{"--check", "--ort-lib", ortLib}, noDriver, &out)
+		if code := exitCode(err); code != tc.code || (code != exitOK && !strings.Contains(err.Error(), "CUDA_VISIBLE_DEVICES="+tc.cvd+" gives this process GPUs")) {
+			t.Errorf("CUDA_VISIBLE_DEVICES=%q (set %v): exit %d (%v), want %d", tc.cvd, tc.set, code, err, tc.code)
+		}
 	}
 }
 

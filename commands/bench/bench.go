@@ -8,6 +8,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
+	"qa-shard/input"
 	"qa-shard/qa"
 )
 
@@ -155,20 +157,29 @@ type benchDoc struct {
 func readCorpus(path string) ([]benchDoc, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open --input: %w", err)
+		return nil, fmt.Errorf("%w: cannot open --input: %w", input.ErrInput, err)
 	}
 	defer f.Close()
 	var docs []benchDoc
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
 		var d benchDoc
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, len(docs)+1, err)
+			return nil, fmt.Errorf("%w: %s line %d: %w", input.ErrInput, path, n, err)
 		}
 		docs = append(docs, d)
 	}
-	return docs, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %w", input.ErrInput, path, err)
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%w: --input %s holds no documents: a benchmark needs a corpus to time (make bench generates one)", input.ErrInput, path)
+	}
+	return docs, nil
 }
 
 func jsonLines(docs []benchDoc) []string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -78,6 +79,16 @@ func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 		}
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
+		}
+		if cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); !sel.OnGPU() && set && strings.TrimSpace(cvd) != "" && strings.TrimSpace(cvd) != "-1" {
+			// The launcher gave this process GPUs (Slurm's --gres): a run
+			// here would fall back to the CPU without them.
+			why := "NVML sees no usable GPU"
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("%w: --check: CUDA_VISIBLE_DEVICES=%s gives this process GPUs, but --devices %s would run on the CPU (%s): the node's NVIDIA driver is missing or broken; run the job on a node whose driver works (nvidia-smi), or on a CPU node with --devices cpu",
+				worker.ErrConfig, cvd, spec, why)
 		}
 		if problem := gpuProblem(lib, gpus); problem != "" {
 			return fmt.Errorf("%w: --check: %s", worker.ErrConfig, problem)

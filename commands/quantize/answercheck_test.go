@@ -102,7 +102,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	o.Fields = record.Fields{Context: "text"}
-	if _, err := compareAnswers(o, "float32", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), "no document to check with") {
+	if _, err := compareAnswers(o, "float32", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), `--context-field text: none of the first`) {
 		t.Errorf("no record has the context field: %v", err)
 	}
 }

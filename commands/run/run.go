@@ -14,13 +14,16 @@ import (
 
 	"qa-shard/fleet"
 	"qa-shard/input"
+	"qa-shard/internal/cli"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/logs"
+	"qa-shard/internal/record"
 	"qa-shard/internal/signals"
 	"qa-shard/metrics"
 	"qa-shard/output"
+	"qa-shard/qa"
 	"qa-shard/qamodel"
 	"qa-shard/quantize"
 	"qa-shard/scheduler"
@@ -82,6 +85,9 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
+	if err := questionsFit(m, questions, o.Settings); err != nil {
+		return err
+	}
 	fl, err := startFleet(ctx, o, c.Simulate, m, in.plan.Rank.World, log)
 	if err != nil {
 		return err
@@ -137,7 +143,7 @@ func ending(o *options, fl *fleet.Fleet, log *zap.Logger) runEnd {
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
-// returns every question.
+// returns every question, each once (one asked twice is said so).
 func checkOptions(o *options, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -145,7 +151,28 @@ func checkOptions(o *options, log *zap.Logger) ([]string, error) {
 	for _, w := range o.deviceOptions.Warnings() {
 		log.Warn(w)
 	}
-	return o.inputOptions.AllQuestions()
+	all, err := o.inputOptions.AllQuestions()
+	if err != nil {
+		return nil, err
+	}
+	questions := record.CleanQuestions(all)
+	for _, q := range repeated(all) {
+		log.Warn(fmt.Sprintf("the question %q is given more than once (--question, --questions-file): it is asked once, and each document gets one record for it", q))
+	}
+	return questions, nil
+}
+
+// repeated lists, once each, the questions given more than once (after
+// trimming, as they are asked).
+func repeated(qs []string) []string {
+	seen, out := map[string]int{}, []string(nil)
+	for _, q := range qs {
+		q = strings.TrimSpace(q)
+		if seen[q]++; seen[q] == 2 && q != "" {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // claimOutputs, before anything expensive: the outputs must be writable,
@@ -176,6 +203,27 @@ func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger)
 		}
 	}
 	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), maxSeqLen, log)
+}
+
+// questionsFit refuses a question that leaves no room for any context in
+// a window: every document would get an error record for it.
+func questionsFit(m *qamodel.Model, questions []string, s qa.Settings) error {
+	for _, q := range questions {
+		n := m.Tok.Encode(q).Len()
+		if err := qa.QuestionFits(n, m.Tok.Template().Added(), s); err != nil {
+			return fmt.Errorf("%w: --question %q is %d tokens, and with the %d special tokens of a window it leaves no room for the context in --max-seq-len %d: shorten the question or raise --max-seq-len (%w)",
+				cli.ErrUsage, shorten(q), n, m.Tok.Template().Added(), s.MaxSeqLen, err)
+		}
+	}
+	return nil
+}
+
+// shorten is a question as a message quotes it: at most 80 characters.
+func shorten(q string) string {
+	if r := []rune(q); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return q
 }
 
 // startFleet opens a replica per device session; ranks is the job's world

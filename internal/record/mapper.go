@@ -27,7 +27,7 @@ func NewMapper(opt Options) *Mapper {
 	for len(opt.Schema.Keep) < len(opt.Fields.Keep) {
 		opt.Schema.Keep = append(opt.Schema.Keep, String)
 	}
-	return &Mapper{opt: opt, plan: planFields(opt.Fields), questions: cleanQuestions(opt.Questions)}
+	return &Mapper{opt: opt, plan: planFields(opt.Fields), questions: CleanQuestions(opt.Questions)}
 }
 
 // Names are the fields Map takes values of, in order: the id, the
@@ -138,6 +138,34 @@ func fieldsOf(line []byte, f Fields) (fieldPlan, []json.RawMessage, bool) {
 	vals := make([]json.RawMessage, len(p.paths))
 	p.extract(line, vals)
 	return p, vals, true
+}
+
+// Present says which of a record's fields (the Mapper's Names, in
+// order) line holds, null ones included; ok is false when line is not a
+// JSON object.
+func Present(line []byte, f Fields) (present []bool, ok bool) {
+	_, vals, ok := fieldsOf(line, f)
+	present = make([]bool, len(vals))
+	for i, v := range vals {
+		present[i] = len(v) > 0
+	}
+	return present, ok
+}
+
+// Keys are the top-level keys of the JSON object line, in order (none
+// when it is not one): what a message lists as the fields a record has.
+func Keys(line []byte) []string {
+	var keys []string
+	if _, _, ok := fieldsOf(line, Fields{}); !ok {
+		return nil
+	}
+	eachMember(bytes.TrimSpace(line), func(key, _ []byte) {
+		var k string
+		if json.Unmarshal(key, &k) == nil {
+			keys = append(keys, k)
+		}
+	})
+	return keys
 }
 
 // QuestionFields are the names of the fields records keep their own

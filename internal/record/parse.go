@@ -49,9 +49,10 @@ func appendUnique(list []string, q string) []string {
 	return append(list, q)
 }
 
-// cleanQuestions trims the global questions and drops empty ones and
-// duplicates, so that every document's list starts from the same clean base.
-func cleanQuestions(in []string) []string {
+// CleanQuestions trims the global questions and drops empty ones and
+// duplicates, so that every document's list starts from the same clean
+// base: the questions a run asks.
+func CleanQuestions(in []string) []string {
 	var out []string
 	for _, q := range in {
 		if q = strings.TrimSpace(q); q != "" {
