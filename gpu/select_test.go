@@ -107,7 +107,7 @@ func TestSelectCPUInAList(t *testing.T) {
 	} {
 		for _, driver := range []bool{false, true} {
 			var found []Device
-			var foundErr error = ErrNoDriver
+			foundErr := error(ErrNoDriver)
 			if driver {
 				found, foundErr = newMachine(t, "h100", 2).discover(t), nil
 			}

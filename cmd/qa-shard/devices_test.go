@@ -74,7 +74,7 @@ func TestDevicesCheckWithGPUsGivenAndNoDriver(t *testing.T) {
 			t.Setenv("CUDA_VISIBLE_DEVICES", tc.cvd)
 		} else {
 			t.Setenv("CUDA_VISIBLE_DEVICES", "")
-			os.Unsetenv("CUDA_VISIBLE_DEVICES")
+			must(t, os.Unsetenv("CUDA_VISIBLE_DEVICES"))
 		}
 		var out bytes.Buffer
 		err := devices.List([]string{"--check", "--ort-lib", ortLib}, noDriver, &out)

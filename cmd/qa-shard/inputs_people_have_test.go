@@ -22,7 +22,7 @@ func TestInputFromAPipe(t *testing.T) {
 		if err != nil {
 			return
 		}
-		f.Write(text)
+		_, _ = f.Write(text) // the reader reports what arrived
 		f.Close()
 	}()
 	dir := t.TempDir()

@@ -141,9 +141,7 @@ func samePath(a, b string) bool {
 // suggestLogits is a logits folder beside an answers path.
 func suggestLogits(output string) string {
 	base := strings.TrimSuffix(output, filepath.Ext(output))
-	if strings.HasSuffix(base, ".jsonl") {
-		base = strings.TrimSuffix(base, ".jsonl")
-	}
+	base = strings.TrimSuffix(base, ".jsonl")
 	return base + ".logits"
 }
 

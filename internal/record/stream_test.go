@@ -235,7 +235,7 @@ func TestStreamReadsOnWhileTheTextGrows(t *testing.T) {
 	var ids []string
 	for {
 		d, err := s.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil || d.Err != nil {
