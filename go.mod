@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/klauspost/compress v1.20.1
+	github.com/nlpodyssey/gopickle v0.2.0
+	github.com/nlpodyssey/safetensors v0.0.0-20250209183917-bfb01cc25f7c
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
