@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/internal/fingerprint"
 	"qa-shard/scheduler"
 	"qa-shard/tune"
 )
@@ -14,15 +13,15 @@ import (
 // per batch by measurement (package tune): the cache named by cacheName
 // (tune.OpenNamed: "" the user's cache directory, tune.Off none, or a
 // path), keyed with the model's fingerprint fp (computed here from the
-// model folder when the run has none), and the sessions the run starts
+// model's files by modelFP when the run has none), and the sessions the run starts
 // with, opened now so that a model the device cannot run is refused before
 // any output is written.
-func (f *Fleet) StartTuner(cacheName, modelDir, fp string, log *zap.Logger) (*tune.Tuner, error) {
+func (f *Fleet) StartTuner(cacheName string, modelFP func() (string, error), fp string, log *zap.Logger) (*tune.Tuner, error) {
 	var cache *tune.Cache
 	if f.Tunable() {
 		if cache = tune.OpenNamed(cacheName, log); cache != nil && fp == "" {
 			var err error
-			if fp, err = fingerprint.Model(modelDir); err != nil {
+			if fp, err = modelFP(); err != nil {
 				return nil, fmt.Errorf("fingerprinting --model for the tuning cache: %w", err)
 			}
 		}

@@ -8,10 +8,14 @@ package qamodel
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"go.uber.org/zap"
 
+	"qa-shard/internal/checkpoint"
 	"qa-shard/internal/cli"
+	"qa-shard/internal/qagraph"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
@@ -22,6 +26,27 @@ type Model struct {
 	Graph  *worker.Model
 	Tok    *tokenizer.Tokenizer
 	Origin modeldir.Origin // where the tokenizer came from
+	// Built says the graph was built from the folder's checkpoint
+	// (Graph.ONNXPath is then in the model cache).
+	Built   bool
+	cleanup func()
+}
+
+// Options say how a model folder is opened.
+type Options struct {
+	Mecab modeldir.Options // MeCab, for a Japanese BERT
+	// Cache is --model-cache: where graphs built from checkpoints are
+	// kept ("": the user's cache directory; CacheOff: none).
+	Cache string
+}
+
+// Close removes what opening left that outlives nothing (a graph built
+// without a cache).
+func (m *Model) Close() {
+	if m != nil && m.cleanup != nil {
+		m.cleanup()
+		m.cleanup = nil
+	}
 }
 
 // Open reads the model folder dir with MeCab options mecab (for a
@@ -31,15 +56,29 @@ type Model struct {
 // model's max_position_embeddings (a usage error: the flag is the
 // user's to change). ONNX Runtime must be initialised
 // (worker.Init) first.
-func Open(dir string, mecab modeldir.Options, maxSeqLen int, log *zap.Logger) (*Model, error) {
+func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	graph, err := worker.OpenModel(dir)
+	m = &Model{}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	onnx := filepath.Join(dir, qagraph.ModelFile)
+	if _, serr := os.Stat(onnx); serr != nil && checkpoint.Has(dir) {
+		// A save_pretrained folder: its graph is built from the weights.
+		if onnx, m.cleanup, err = builtGraph(dir, o.Cache, log); err != nil {
+			return nil, err
+		}
+		m.Built = true
+	}
+	graph, err := worker.OpenModelAt(dir, onnx)
 	if err != nil {
 		return nil, err
 	}
-	tok, origin, err := modeldir.OpenWith(graph.Dir, mecab)
+	tok, origin, err := modeldir.OpenWith(graph.Dir, o.Mecab)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", worker.ErrConfig, err)
 	}
@@ -56,5 +95,6 @@ func Open(dir string, mecab modeldir.Options, maxSeqLen int, log *zap.Logger) (*
 	if graph.MaxPositions > 0 && maxSeqLen > graph.MaxPositions {
 		return nil, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", cli.ErrUsage, maxSeqLen, graph.MaxPositions)
 	}
-	return &Model{Graph: graph, Tok: tok, Origin: origin}, nil
+	m.Graph, m.Tok, m.Origin = graph, tok, origin
+	return m, nil
 }

@@ -44,20 +44,21 @@ func (m *Model) engineCache(g GPUOptions) (string, error) {
 	if g.TRTCacheDir == "" {
 		return "", nil
 	}
-	fp, err := m.fingerprint()
+	fp, err := m.Fingerprint()
 	if err != nil {
 		return "", err
 	}
 	return engineCacheDir(g.TRTCacheDir, g.GPUModel, fp), nil
 }
 
-// fingerprint hashes the model directory's files once per Model (a
-// bert-large export takes a few seconds), for the engine cache.
-func (m *Model) fingerprint() (string, error) {
+// Fingerprint hashes the model's files (fingerprint.Model) once per
+// Model (a bert-large export takes a few seconds): the key of the engine
+// and tuning caches.
+func (m *Model) Fingerprint() (string, error) {
 	m.fpOnce.Do(func() {
-		m.fp, m.fpErr = fingerprint.Model(m.Dir)
+		m.fp, m.fpErr = fingerprint.Model(m.Dir, m.ONNXPath)
 		if m.fpErr != nil {
-			m.fpErr = fmt.Errorf("fingerprinting %s for the TensorRT engine cache: %w", m.Dir, m.fpErr)
+			m.fpErr = fmt.Errorf("fingerprinting %s: %w", m.Dir, m.fpErr)
 		}
 	})
 	return m.fp, m.fpErr

@@ -61,13 +61,19 @@ type Model struct {
 // OpenModel checks a model directory and reads the graph's signature. Init
 // must have succeeded first (ONNX Runtime parses the graph).
 func OpenModel(dir string) (*Model, error) {
+	return OpenModelAt(dir, filepath.Join(dir, "model.onnx"))
+}
+
+// OpenModelAt is OpenModel of a folder whose graph is onnx, elsewhere (a
+// graph qa-shard built from the folder's checkpoint).
+func OpenModelAt(dir, onnx string) (*Model, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: model directory %q not found: pass --model DIR, a folder exported by `optimum-cli export onnx --task question-answering` (or run `make demo-model`)", ErrConfig, dir)
 	}
 	// The tokenizer's files are the tokenizer's to find (tokenizer/modeldir:
 	// tokenizer.json, or the slow tokenizer's files converted).
-	m := &Model{Dir: dir, ONNXPath: filepath.Join(dir, "model.onnx"), TokenizerPath: filepath.Join(dir, "tokenizer.json")}
+	m := &Model{Dir: dir, ONNXPath: onnx, TokenizerPath: filepath.Join(dir, "tokenizer.json")}
 	if _, err := os.Stat(m.ONNXPath); err != nil {
 		return nil, fmt.Errorf("%w: model.onnx is missing from the model directory %s: an optimum export holds model.onnx and tokenizer.json", ErrConfig, dir)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"qa-shard/fleet"
-	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/record"
 	"qa-shard/qa"
 	"qa-shard/qamodel"
@@ -66,11 +65,11 @@ func (ms *models) get(dir string) (*modelInfo, error) {
 	if mi, ok := ms.by[dir]; ok {
 		return mi, nil
 	}
-	m, err := qamodel.Open(dir, modeldir.EnvOptions(), 0, nil)
+	m, err := qamodel.Open(dir, qamodel.Options{Mecab: modeldir.EnvOptions()}, 0, nil)
 	if err != nil {
 		return nil, err
 	}
-	fp, err := fingerprint.Model(dir)
+	fp, err := m.Graph.Fingerprint()
 	if err != nil {
 		return nil, err
 	}

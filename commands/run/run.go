@@ -85,6 +85,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer m.Close()
 	if err := questionsFit(m, questions, o.Settings); err != nil {
 		return err
 	}
@@ -93,11 +94,11 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 		return err
 	}
 	defer fl.Close()
-	fp, err := fingerprintRun(o, in, questions)
+	fp, err := fingerprintRun(o, m, in, questions)
 	if err != nil {
 		return err
 	}
-	tn, err := fl.StartTuner(o.TuneCache, o.Model, fp.Model, log)
+	tn, err := fl.StartTuner(o.TuneCache, m.Graph.Fingerprint, fp.Model, log)
 	if err = stoppedEarly(ctx, err); err != nil {
 		return err
 	}
@@ -202,7 +203,7 @@ func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger)
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
 	}
-	return qamodel.Open(o.Model, modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), maxSeqLen, log)
+	return qamodel.Open(o.Model, qamodel.Options{Mecab: modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), Cache: o.ModelCache}, maxSeqLen, log)
 }
 
 // questionsFit refuses a question that leaves no room for any context in
@@ -245,12 +246,12 @@ func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qa
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *options, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
+func fingerprintRun(o *options, m *qamodel.Model, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
 	if o.Output == "-" {
 		return fingerprint.Fingerprint{}, nil
 	}
 	files, stdin := in.plan.Identity()
-	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: o.Model,
+	r := fingerprint.Run{Stdin: stdin, Files: files, Split: in.plan.Rank.World > 1, Model: m.Graph.Dir, Graph: m.Graph.ONNXPath,
 		Settings: o.AnswerSettings(in.record.Schema).Keyed(), Questions: questions}
 	if r.Split {
 		r.Block = &in.plan.Block

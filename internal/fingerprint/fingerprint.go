@@ -52,10 +52,16 @@ var modelFiles = []struct {
 var slowTokenizerFiles = []string{"vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spm.model",
 	"spiece.model", "tokenizer_config.json", "special_tokens_map.json"}
 
-// Model returns "sha256=<hex>" over a model directory's files.
+// Model returns "sha256=<hex>" over a model directory's files: its graph
+// onnx (model.onnx in dir when ""; the graph built from a checkpoint
+// lives elsewhere, with its external data beside it), and the tokenizer
+// and config files of dir.
 // Each file contributes its name and size before its bytes, so moving bytes
 // from one file to another, or adding an optional file, changes the hash.
-func Model(dir string) (string, error) {
+func Model(dir, onnx string) (string, error) {
+	if onnx == "" {
+		onnx = filepath.Join(dir, "model.onnx")
+	}
 	h := sha256.New()
 	buf := make([]byte, bufSize)
 	files := modelFiles
@@ -70,6 +76,12 @@ func Model(dir string) (string, error) {
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
+		switch f.name {
+		case "model.onnx":
+			path = onnx
+		case "model.onnx_data", "model.onnx.data":
+			path = filepath.Join(filepath.Dir(onnx), f.name)
+		}
 		info, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) && !f.required {
 			continue

@@ -48,13 +48,13 @@ func TestModel(t *testing.T) {
 		}
 		return dir
 	}
-	want, err := Model(write(base))
+	want, err := Model(write(base), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Model(write(tt.files))
+			got, err := Model(write(tt.files), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,13 +63,13 @@ func TestModel(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Model(write(with(map[string]string{"model.onnx": ""}))); err == nil || !strings.Contains(err.Error(), "model.onnx") {
+	if _, err := Model(write(with(map[string]string{"model.onnx": ""})), ""); err == nil || !strings.Contains(err.Error(), "model.onnx") {
 		t.Errorf("without model.onnx: Model = %v, want an error naming it", err)
 	}
 	// Without tokenizer.json the slow tokenizer's files decide the
 	// tokenizer (a conversion): each one changes the fingerprint.
 	slow := with(map[string]string{"tokenizer.json": "", "vocab.txt": "[CLS]\n"})
-	a, err := Model(write(slow))
+	a, err := Model(write(slow), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestModel(t *testing.T) {
 			edited[k] = v
 		}
 		edited[f] = "changed"
-		if b, err := Model(write(edited)); err != nil || b == a {
+		if b, err := Model(write(edited), ""); err != nil || b == a {
 			t.Errorf("without tokenizer.json, a changed %s: Model = %s (%v), want other than %s", f, b, err, a)
 		}
 	}

@@ -56,8 +56,9 @@ type Run struct {
 	Split bool
 	// Block is this rank's block of a split input (nil: one process).
 	Block *readstate.Block
-	// Model is the model folder (its files are hashed: Model).
-	Model string
+	// Model is the model folder (its files are hashed: Model), and
+	// Graph its model.onnx when not in Model (built from a checkpoint).
+	Model, Graph string
 	// Settings are the answer-relevant settings (not performance knobs,
 	// which a resume may change); Questions the global questions.
 	Settings  any
@@ -72,7 +73,7 @@ func Of(r Run) (Fingerprint, error) {
 		fp.Input, fp.InputText = Input(r.Files, r.Split), inputText(r.Files, r.Split)
 	}
 	var err error
-	if fp.Model, err = Model(r.Model); err != nil {
+	if fp.Model, err = Model(r.Model, r.Graph); err != nil {
 		return Fingerprint{}, fmt.Errorf("fingerprinting --model: %w", err)
 	}
 	if fp.Settings, err = value(r.Settings); err != nil {
