@@ -193,3 +193,6 @@ include mk/prometheus.mk
 include mk/python.mk
 # make generate (the generated Go files, byte for byte): see mk/generate.mk.
 include mk/generate.mk
+
+# The reference suite against transformers and torch (make test-reference).
+include mk/reference.mk

@@ -26,7 +26,7 @@ DEPS_DEV := python3-mecab manpages-ja debian-policy-ja python3-sentencepiece lin
 .PHONY: deps deps-dev
 deps:
 	bash scripts/deps.sh $(DEPS_TEST) $(DEPS_CI)
-deps-dev:
+deps-dev: deps-reference
 	bash scripts/deps.sh $(DEPS_DEV)
 
 # $(call require_command,COMMAND,PACKAGE,TARGET): stop when COMMAND is

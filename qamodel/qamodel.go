@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.uber.org/zap"
 
 	"qa-shard/internal/checkpoint"
 	"qa-shard/internal/cli"
+	"qa-shard/internal/hub"
 	"qa-shard/internal/qagraph"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
@@ -38,6 +40,9 @@ type Options struct {
 	// Cache is --model-cache: where graphs built from checkpoints are
 	// kept ("": the user's cache directory; CacheOff: none).
 	Cache string
+	// Revision is --revision: the branch, tag or commit of a Hub model id
+	// ("": main).
+	Revision string
 }
 
 // Close removes what opening left that outlives nothing (a graph built
@@ -66,6 +71,9 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 			m.Close()
 		}
 	}()
+	if dir, err = resolve(dir, o.Revision, log); err != nil {
+		return nil, err
+	}
 	onnx := filepath.Join(dir, qagraph.ModelFile)
 	if _, serr := os.Stat(onnx); serr != nil && checkpoint.Has(dir) {
 		// A save_pretrained folder: its graph is built from the weights.
@@ -97,4 +105,29 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 	}
 	m.Graph, m.Tok, m.Origin = graph, tok, origin
 	return m, nil
+}
+
+// resolve is the folder --model names: the folder itself, or a Hugging
+// Face Hub id (org/name) found in the Hub cache or downloaded into it.
+func resolve(spec, revision string, log *zap.Logger) (string, error) {
+	if st, err := os.Stat(spec); err == nil && st.IsDir() {
+		if revision != "" {
+			return "", fmt.Errorf("%w: --revision %s is for a Hub model id, and --model %s is a folder", cli.ErrUsage, revision, spec)
+		}
+		return spec, nil
+	} else if err == nil || !hub.IsRepoID(spec) {
+		return spec, nil // worker.OpenModelAt says what is wrong with it
+	}
+	var last time.Time
+	dir, err := hub.Resolve(spec, hub.Options{Revision: revision, Progress: func(file string, done, total int64) {
+		if now := time.Now(); now.Sub(last) > time.Second || done == total {
+			last = now
+			log.Info("downloading "+spec, zap.String("file", file), zap.Int64("bytes", done), zap.Int64("of", total))
+		}
+	}})
+	if err != nil {
+		return "", fmt.Errorf("--model %s is no folder here, and as a Hugging Face Hub id: %w", spec, err)
+	}
+	log.Info("model from the Hugging Face cache", zap.String("model", spec), zap.String("folder", dir))
+	return dir, nil
 }

@@ -10,7 +10,6 @@ import (
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/testenv"
 	"qa-shard/internal/testfixtures"
-	"qa-shard/tokenizer/modeldir"
 	"qa-shard/worker"
 )
 
@@ -43,7 +42,7 @@ func tiny(t *testing.T) string {
 // TestOpen: a model folder gives its graph and its tokenizer.json, and the
 // tokenizer encodes with the graph's vocabulary.
 func TestOpen(t *testing.T) {
-	m, err := Open(tiny(t), modeldir.Options{}, 384, nil)
+	m, err := Open(tiny(t), Options{}, 384, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +61,7 @@ func TestOpen(t *testing.T) {
 // the user's to fix (exit 2), naming both numbers.
 func TestOpenRefusesTooLong(t *testing.T) {
 	dir := tiny(t)
-	probe, err := Open(dir, modeldir.Options{}, 0, nil)
+	probe, err := Open(dir, Options{}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +69,11 @@ func TestOpenRefusesTooLong(t *testing.T) {
 	if positions <= 0 {
 		t.Fatalf("the tiny model declares no max_position_embeddings (%d): nothing to check against", positions)
 	}
-	_, err = Open(dir, modeldir.Options{}, positions+1, nil)
+	_, err = Open(dir, Options{}, positions+1, nil)
 	if !errors.Is(err, cli.ErrUsage) || errkind.Of(err) != errkind.User {
 		t.Fatalf("max seq len %d over %d positions: %v; want cli.ErrUsage, a user error", positions+1, positions, err)
 	}
-	if _, err := Open(dir, modeldir.Options{}, positions, nil); err != nil {
+	if _, err := Open(dir, Options{}, positions, nil); err != nil {
 		t.Fatalf("max seq len equal to the positions: %v", err)
 	}
 }

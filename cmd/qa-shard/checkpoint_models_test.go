@@ -43,10 +43,11 @@ var referenceQuestions = []string{"Who founded the company?", "Where is the head
 // Checkpoints) is answered from the graph qa-shard builds from its
 // weights, and the answers equal those transformers' real
 // QuestionAnsweringPipeline (4.57) gave for the same folder
-// (testdata/reference, written by make test-reference): text and offsets
-// exactly, scores within 1e-4. Under make test-reference
-// (QA_SHARD_REFERENCE_LOGITS), every window's start and end logits are
-// also compared with torch's: within 1e-4.
+// (testdata/reference, written by make reference-goldens): text and
+// offsets exactly, scores within 1e-4. Under make test-reference the
+// answers are those of a fresh pipeline run (QA_SHARD_REFERENCE_ANSWERS),
+// and every window's start and end logits are also compared with torch's
+// (QA_SHARD_REFERENCE_LOGITS): within 1e-4.
 func TestCheckpointAnswersEqualTransformers(t *testing.T) {
 	cks := checkpoints(t)
 	cache := t.TempDir()
@@ -62,7 +63,11 @@ func TestCheckpointAnswersEqualTransformers(t *testing.T) {
 			if code, stderr := runCLI(t, args...); code != exitOK {
 				t.Fatalf("exit %d:\n%s", code, stderr)
 			}
-			compareReferenceAnswers(t, out, filepath.Join("testdata", "reference", c.Name+".jsonl"))
+			golden := filepath.Join("testdata", "reference", c.Name+".jsonl")
+			if fresh := os.Getenv("QA_SHARD_REFERENCE_ANSWERS"); fresh != "" {
+				golden = filepath.Join(fresh, c.Name+".jsonl")
+			}
+			compareReferenceAnswers(t, out, golden)
 			if dir := os.Getenv("QA_SHARD_REFERENCE_LOGITS"); dir != "" {
 				compareReferenceLogits(t, lg, filepath.Join(dir, c.Name+".json"))
 			}
@@ -144,4 +149,46 @@ func compareReferenceLogits(t *testing.T, folder, reference string) {
 		t.Errorf("%d windows: logits differ from torch's by up to %g", seen, worst)
 	}
 	t.Logf("%d windows, max |logit - torch's| %.2g, max |logit| %.3g", seen, worst, big)
+}
+
+// TestReferenceGoldensCurrent (make test-reference): the committed
+// goldens make test compares with are those a fresh pipeline run gives
+// (texts and offsets exactly, scores within 1e-6): make reference-goldens
+// rewrites them when transformers or the checkpoints change.
+func TestReferenceGoldensCurrent(t *testing.T) {
+	fresh := os.Getenv("QA_SHARD_REFERENCE_ANSWERS")
+	if fresh == "" {
+		t.Skip("make test-reference runs it (it needs transformers and torch)")
+	}
+	for _, c := range testmodel.Checkpoints {
+		read := func(path string) []string {
+			b, err := os.ReadFile(path)
+			must(t, err)
+			return strings.Split(strings.TrimSpace(string(b)), "\n")[1:]
+		}
+		committed, now := read(filepath.Join("testdata", "reference", c.Name+".jsonl")), read(filepath.Join(fresh, c.Name+".jsonl"))
+		if len(committed) != len(now) {
+			t.Errorf("%s: %d committed records, %d now: run make reference-goldens", c.Name, len(committed), len(now))
+			continue
+		}
+		for i := range now {
+			var a, b struct {
+				Answers []struct {
+					Answer     string
+					Score      float64
+					Start, End int
+				}
+			}
+			must(t, json.Unmarshal([]byte(committed[i]), &a))
+			must(t, json.Unmarshal([]byte(now[i]), &b))
+			same := len(a.Answers) == len(b.Answers)
+			for k := 0; same && k < len(a.Answers); k++ {
+				x, y := a.Answers[k], b.Answers[k]
+				same = x.Answer == y.Answer && x.Start == y.Start && x.End == y.End && math.Abs(x.Score-y.Score) <= 1e-6
+			}
+			if !same {
+				t.Errorf("%s record %d: committed %s, now %s: run make reference-goldens", c.Name, i, committed[i], now[i])
+			}
+		}
+	}
 }

@@ -49,8 +49,8 @@ type outputOptions struct {
 
 // modelOptions open the model: its folder, ONNX Runtime and MeCab.
 type modelOptions struct {
-	Model, ORTLib, ModelCache string
-	MecabLib, MecabDicdir     string
+	Model, ORTLib, ModelCache, Revision string
+	MecabLib, MecabDicdir               string
 }
 
 // deviceOptions are where replicas run and how their sessions are made.
@@ -133,6 +133,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs.Float64Var(&o.GPUMemFraction, "gpu-mem-fraction", 0, "CUDA arena limit as a fraction of each GPU's memory, shared by its sessions (0: no limit)")
 	fs.StringVar(&o.TRTCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
 	fs.DurationVar(&o.GPUSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
+	fs.StringVar(&o.Revision, "revision", "", "with a Hub model id as --model: the branch, tag or commit to use (default main)")
 	fs.StringVar(&o.ModelCache, "model-cache", "", "where graphs built from checkpoint folders (config.json and weights, no model.onnx) are kept, keyed by the weights' digest, so a second run starts at once (default: qa-shard/models in the user's cache directory; none: build for this run only)")
 	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
 	fs.StringVar(&o.MecabLib, "mecab-lib", "", "libmecab for a Japanese BERT model whose tokenizer splits words with MeCab; default $QA_SHARD_MECAB_LIB, else the dynamic loader's libmecab.so.2")

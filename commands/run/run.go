@@ -203,7 +203,7 @@ func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger)
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
 	}
-	return qamodel.Open(o.Model, qamodel.Options{Mecab: modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), Cache: o.ModelCache}, maxSeqLen, log)
+	return qamodel.Open(o.Model, qamodel.Options{Mecab: modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), Cache: o.ModelCache, Revision: o.Revision}, maxSeqLen, log)
 }
 
 // questionsFit refuses a question that leaves no room for any context in

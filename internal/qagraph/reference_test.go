@@ -24,7 +24,7 @@ type referenceLogits struct {
 func TestAgainstTransformers(t *testing.T) {
 	dir := os.Getenv("QA_SHARD_REFERENCE_DIR")
 	if dir == "" {
-		t.Skip("QA_SHARD_REFERENCE_DIR not set")
+		t.Skip("make test-reference runs it (it needs transformers and torch to make the models)")
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
