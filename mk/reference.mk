@@ -51,3 +51,9 @@ test-reference: reference-run
 
 reference-goldens: reference-run
 	cp $(REFERENCE_OUT)/answers/*.jsonl cmd/qa-shard/testdata/reference/
+
+# The weight files internal/checkpoint's tests read, written by torch and
+# the safetensors library (committed; rewrite them with this).
+.PHONY: checkpoint-fixtures
+checkpoint-fixtures: deps-reference
+	$(REFERENCE_PY) tools/reference/fixtures.py internal/checkpoint/testdata

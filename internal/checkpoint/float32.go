@@ -97,3 +97,5 @@ func halfToFloat(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | e<<23 | (frac&0x3ff)<<13)
 }
+
+func float32FromBytes(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
