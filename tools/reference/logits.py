@@ -28,6 +28,10 @@ COMMON = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attenti
 FAMILIES = {
     "bert": ("BertConfig", {}),
     "bert-gelu-new": ("BertConfig", dict(hidden_act="gelu_new")),
+    # weights saved in float16 and bfloat16: transformers loads them into
+    # float32 (its default dtype), as qa-shard's graph takes them
+    "bert-f16": ("BertConfig", dict(_save_dtype="float16")),
+    "bert-bf16": ("BertConfig", dict(_save_dtype="bfloat16")),
     "electra": ("ElectraConfig", dict(embedding_size=16)),
     "roberta": ("RobertaConfig", dict(pad_token_id=1, type_vocab_size=1, layer_norm_eps=1e-5, max_position_embeddings=66)),
     "xlm-roberta": ("XLMRobertaConfig", dict(pad_token_id=1, type_vocab_size=1, layer_norm_eps=1e-5, max_position_embeddings=66)),
@@ -74,6 +78,7 @@ def main():
     for name in names:
         cls, extra = FAMILIES[name]
         settings = dict(COMMON, **extra)
+        save_dtype = settings.pop("_save_dtype", None)
         cfg = getattr(transformers, cls)(**settings)
         cfg.architectures = [{"BertConfig": "BertForQuestionAnswering", "ElectraConfig": "ElectraForQuestionAnswering",
                               "RobertaConfig": "RobertaForQuestionAnswering", "XLMRobertaConfig": "XLMRobertaForQuestionAnswering",
@@ -83,8 +88,12 @@ def main():
         torch.manual_seed(sum(map(ord, name)))
         model = AutoModelForQuestionAnswering.from_config(cfg).eval()
         d = os.path.join(out, name)
+        if save_dtype:
+            model = model.to(getattr(torch, save_dtype))
         model.save_pretrained(os.path.join(d, "safetensors"), safe_serialization=True)
         model.save_pretrained(os.path.join(d, "bin"), safe_serialization=False)
+        if save_dtype:  # as a user loads it: widened to float32
+            model = AutoModelForQuestionAnswering.from_pretrained(os.path.join(d, "safetensors"), torch_dtype=torch.float32).eval()
         feed = inputs(name, cfg)
         with torch.no_grad():
             o = model(**feed)
