@@ -78,7 +78,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no model", []string{"--input", in, "--question", "q"}, "--model DIR is required"},
+		{"no model", []string{"--input", in, "--question", "q"}, "--model is required"},
 		{"missing model dir", []string{"--model", "/nonexistent/model", "--input", in, "--question", "q"}, "model directory"},
 		{"missing input", []string{"--model", model(t, "tiny"), "--input", "/nonexistent/docs.jsonl", "--question", "q"}, "cannot open --input"},
 		{"stride too large", []string{"--model", model(t, "tiny"), "--input", in, "--doc-stride", "400"}, "stride"},

@@ -10,7 +10,7 @@ func helpCmd(args []string) error {
 	c := command(args[0])
 	switch {
 	case c == nil:
-		return fmt.Errorf("%w: no subcommand %q: use run, merge, status, tokenize, devices, bench, quantize, eval or version", errUsage, args[0])
+		return fmt.Errorf("%w: no subcommand %q: use run, merge, status, tokenize, devices, bench, quantize, eval, export or version", errUsage, args[0])
 	case len(args) > 1:
 		return fmt.Errorf("%w: help takes one subcommand", errUsage)
 	}

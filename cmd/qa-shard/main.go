@@ -15,6 +15,7 @@ import (
 	"qa-shard/commands/bench"
 	"qa-shard/commands/devices"
 	"qa-shard/commands/eval"
+	"qa-shard/commands/export"
 	"qa-shard/commands/merge"
 	"qa-shard/commands/quantize"
 	"qa-shard/commands/run"
@@ -91,6 +92,7 @@ func command(name string) func([]string) error {
 		"bench":    bench.Run,
 		"quantize": func(args []string) error { return quantize.Run(args, runCmd) },
 		"eval":     eval.Run,
+		"export":   export.Run,
 		"version":  func(args []string) error { return version.Run(args, build) },
 		"help":     helpCmd,
 	}[name]

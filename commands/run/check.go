@@ -19,7 +19,7 @@ import (
 // Check refuses settings no run can use, before anything is opened.
 func (o *options) Check() error {
 	if o.Model == "" {
-		return fmt.Errorf("%w: --model DIR is required: a folder exported by `optimum-cli export onnx --task question-answering` (the demo: make demo)", cli.ErrUsage)
+		return fmt.Errorf("%w: --model is required: a question-answering checkpoint folder (config.json with model.safetensors or pytorch_model.bin), a Hugging Face Hub id such as deepset/roberta-base-squad2, or an ONNX export", cli.ErrUsage)
 	}
 	if len(o.Inputs) == 0 {
 		return fmt.Errorf("%w: --input is required: JSONL (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet files, folders or globs, with one {\"id\", \"context\"} record per line or row", cli.ErrUsage)

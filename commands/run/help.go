@@ -6,11 +6,12 @@ package run
 func Help(exitCodes string) string {
 	return `qa-shard asks the same question(s) of every document of a corpus (JSONL,
 gzip or zstd JSONL, Parquet; files, folders, globs) with an extractive
-question-answering model (ONNX, BERT/SQuAD family) and writes every answer in
+question-answering model (a save_pretrained folder, a Hugging Face Hub id, or an
+ONNX export; BERT/SQuAD families) and writes every answer in
 input order (JSONL, gzip or zstd JSONL, or Parquet).
 
 Usage:
-  qa-shard [run] --model DIR --input docs.jsonl --question "..." [flags]
+  qa-shard [run] --model DIR|ORG/NAME --input docs.jsonl --question "..." [flags]
   qa-shard [run] --model DIR --input data/ --input 'more/*.parquet' --context-field text --output answers.parquet
   qa-shard merge --output FILE RANK_FILES...   (combine the outputs of ranks)
   qa-shard status [--json] OUTPUT...           (where a run and each of its ranks stand)
@@ -19,6 +20,7 @@ Usage:
   qa-shard bench --model DIR --input docs.jsonl   (raw model, end to end tuned and by hand, int8, naive loop)
   qa-shard quantize --model DIR --out DIR       (int8 copy of a model for the CPU)
   qa-shard eval --gold GOLD.jsonl [LABEL=]ANSWERS.jsonl...   (SQuAD exact match and F1, within and beyond token 512)
+  qa-shard export --model DIR|ORG/NAME --out DIR   (the ONNX graph qa-shard builds from a checkpoint, as an optimum-style folder)
   qa-shard version
   qa-shard help [SUBCOMMAND]                   (or SUBCOMMAND --help)
 

@@ -96,7 +96,7 @@ func parse(args []string, help string) (*options, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, devices, bench, quantize, eval, version and help, and every setting of a run is a flag (see --help)", cli.ErrUsage, fs.Arg(0))
+		return nil, fmt.Errorf("%w: unexpected argument %q: the subcommands are run, merge, status, tokenize, devices, bench, quantize, eval, export, version and help, and every setting of a run is a flag (see --help)", cli.ErrUsage, fs.Arg(0))
 	}
 	if o.Config != "" {
 		if err := cli.ApplyConfig(fs, o.Config); err != nil {
@@ -110,7 +110,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
-	fs.StringVar(&o.Model, "model", "", "model directory as exported by optimum (model.onnx, tokenizer.json, config.json)")
+	fs.StringVar(&o.Model, "model", "", "the model: a folder as save_pretrained writes it (config.json, model.safetensors or pytorch_model.bin, tokenizer files), a Hugging Face Hub id (org/name: from the Hugging Face cache, downloaded into it when absent), or an optimum ONNX export (model.onnx)")
 	fs.StringArrayVar(&o.Inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row, or a SQuAD v1.1/v2.0 .json dataset (a paragraph per document, question ids kept); - reads standard input")
 	fs.StringVar(&o.Fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")
 	fs.StringVar(&o.Fields.Context, "context-field", "context", "field holding the text to answer from (dotted paths work)")
