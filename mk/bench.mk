@@ -157,3 +157,12 @@ profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model
 	@perf report -i $(BUILD)/perf-demo-ja.data --no-children --sort dso 2>/dev/null | \
 		awk '/libmecab/ {printf "%-13s plus in libmecab %6s (self; not unwound to Encode)\n", "", $$1}'
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# make bench-checkpoint: the start-up of a run from a bert-base and a
+# bert-large sized checkpoint folder: the graph built alone, a run that
+# builds it, a run from the model cache, a run from the ONNX export;
+# wall time and peak RSS, medians of 3 (scripts/bench-checkpoint.sh; the
+# checkpoints, 1.7 GB, are generated under build/bench-checkpoint).
+.PHONY: bench-checkpoint
+bench-checkpoint: ort $(BIN) $(VOCAB_JSON)
+	scripts/bench-checkpoint.sh $(BIN) $(ORT_LIB) $(VOCAB_JSON) $(BUILD)/bench-checkpoint 3

@@ -1,7 +1,9 @@
 package qagraph
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,4 +82,63 @@ func buildFolder(t *testing.T, folder string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestExternalData: a model whose weights go to model.onnx.data (past
+// 2 GiB; here forced for a small one) loads and gives the same logits as
+// the same model in one file.
+func TestExternalData(t *testing.T) {
+	c, err := ParseConfig("config.json", []byte(`{"model_type": "bert", "vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 32}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := Specs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := seeded{}
+	for _, s := range specs {
+		src[s.Name] = s.Shape
+	}
+	inline, external := t.TempDir(), t.TempDir()
+	if res, err := Build(inline, c, src); err != nil || res.External {
+		t.Fatalf("inline: %+v, %v", res, err)
+	}
+	saved := externalAbove
+	externalAbove = 0
+	res, err := Build(external, c, src)
+	externalAbove = saved
+	if err != nil || !res.External {
+		t.Fatalf("external: %+v, %v", res, err)
+	}
+	if st, err := os.Stat(filepath.Join(external, DataFile)); err != nil || st.Size() < 50*16*4 {
+		t.Fatalf("%s: %v", DataFile, err)
+	}
+	feed := map[string][][]int64{"input_ids": {{1, 7, 9, 2}}, "attention_mask": {{1, 1, 1, 1}}, "token_type_ids": {{0, 0, 1, 1}}}
+	s1, e1 := run(t, filepath.Join(inline, ModelFile), feed)
+	s2, e2 := run(t, filepath.Join(external, ModelFile), feed)
+	for i := range s1[0] {
+		if s1[0][i] != s2[0][i] || e1[0][i] != e2[0][i] {
+			t.Fatalf("position %d: %v %v inline, %v %v external", i, s1[0][i], e1[0][i], s2[0][i], e2[0][i])
+		}
+	}
+}
+
+// seeded is a Source of deterministic weights of any shape.
+type seeded map[string][]int64
+
+func (s seeded) Weight(name string, want []int64) (Weight, error) {
+	shape := s[name]
+	return Weight{Shape: shape, Write: func(w io.Writer, _ bool) error {
+		n := 1
+		for _, d := range shape {
+			n *= int(d)
+		}
+		b := make([]byte, 4*n)
+		for i := range n {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32((i*7+len(name))%13-6)/10))
+		}
+		_, err := w.Write(b)
+		return err
+	}}, nil
 }

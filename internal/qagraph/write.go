@@ -17,10 +17,13 @@ import (
 // offset and length in the tensor), each at an offset aligned to a page
 // so ONNX Runtime can map it.
 const (
-	externalAbove = 1 << 30
-	externalMin   = 1 << 10
-	pageAlign     = 4096
+	externalMin = 1 << 10
+	pageAlign   = 4096
 )
+
+// externalAbove is a variable so a test can write a small model the way
+// a large one is written.
+var externalAbove int64 = 1 << 30
 
 // TensorExternalData and the external data location are TensorProto
 // fields 13 and 14.

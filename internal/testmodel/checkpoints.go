@@ -61,6 +61,10 @@ const checkpointStd = 0.4
 // weights as model.safetensors, and the tokenizer files of tokDir, whose
 // vocabulary size sets vocab_size.
 func WriteCheckpoint(dir string, c Checkpoint, tokDir string, seed uint64) error {
+	return writeCheckpoint(dir, c, tokDir, seed, checkpointStd)
+}
+
+func writeCheckpoint(dir string, c Checkpoint, tokDir string, seed uint64, std float32) error {
 	files, vocab, err := readTokenizerFiles(tokDir)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.Name, err)
@@ -85,7 +89,7 @@ func WriteCheckpoint(dir string, c Checkpoint, tokDir string, seed uint64) error
 	}
 	tensors := make([]checkpoint.NewTensor, len(specs))
 	for i, s := range specs {
-		tensors[i] = checkpoint.NewTensor{Name: s.Name, Shape: s.Shape, Fill: seededFill(seed, s)}
+		tensors[i] = checkpoint.NewTensor{Name: s.Name, Shape: s.Shape, Fill: seededFill(seed, s, std)}
 	}
 	f, err := os.Create(filepath.Join(dir, checkpoint.SafetensorsFile))
 	if err != nil {
@@ -118,33 +122,45 @@ func WriteCheckpoint(dir string, c Checkpoint, tokDir string, seed uint64) error
 }
 
 // seededFill gives a weight its seeded values: LayerNorm scales near 1,
-// biases and the rest spread by checkpointStd.
-func seededFill(seed uint64, s qagraph.Spec) func(w io.Writer) error {
+// biases and the rest spread by std.
+func seededFill(seed uint64, s qagraph.Spec, std float32) func(w io.Writer) error {
 	n := 1
 	for _, d := range s.Shape {
 		n *= int(d)
 	}
-	normal := fillNormal(seedFor(seed, s.Name), n, checkpointStd, 0)
+	normal := fillNormal(seedFor(seed, s.Name), n, std, 0)
 	if !strings.HasSuffix(s.Name, "LayerNorm.weight") && !strings.HasSuffix(s.Name, "layer_norm.weight") {
 		return normal
 	}
-	return func(w io.Writer) error { return normal(&shifted{w: w, by: 1}) }
+	return func(w io.Writer) error { return normal(&shifted{w: w, by: 1, scale: 0.4 * checkpointStd / std}) }
 }
 
 // shifted adds by to every float32 written through it.
 type shifted struct {
-	w  io.Writer
-	by float32
+	w         io.Writer
+	by, scale float32
 }
 
 func (s *shifted) Write(p []byte) (int, error) {
 	out := make([]byte, len(p))
 	for i := 0; i+4 <= len(p); i += 4 {
-		copy(out[i:], float32Bytes(float32FromBytes(p[i:])*0.4+s.by))
+		copy(out[i:], float32Bytes(float32FromBytes(p[i:])*s.scale+s.by))
 	}
 	return s.w.Write(out)
 }
 
 func float32FromBytes(b []byte) float32 {
 	return math.Float32frombits(binary.LittleEndian.Uint32(b))
+}
+
+// WritePresetCheckpoint writes p's BERT as a save_pretrained folder into
+// dir: config.json, seeded model.safetensors (BERT's initializer spread,
+// 0.02) and the bert-base-uncased tokenizer files of tokDir. The
+// benchmarks time building graphs from it (bert-base, bert-large).
+func WritePresetCheckpoint(dir string, p Preset, tokDir string) error {
+	c := Checkpoint{Name: "bert-" + p.Name, Tokenizer: "bert", Config: map[string]any{"model_type": "bert",
+		"architectures": []string{"BertForQuestionAnswering"}, "hidden_size": p.Hidden, "num_hidden_layers": p.Layers,
+		"num_attention_heads": p.Heads, "intermediate_size": p.Intermediate, "max_position_embeddings": p.MaxPositions,
+		"type_vocab_size": p.TypeVocab}}
+	return writeCheckpoint(dir, c, tokDir, p.Seed, initStd)
 }

@@ -50,6 +50,7 @@ func run() error {
 	std := flag.Float64("std", 0, "standard deviation of the random weights (0: BERT's 0.02); 1e30 gives a model whose logits are all NaN")
 	infinite := flag.Int("infinite-token", -1, "make this token id's word embedding +Inf: windows holding it give NaN logits, the others do not")
 	famName := flag.String("family", "", "write a family's export layout (bert, roberta, xlmr, deberta, albert) around -tokenizer-dir's files")
+	asCheckpoint := flag.Bool("checkpoint", false, "write -preset's BERT as a save_pretrained folder (config.json, model.safetensors, tokenizer files) instead of an ONNX export: what qa-shard builds its graph from")
 	tokDir := flag.String("tokenizer-dir", "", "with -family: the folder of its tokenizer.json, tokenizer_config.json and special_tokens_map.json, or of vocab.txt and tokenizer_config.json")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
@@ -101,6 +102,20 @@ func run() error {
 		return fmt.Errorf("vocabulary %s: %w", *vocabPath, err)
 	}
 
+	if *asCheckpoint {
+		tok, err := os.MkdirTemp("", "genmodel-tokenizer-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tok)
+		if err := testmodel.Generate(tok, testmodel.Tiny, vocab); err != nil {
+			return err
+		}
+		if err := testmodel.WritePresetCheckpoint(*out, p, tok); err != nil {
+			return err
+		}
+		return report(*out, p.Name+" checkpoint", []string{"config.json", "model.safetensors", "tokenizer.json"}, start)
+	}
 	if err := testmodel.Generate(*out, p, vocab, opts...); err != nil {
 		return err
 	}
