@@ -32,6 +32,8 @@ const (
 var thirdParty = []struct{ module, name string }{
 	{"github.com/NVIDIA/go-nvml", "go-nvml"},
 	{"github.com/klauspost/compress", "klauspost/compress"},
+	{"github.com/nlpodyssey/gopickle", "gopickle"},
+	{"github.com/nlpodyssey/safetensors", "nlpodyssey/safetensors"},
 	{"github.com/parquet-go/parquet-go", "parquet-go"},
 	{"github.com/prometheus/client_golang", "client_golang"},
 	{"github.com/prometheus/client_model", "client_model"},
