@@ -53,6 +53,23 @@ type Unused interface {
 	Unused() []string
 }
 
+// Option changes the graph's signature from what the family's export
+// has: the test models of package testmodel use them.
+type Option func(*options)
+
+type options struct {
+	tokenTypes *bool // the token_type_ids input; nil: the family's default
+	fp16Logits bool
+}
+
+// WithoutTokenTypeIDs drops the token_type_ids input, as DistilBERT-like
+// exports do: the token type table's row 0 is added to every position.
+func WithoutTokenTypeIDs() Option { return func(o *options) { no := false; o.tokenTypes = &no } }
+
+// Float16Logits makes start_logits and end_logits float16, as in exports
+// optimized for GPUs; the weights and arithmetic stay float32.
+func Float16Logits() Option { return func(o *options) { o.fp16Logits = true } }
+
 // Model files, as an optimum export names them.
 const (
 	ModelFile = "model.onnx"
@@ -76,8 +93,8 @@ type Result struct {
 // Build writes the model of config c with the weights of src into the
 // folder dir (which must exist): model.onnx, and model.onnx.data when the
 // weights pass 2 GiB.
-func Build(dir string, c Config, src Source) (Result, error) {
-	g, err := build(c, src)
+func Build(dir string, c Config, src Source, opts ...Option) (Result, error) {
+	g, err := build(c, src, opts...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -122,8 +139,8 @@ func Build(dir string, c Config, src Source) (Result, error) {
 
 // WriteModel streams the model of config c with the weights of src to w,
 // all in one file: for graphs under 2 GiB (tests, small models).
-func WriteModel(w io.Writer, c Config, src Source) (int64, error) {
-	g, err := build(c, src)
+func WriteModel(w io.Writer, c Config, src Source, opts ...Option) (int64, error) {
+	g, err := build(c, src, opts...)
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"qa-shard/internal/onnxpb"
 )
@@ -109,10 +110,9 @@ func (b *builder) param(name string, transpose bool, shape ...int64) string {
 		w = Weight{Shape: shape, Write: zeros(shape)}
 	}
 	dims := slices.Clone(shape)
-	id := name
+	id := name // a Linear weight keeps its name, stored transposed
 	if transpose {
 		dims[0], dims[1] = dims[1], dims[0]
-		id = name + ".T"
 	}
 	b.params[key] = id
 	write := w.Write
@@ -230,14 +230,21 @@ func (b *builder) inputs(tokenTypes bool) {
 
 // qaHead is the question-answering head: qa_outputs, a Linear of hidden
 // to 2, split into start_logits and end_logits [batch, sequence].
-func (b *builder) qaHead(x string, hidden int) {
+func (b *builder) qaHead(x string, hidden int, fp16 bool) {
 	logits := b.linear("/qa_outputs", "qa_outputs", x, hidden, 2, true)
 	parts := b.opN("Split", "/Split", []string{logits, b.constI64(true, 1, 1)}, 2, intAttr("axis", -1))
 	batchSeq := []dim{{param: "batch_size"}, {param: "sequence_length"}}
+	out := onnxpb.Float
+	if fp16 {
+		out = onnxpb.Float16
+	}
 	for i, name := range []string{"start_logits", "end_logits"} {
-		b.op("Squeeze", fmt.Sprintf("/Squeeze_%d", i), []string{parts[i], b.constI64(true, -1)})
+		y := b.op("Squeeze", fmt.Sprintf("/Squeeze_%d", i), []string{parts[i], b.constI64(true, -1)})
+		if fp16 {
+			b.op("Cast", "/Cast_"+name, []string{y}, intAttr("to", int64(onnxpb.Float16)))
+		}
 		b.rename(name)
-		b.g.outputs = append(b.g.outputs, valueInfo{name: name, dtype: onnxpb.Float, dims: batchSeq})
+		b.g.outputs = append(b.g.outputs, valueInfo{name: name, dtype: out, dims: batchSeq})
 	}
 }
 
@@ -257,4 +264,19 @@ func zeros(shape []int64) func(w io.Writer, _ bool) error {
 		_, err := w.Write(make([]byte, n))
 		return err
 	}
+}
+
+// scope is the node name prefix of a module, as the PyTorch exporter
+// writes it: bert.encoder.layer.0 is /bert/encoder/layer.0.
+func scope(module string) string {
+	parts := strings.Split(module, ".")
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 && p != "" && p[0] >= '0' && p[0] <= '9' {
+			b.WriteString("." + p)
+			continue
+		}
+		b.WriteString("/" + p)
+	}
+	return b.String()
 }

@@ -37,6 +37,8 @@ type Config struct {
 	ShareAttKey          bool
 	NormRelEbd           []string
 	PositionBiasedInput  bool
+
+	tokenTypes *bool // Option WithoutTokenTypeIDs
 }
 
 // Families are the model types the builder builds, and the architecture
@@ -245,6 +247,9 @@ func (c *Config) check(file string, raw map[string]json.RawMessage) error {
 // whose tokenizers give the context its own type (BERT, ELECTRA, ALBERT,
 // DeBERTa with type_vocab_size > 0); RoBERTa's exports have none.
 func (c Config) TokenTypes() bool {
+	if c.tokenTypes != nil {
+		return *c.tokenTypes
+	}
 	switch c.ModelType {
 	case "bert", "electra", "albert":
 		return true

@@ -142,7 +142,7 @@ func log32(x float32) float32 { return float32(math.Log(float64(x))) }
 // projection and activation, the output projection with residual and
 // LayerNorm.
 func debertaLayer(b *builder, c Config, m, x, mask, rel, c2pIdx, p2cIdx string) string {
-	s := "/" + m
+	s := scope(m)
 	h, heads, size := c.Hidden, c.Heads, c.HeadSize
 	w := heads * size
 	sa := m + ".attention.self"

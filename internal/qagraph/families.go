@@ -5,7 +5,14 @@ import (
 )
 
 // build lays out the *ForQuestionAnswering model of c.
-func build(c Config, src Source) (*graph, error) {
+func build(c Config, src Source, opts ...Option) (*graph, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.tokenTypes != nil {
+		c.tokenTypes = o.tokenTypes
+	}
 	b := newBuilder(src)
 	b.inputs(c.TokenTypes())
 	var x string
@@ -21,7 +28,7 @@ func build(c Config, src Source) (*graph, error) {
 	default:
 		return nil, fmt.Errorf("%w: model_type %q", ErrConfig, c.ModelType)
 	}
-	b.qaHead(x, c.Hidden)
+	b.qaHead(x, c.Hidden, o.fp16Logits)
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -49,7 +56,7 @@ func prefix(modelType string) string {
 // tokens from padding_idx + 1; a family without a token_type_ids input
 // adds its table's row 0, as transformers does when the caller gives none.
 func embeddings(b *builder, c Config, m string, e int) string {
-	s := "/" + m
+	s := scope(m)
 	words := b.param(m+".word_embeddings.weight", false, int64(c.VocabSize), int64(e))
 	w := b.op("Gather", s+"/word_embeddings/Gather", []string{words, "input_ids"})
 	sum := w
@@ -103,7 +110,7 @@ func bertLike(b *builder, c Config) string {
 // the residual and LayerNorm, the intermediate projection and activation,
 // the output projection with the residual and LayerNorm.
 func bertLayer(b *builder, c Config, m, x, mask string) string {
-	s := "/" + m
+	s := scope(m)
 	h := c.Hidden
 	w := c.Heads * c.HeadSize
 	q := b.linear(s+"/attention/self/query", m+".attention.self.query", x, h, w, true)
@@ -172,7 +179,7 @@ func distilbert(b *builder, c Config) string {
 	mask := b.additiveMask("/distilbert")
 	for i := range c.Layers {
 		l := fmt.Sprintf("distilbert.transformer.layer.%d", i)
-		s := "/" + l
+		s := scope(l)
 		q := b.linear(s+"/attention/q_lin", l+".attention.q_lin", x, h, h, true)
 		k := b.linear(s+"/attention/k_lin", l+".attention.k_lin", x, h, h, true)
 		v := b.linear(s+"/attention/v_lin", l+".attention.v_lin", x, h, h, true)

@@ -7,9 +7,12 @@
 package testmodel
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"qa-shard/internal/qagraph"
 )
 
 // Preset fixes the architecture and the weight seed of a generated model.
@@ -107,16 +110,16 @@ func Float16Logits() Option { return func(o *options) { o.fp16Logits = true } }
 // random ones; the preset must be the weights' own (Weights.Preset).
 func WithWeights(w *Weights) Option { return func(o *options) { o.weights = w } }
 
-// Producer identifies generated files in the ModelProto's producer fields.
 const (
-	Producer        = "qa-shard testmodel"
-	ProducerVersion = "1"
-	layerNormEps    = 1e-12 // BertConfig.layer_norm_eps
+	layerNormEps = 1e-12 // BertConfig.layer_norm_eps
+	initStd      = 0.02  // BertConfig.initializer_range
 )
 
 // WriteModel streams the ONNX model alone to w and returns the bytes
-// written. Weights are generated while writing, so memory stays small even
-// for Base. The output depends only on p and opts: byte-identical each run.
+// written, built by package qagraph (qa-shard's builder) around p's
+// seeded weights (or WithWeights' trained ones). Weights are generated
+// while writing, so memory stays small even for Base. The output depends
+// only on p and opts: byte-identical each run.
 func WriteModel(w io.Writer, p Preset, opts ...Option) (int64, error) {
 	if err := p.validate(); err != nil {
 		return 0, err
@@ -125,11 +128,25 @@ func WriteModel(w io.Writer, p Preset, opts ...Option) (int64, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	g, err := buildBERT(p, o)
+	cfg, err := graphConfig(p)
 	if err != nil {
 		return 0, fmt.Errorf("preset %s: %w", p.Name, err)
 	}
-	n, err := writeModel(w, g, defaultOpset, Producer, ProducerVersion)
+	var src qagraph.Source = seededSource{seed: p.Seed, std: o.initStdOf(), headStd: o.headStd(p), infinite: o.infinite}
+	if o.weights != nil {
+		src = o.weights
+	}
+	var gopts []qagraph.Option
+	if o.noTokenTypes {
+		gopts = append(gopts, qagraph.WithoutTokenTypeIDs())
+	}
+	if o.fp16Logits {
+		gopts = append(gopts, qagraph.Float16Logits())
+	}
+	n, err := qagraph.WriteModel(w, cfg, src, gopts...)
+	if errors.Is(err, qagraph.ErrWeights) {
+		err = fmt.Errorf("%w: %w", ErrWeights, err)
+	}
 	if err != nil {
 		return n, fmt.Errorf("preset %s: %w", p.Name, err)
 	}

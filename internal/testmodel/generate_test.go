@@ -12,7 +12,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"qa-shard/internal/onnxpb"
+	"qa-shard/internal/qagraph"
 )
 
 func readJSON(t *testing.T, path string, v any) {
@@ -163,7 +163,7 @@ func TestPresetByName(t *testing.T) {
 }
 
 // TestLargeIsBertLarge: the large preset has bert-large's dimensions, and
-// its graph holds exactly the parameters of transformers'
+// its graph takes exactly the parameters of transformers'
 // BertForQuestionAnswering at that size (334,094,338, as
 // bert-large-uncased-whole-word-masking-finetuned-squad), without writing
 // its 1.3 GB.
@@ -175,15 +175,17 @@ func TestLargeIsBertLarge(t *testing.T) {
 	if n := params(p); n != 334_094_338 {
 		t.Fatalf("%d parameters by hand, want 334,094,338", n)
 	}
-	g, err := buildBERT(p, options{})
+	cfg, err := graphConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := qagraph.Specs(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var floats int
-	for _, in := range g.inits {
-		if in.dtype == onnxpb.Float && len(in.dims) > 0 {
-			floats += in.byteLen() / 4
-		}
+	for _, s := range specs {
+		floats += tensorElems(s.Shape)
 	}
 	if floats != params(p) {
 		t.Errorf("the graph's float32 tensors hold %d values, want the %d parameters", floats, params(p))

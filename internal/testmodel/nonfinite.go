@@ -61,3 +61,13 @@ func (r *rowWriter) Write(p []byte) (int, error) {
 	r.off += len(p)
 	return r.w.Write(buf)
 }
+
+// headStd is the spread of the head's weights: wider than BERT's 0.02, so
+// that an untrained model still yields logits spread over a few units, not
+// all nearly equal; WithInitStd sets it too.
+func (o options) headStd(p Preset) float32 {
+	if o.std != 0 {
+		return o.std
+	}
+	return float32(2 / math.Sqrt(float64(p.Hidden)))
+}

@@ -20,6 +20,7 @@ import (
 type Weights struct {
 	tensors map[string]floatTensor
 	meta    map[string]string
+	used    map[string]bool // what a graph took (Unused)
 }
 
 type floatTensor struct {
