@@ -39,7 +39,7 @@ $(REFERENCE_VENV)/.installed: tools/reference/requirements.txt
 reference-run: deps-reference ort $(VOCAB_JSON) $(TOKENIZER_FIXTURES)
 	rm -rf $(REFERENCE_OUT) && mkdir -p $(REFERENCE_OUT)
 	$(REFERENCE_PY) tools/reference/logits.py $(REFERENCE_OUT)/models
-	$(TEST_ENV) $(GO) run ./tools/refcheckpoints -out $(REFERENCE_OUT)/checkpoints
+	$(GO) run ./tools/refcheckpoints -out $(REFERENCE_OUT)/checkpoints -tokenizers $(TOKENIZERS) -vocab $(VOCAB_JSON)
 	$(REFERENCE_PY) tools/reference/answers.py $(REFERENCE_OUT)/checkpoints cmd/qa-shard/testdata/golden-docs.jsonl \
 		$(REFERENCE_OUT)/answers $(REFERENCE_OUT)/logits $(REFERENCE_QUESTIONS)
 

@@ -140,7 +140,10 @@ func (d *downloader) info(revision string) (repoInfo, error) {
 	defer resp.Body.Close()
 	var info repoInfo
 	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || !commitHash.MatchString(info.SHA) {
-		return info, fmt.Errorf("%w: %s's model info is not what the Hub answers (%v)", ErrHub, d.repo, err)
+		if err == nil {
+			err = fmt.Errorf("the commit %q is no hash", info.SHA)
+		}
+		return info, fmt.Errorf("%w: %s's model info is not what the Hub answers: %w", ErrHub, d.repo, err)
 	}
 	return info, nil
 }

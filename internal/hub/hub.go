@@ -157,7 +157,7 @@ func Resolve(repo string, o Options) (string, error) {
 		return snap, nil
 	}
 	if Offline(o.Env) {
-		return "", fmt.Errorf("%w: %s at revision %s is not in %s (%v), and HF_HUB_OFFLINE is set: download it where the network is allowed (qa-shard --model %s, or huggingface-cli download %s), or point HF_HUB_CACHE at a cache that has it",
+		return "", fmt.Errorf("%w: %s at revision %s is not in %s (%w), and HF_HUB_OFFLINE is set: download it where the network is allowed (qa-shard --model %s, or huggingface-cli download %s), or point HF_HUB_CACHE at a cache that has it",
 			ErrNotCached, repo, o.Revision, cache, cerr, repo, repo)
 	}
 	snap, err = download(cache, repo, o)
@@ -200,4 +200,3 @@ func Endpoint(env Env) string {
 	}
 	return "https://huggingface.co"
 }
-

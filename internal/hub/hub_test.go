@@ -69,7 +69,7 @@ func env(kv map[string]string) Env {
 func TestResolveDownloadsThenReadsTheCache(t *testing.T) {
 	srv := &hubServer{token: "hf_secret", repos: map[string]map[string]string{"org/model": {
 		"config.json": `{"model_type":"bert"}`, "tokenizer.json": "{}", "vocab.txt": "[PAD]\n",
-		"model.safetensors.index.json": `{"weight_map":{"a":"model-00001-of-00002.safetensors","b":"model-00002-of-00002.safetensors"}}`,
+		"model.safetensors.index.json":     `{"weight_map":{"a":"model-00001-of-00002.safetensors","b":"model-00002-of-00002.safetensors"}}`,
 		"model-00001-of-00002.safetensors": "A", "model-00002-of-00002.safetensors": "BB",
 		"README.md": "not read", "flax_model.msgpack": "not read",
 	}}}
@@ -78,7 +78,9 @@ func TestResolveDownloadsThenReadsTheCache(t *testing.T) {
 	cache := t.TempDir()
 	e := map[string]string{"HF_HUB_CACHE": cache, "HF_ENDPOINT": ts.URL, "HF_TOKEN": "hf_secret"}
 	var progress []string
-	dir, err := Resolve("org/model", Options{Env: env(e), Progress: func(f string, done, total int64) { progress = append(progress, fmt.Sprintf("%s %d/%d", f, done, total)) }})
+	dir, err := Resolve("org/model", Options{Env: env(e), Progress: func(f string, done, total int64) {
+		progress = append(progress, fmt.Sprintf("%s %d/%d", f, done, total))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

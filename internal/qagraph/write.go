@@ -29,7 +29,7 @@ var externalAbove int64 = 1 << 30
 // fields 13 and 14.
 const (
 	tensorExternalData protowire.Number = 13
-	locationExternal                    = 1
+	locationExternal   uint64           = 1
 )
 
 // countingWriter lets writeModel prove that every fill function produced

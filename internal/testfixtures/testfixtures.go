@@ -216,25 +216,16 @@ func GenerateJapanese(dir string) (string, error) {
 }
 
 // GenerateCheckpoints writes every testmodel.Checkpoints folder under dir
-// (named by its Name), around the family tokenizers and, for BERT's
-// families, the bert-base-uncased tokenizer of the tiny model.
+// (testmodel.GenerateCheckpoints) around the family tokenizers and the
+// bert-base-uncased vocabulary.
 func GenerateCheckpoints(dir string) error {
 	toks, err := testenv.TokenizersDir()
 	if err != nil {
 		return err
 	}
-	bert := filepath.Join(dir, ".bert-tokenizer")
-	if err := GenerateTiny(bert); err != nil {
+	vocab, err := bertVocab()
+	if err != nil {
 		return err
 	}
-	for i, c := range testmodel.Checkpoints {
-		tok := filepath.Join(toks, c.Tokenizer)
-		if c.Tokenizer == "bert" {
-			tok = bert
-		}
-		if err := testmodel.WriteCheckpoint(filepath.Join(dir, c.Name), c, tok, 0x7e57_c000+uint64(i)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return testmodel.GenerateCheckpoints(dir, toks, vocab)
 }

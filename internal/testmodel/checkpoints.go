@@ -121,30 +121,30 @@ func writeCheckpoint(dir string, c Checkpoint, tokDir string, seed uint64, std f
 	return nil
 }
 
-// seededFill gives a weight its seeded values: LayerNorm scales near 1,
-// biases and the rest spread by std.
+// seededFill gives a weight its seeded values: LayerNorm scales 1 +-
+// lnSpread, biases and the rest spread by std.
 func seededFill(seed uint64, s qagraph.Spec, std float32) func(w io.Writer) error {
 	n := 1
 	for _, d := range s.Shape {
 		n *= int(d)
 	}
-	normal := fillNormal(seedFor(seed, s.Name), n, std, 0)
 	if !strings.HasSuffix(s.Name, "LayerNorm.weight") && !strings.HasSuffix(s.Name, "layer_norm.weight") {
-		return normal
+		return fillNormal(seedFor(seed, s.Name), n, std, 0)
 	}
-	return func(w io.Writer) error { return normal(&shifted{w: w, by: 1, scale: 0.4 * checkpointStd / std}) }
+	normal := fillNormal(seedFor(seed, s.Name), n, lnSpread, 0)
+	return func(w io.Writer) error { return normal(&plusOne{w: w}) }
 }
 
-// shifted adds by to every float32 written through it.
-type shifted struct {
-	w         io.Writer
-	by, scale float32
-}
+// lnSpread is the spread of the seeded LayerNorm scales around 1.
+const lnSpread = 0.16
 
-func (s *shifted) Write(p []byte) (int, error) {
+// plusOne adds 1 to every float32 written through it.
+type plusOne struct{ w io.Writer }
+
+func (s *plusOne) Write(p []byte) (int, error) {
 	out := make([]byte, len(p))
 	for i := 0; i+4 <= len(p); i += 4 {
-		copy(out[i:], float32Bytes(float32FromBytes(p[i:])*s.scale+s.by))
+		copy(out[i:], float32Bytes(float32FromBytes(p[i:])+1))
 	}
 	return s.w.Write(out)
 }
@@ -163,4 +163,25 @@ func WritePresetCheckpoint(dir string, p Preset, tokDir string) error {
 		"num_attention_heads": p.Heads, "intermediate_size": p.Intermediate, "max_position_embeddings": p.MaxPositions,
 		"type_vocab_size": p.TypeVocab}}
 	return writeCheckpoint(dir, c, tokDir, p.Seed, initStd)
+}
+
+// GenerateCheckpoints writes every Checkpoints folder under dir (named by
+// its Name) around the family tokenizers in toks (make
+// tokenizer-fixtures' folders) and, for BERT's families, the
+// bert-base-uncased tokenizer of the tiny model over vocab.
+func GenerateCheckpoints(dir, toks string, vocab []string) error {
+	bert := filepath.Join(dir, ".bert-tokenizer")
+	if err := Generate(bert, Tiny, vocab); err != nil {
+		return err
+	}
+	for i, c := range Checkpoints {
+		tok := filepath.Join(toks, c.Tokenizer)
+		if c.Tokenizer == "bert" {
+			tok = bert
+		}
+		if err := WriteCheckpoint(filepath.Join(dir, c.Name), c, tok, 0x7e57_c000+uint64(i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

