@@ -69,13 +69,13 @@ func OpenModel(dir string) (*Model, error) {
 func OpenModelAt(dir, onnx string) (*Model, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: model directory %q not found: pass --model DIR, a folder exported by `optimum-cli export onnx --task question-answering` (or run `make demo-model`)", ErrConfig, dir)
+		return nil, fmt.Errorf("%w: model folder %q not found: --model takes a folder save_pretrained wrote (config.json, model.safetensors or pytorch_model.bin, tokenizer files), a Hugging Face Hub id (org/name), or an ONNX export (model.onnx)", ErrConfig, dir)
 	}
 	// The tokenizer's files are the tokenizer's to find (tokenizer/modeldir:
 	// tokenizer.json, or the slow tokenizer's files converted).
 	m := &Model{Dir: dir, ONNXPath: onnx, TokenizerPath: filepath.Join(dir, "tokenizer.json")}
 	if _, err := os.Stat(m.ONNXPath); err != nil {
-		return nil, fmt.Errorf("%w: model.onnx is missing from the model directory %s: an optimum export holds model.onnx and tokenizer.json", ErrConfig, dir)
+		return nil, fmt.Errorf("%w: %s holds neither model.onnx nor weights (model.safetensors, its index, or pytorch_model.bin): --model takes a folder save_pretrained wrote, a Hub id, or an ONNX export", ErrConfig, dir)
 	}
 	if err := m.readConfig(); err != nil {
 		return nil, err

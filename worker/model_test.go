@@ -138,12 +138,12 @@ func TestOpenModelErrors(t *testing.T) {
 		want []string // substrings: what was expected and what was found
 	}{
 		{"missing dir", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") },
-			[]string{"model directory", "nope", "not found", "--model DIR"}},
+			[]string{"model folder", "nope", "not found", "Hub id"}},
 		{"file instead of dir", func(t *testing.T) string { return modelDir(t, func(string) {}) + "/config.json" },
-			[]string{"model directory", "not found"}},
+			[]string{"model folder", "not found"}},
 		{"missing model.onnx", func(t *testing.T) string {
 			return modelDir(t, func(d string) { os.Remove(filepath.Join(d, "model.onnx")) })
-		}, []string{"model.onnx is missing", "holds model.onnx and tokenizer.json"}},
+		}, []string{"holds neither model.onnx nor weights", "save_pretrained"}},
 		{"invalid config.json", func(t *testing.T) string {
 			return modelDir(t, func(d string) { writeFile(t, filepath.Join(d, "config.json"), "{max_position") })
 		}, []string{"config.json is not valid JSON"}},

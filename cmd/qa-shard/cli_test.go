@@ -79,7 +79,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no model", []string{"--input", in, "--question", "q"}, "--model is required"},
-		{"missing model dir", []string{"--model", "/nonexistent/model", "--input", in, "--question", "q"}, "model directory"},
+		{"missing model dir", []string{"--model", "/nonexistent/model", "--input", in, "--question", "q"}, "model folder"},
 		{"missing input", []string{"--model", model(t, "tiny"), "--input", "/nonexistent/docs.jsonl", "--question", "q"}, "cannot open --input"},
 		{"stride too large", []string{"--model", model(t, "tiny"), "--input", in, "--doc-stride", "400"}, "stride"},
 		{"gpu devices", []string{"--model", model(t, "tiny"), "--input", in, "--question", "q", "--devices", "0,1"}, "--devices"},

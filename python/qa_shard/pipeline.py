@@ -51,9 +51,11 @@ def pipeline(task: Optional[str] = None, model: Optional[Union[str, os.PathLike]
              devices: Optional[Union[str, Sequence[Any]]] = None, binary: Optional[str] = None,
              args: Sequence[str] = (), env: Optional[Dict[str, str]] = None, max_processes: int = 2,
              **kwargs: Any) -> "QuestionAnsweringPipeline":
-    """transformers.pipeline("question-answering", model=DIR, ...) for a
-    model folder exported to ONNX (optimum-cli export onnx --task
-    question-answering). device= takes transformers' values (-1 or "cpu",
+    """transformers.pipeline("question-answering", model=..., ...): model=
+    is a folder save_pretrained wrote (config.json, model.safetensors or
+    pytorch_model.bin, the tokenizer's files), a Hugging Face Hub id
+    (org/name, from the Hugging Face cache or downloaded into it), or an
+    ONNX export; qa-shard builds the graph of a checkpoint itself. device= takes transformers' values (-1 or "cpu",
     N or "cuda:N"); devices= is qa-shard's --devices ("cpu:2", "0,1",
     "all"); neither: qa-shard's default (every GPU, else the CPU).
     Answer settings given here (top_k=3...) are every call's defaults.
@@ -63,8 +65,8 @@ def pipeline(task: Optional[str] = None, model: Optional[Union[str, os.PathLike]
     if task is not None and task != "question-answering":
         raise ValueError('qa_shard.pipeline answers the task "question-answering" only (got %r)' % (task,))
     if model is None:
-        raise ValueError("model= must name a model folder exported to ONNX "
-                         "(optimum-cli export onnx --task question-answering MODEL DIR)")
+        raise ValueError("model= must name the model: a folder save_pretrained wrote, "
+                         "a Hugging Face Hub id such as deepset/roberta-base-squad2, or an ONNX export")
     model = os.fspath(model)
     if tokenizer is not None and os.path.realpath(os.fspath(tokenizer)) != os.path.realpath(model):
         raise ValueError("tokenizer=%r: qa-shard reads the tokenizer from the model folder %r; "
