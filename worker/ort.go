@@ -45,8 +45,23 @@ func initialize(libPath string) error {
 		return fmt.Errorf("%w: ONNX Runtime library %s not found: pass --ort-lib PATH or set %s (`make install PREFIX=DIR` installs qa-shard with it, found with no flag; `make ort` fetches the CPU build)", ErrConfig, libPath, EnvORTLib)
 	}
 	ort.SetSharedLibraryPath(libPath)
+	// ONNX Runtime's telemetry keeps a device id and a SQLite event store
+	// in the user's home (~/.cache/Microsoft/DeveloperTools/.onnxruntime),
+	// rewritten by every run, and tries to upload them: on a cluster's
+	// shared home every rank would write one over NFS. It starts with the
+	// environment, before DisableTelemetry can be called; only
+	// ORT_DISABLE_TELEMETRY, read then, keeps it from starting.
+	if _, set := os.LookupEnv("ORT_DISABLE_TELEMETRY"); !set {
+		if err := os.Setenv("ORT_DISABLE_TELEMETRY", "1"); err != nil {
+			return fmt.Errorf("turning ONNX Runtime's telemetry off: %w", err)
+		}
+	}
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return fmt.Errorf("%w: ONNX Runtime library %s could not be loaded (it must be ONNX Runtime 1.24 or newer): %w", ErrConfig, libPath, err)
+	}
+	// And the events, for a library that reads no environment variable.
+	if err := ort.DisableTelemetry(); err != nil {
+		return fmt.Errorf("%w: ONNX Runtime's telemetry could not be turned off: %w", ErrConfig, err)
 	}
 	return nil
 }
