@@ -92,10 +92,10 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 	}
 	graph.TokenizerPath = origin.Path()
 	if origin.Converted() {
-		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.String(),
+		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.Method(),
 			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
 	} else {
-		log.Info("tokenizer: "+origin.String(), zap.Strings("files", origin.Files))
+		log.Info("tokenizer "+origin.Method(), zap.Strings("files", origin.Files))
 	}
 	if err := graph.CheckVocab(tok.VocabSize()); err != nil {
 		return nil, err

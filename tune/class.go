@@ -71,7 +71,7 @@ func (c *class) fromCache() bool {
 	c.active, c.source, c.settled = li, "cache", true
 	c.results[li] = result{searched: true, budget: bi, rate: e.TokensPerSecond / float64(max(1, c.alive[li]))}
 	c.holdAt(bi)
-	c.log.Info("tuning from the cache", zap.String("layout", c.spec.Layouts[li].String()), zap.Int("max_batch_tokens", c.budgets[bi]))
+	c.log.Debug("tuning from the cache", zap.String("layout", c.spec.Layouts[li].String()), zap.Int("max_batch_tokens", c.budgets[bi]))
 	return true
 }
 

@@ -37,7 +37,7 @@ func (c *class) startDuel() bool {
 		c.switchTo(first)
 	}
 	c.phase, c.duel = dueling, u
-	c.log.Info("comparing the two fastest layouts in turns", zap.String("first", c.spec.Layouts[first].String()),
+	c.log.Debug("comparing the two fastest layouts in turns", zap.String("first", c.spec.Layouts[first].String()),
 		zap.String("second", c.spec.Layouts[second].String()))
 	return true
 }
@@ -62,7 +62,7 @@ func (c *class) duelRan(tokens int, d time.Duration) {
 	if c.throughput(b) > c.throughput(a) {
 		win = b
 	}
-	c.log.Info("layouts compared", zap.String("first", c.spec.Layouts[a].String()), zap.Float64("first_tokens_per_s", c.throughput(a)),
+	c.log.Debug("layouts compared", zap.String("first", c.spec.Layouts[a].String()), zap.Float64("first_tokens_per_s", c.throughput(a)),
 		zap.String("second", c.spec.Layouts[b].String()), zap.Float64("second_tokens_per_s", c.throughput(b)))
 	c.keep(win)
 	c.settle()

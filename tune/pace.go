@@ -41,7 +41,7 @@ func (c *class) pace() {
 	c.probing = false
 	c.keep(l)
 	c.holdAt(b)
-	c.log.Info("search stopped at its share of the run: keeping the best shape so far; the cache keeps what was measured and the next run continues the search",
+	c.log.Debug("search stopped at its share of the run: keeping the best shape so far; the cache keeps what was measured and the next run continues the search",
 		zap.String("layout", c.spec.Layouts[l].String()), zap.Int("max_batch_tokens", c.budgets[b]), zap.Int("layouts_not_tried", untried),
 		zap.Duration("searched", c.cost.wall), zap.Duration("projected_run", c.projected()), zap.Float64("share", c.opt.Share), zap.Int("batches_searching", c.cost.batches))
 }

@@ -152,7 +152,7 @@ func (c *class) resume() bool {
 			measured++
 		}
 	}
-	c.log.Info("continuing the search the cache holds", zap.Int("runs_before", s.Runs), zap.Int("batches_before", s.Batches),
+	c.log.Debug("continuing the search the cache holds", zap.Int("runs_before", s.Runs), zap.Int("batches_before", s.Batches),
 		zap.Int("layouts_measured", measured), zap.Int("layouts", len(s.Layouts)), zap.String("layout", c.spec.Layouts[c.active].String()))
 	return true
 }

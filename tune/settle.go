@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,7 +16,7 @@ func (c *class) finish(rate float64) {
 	if c.probing {
 		for i := range c.spec.Layouts {
 			if !c.results[i].searched && !c.aside[i] && c.alive[i] > 0 {
-				c.log.Info("layout measured; trying the next", zap.String("layout", c.spec.Layouts[c.active].String()),
+				c.log.Debug("layout measured; trying the next", zap.String("layout", c.spec.Layouts[c.active].String()),
 					zap.Int("max_batch_tokens", c.budgets[c.cmp.cur]), zap.Float64("tokens_per_s", c.throughput(c.active)),
 					zap.String("next", c.spec.Layouts[i].String()))
 				c.switchTo(i)
@@ -44,7 +45,7 @@ func (c *class) keep(l int) {
 func (c *class) settle() {
 	c.settled = true
 	c.holdAt(c.results[c.active].budget)
-	c.log.Info("tuned", zap.String("layout", c.spec.Layouts[c.active].String()),
+	c.log.Debug("tuned", zap.String("layout", c.spec.Layouts[c.active].String()),
 		zap.Int("max_batch_tokens", c.budgets[c.hold.budget]), zap.Float64("tokens_per_s", c.throughput(c.active)),
 		zap.Int("batches_searching", c.cost.batches), zap.Int("retunes", c.retunes),
 		zap.Int("runs", c.before.runs+1), zap.Int("batches_searching_all_runs", c.before.batches+c.cost.batches))
@@ -205,11 +206,11 @@ func (ch Choice) String() string {
 	}
 	s += ")"
 	if ch.Batches > 0 {
-		s += fmt.Sprintf("; searching took %d batches, %s, about %s slower than the chosen shape",
-			ch.Batches, ch.Searched.Round(time.Millisecond), ch.Overhead.Round(time.Millisecond))
+		s += fmt.Sprintf("; searching took %s, %s, about %s slower than the chosen shape",
+			count(ch.Batches, "batch", "batches"), ch.Searched.Round(time.Millisecond), ch.Overhead.Round(time.Millisecond))
 	}
 	if ch.Retunes > 0 {
-		s += fmt.Sprintf("; searched again %d times after drifts", ch.Retunes)
+		s += fmt.Sprintf("; searched again %s after drifts", count(ch.Retunes, "once", "%d times"))
 	}
 	if ch.Bound > 0 {
 		s += fmt.Sprintf("; out of memory at %d tokens", ch.Bound)
@@ -243,4 +244,19 @@ func (c *class) partial() (Search, bool) {
 		return *c.paused, true
 	}
 	return c.snapshot()
+}
+
+// count is n with its word: one (which may be a word of its own, "once")
+// or many (with %d for n, "%d times"; else n then the word).
+func count(n int, one, many string) string {
+	if n == 1 {
+		if one == "once" {
+			return one
+		}
+		return "1 " + one
+	}
+	if strings.Contains(many, "%d") {
+		return fmt.Sprintf(many, n)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

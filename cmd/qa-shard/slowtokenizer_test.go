@@ -68,8 +68,13 @@ func TestFolderWithoutTokenizerJSON(t *testing.T) {
 	if got != want {
 		t.Fatalf("answers from the converted folder differ:\n got %.400s\nwant %.400s", got, want)
 	}
-	if !strings.Contains(log, "converted from") || !strings.Contains(log, "vocab.json") || !strings.Contains(log, "merges.txt") || !strings.Contains(log, "RobertaConverter") {
+	if !strings.Contains(log, "converted as") || !strings.Contains(log, "vocab.json") || !strings.Contains(log, "merges.txt") || !strings.Contains(log, "RobertaConverter") {
 		t.Fatalf("the log does not say what was converted:\n%s", log)
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "its tokenizer was") && strings.Count(line, "vocab.json") != 1 {
+			t.Errorf("the tokenizer's line names its files more than once: %s", line)
+		}
 	}
 
 	bad := slowFolder(t, func(d string) {

@@ -158,13 +158,15 @@ func TestTuningCacheProblems(t *testing.T) {
 }
 
 // TestSearchKeepsToItsShare: with the default --tune-share (2%) the
-// search of a 150-document run stops early, says so, keeps the best shape
-// found, caches the search as far as it got, and answers as a pinned run;
-// the next run continues that search, and says so at start.
+// search of a 150-document run stops early, says so (at debug level: the
+// start line and the summary say it at info), keeps the best shape found,
+// caches the search as far as it got, and answers as a pinned run; the
+// next run (with -v) continues that search, and says so at start; at the default
+// level the search's routine lines are not logged.
 func TestSearchKeepsToItsShare(t *testing.T) {
 	in := writeLongCorpus(t, 150)
 	cache := filepath.Join(t.TempDir(), "tuning.json")
-	got, stderr := tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2")
+	got, stderr := tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2", "--log-level", "debug")
 	if s := summaryShape(t, stderr); !strings.Contains(s, "(partly measured: the search stopped at its share of the run") {
 		t.Fatalf("summary shape %q, want the search stopped at its share", s)
 	}
@@ -184,9 +186,15 @@ func TestSearchKeepsToItsShare(t *testing.T) {
 	if _, want, _ := simRun(t, in, "sim:1", "--max-batch-tokens", "8"); !bytes.Equal(got, want) {
 		t.Fatal("a search cut short answered differently")
 	}
-	_, stderr = tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2")
+	_, stderr = tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2", "-v") // -v is --log-level debug
 	shape := fmt.Sprint(find(jsonLines(t, stderr), "starting")["shape"])
 	if !strings.Contains(shape, "continuing the search of 1 earlier run") || !strings.Contains(stderr, "continuing the search the cache holds") {
 		t.Fatalf("the second run does not continue the cached search: starting shape %s\n%s", shape, stderr)
+	}
+	_, stderr = tunedRun(t, in, "--tune-cache", cache, "--tune-share", "2")
+	for _, routine := range []string{"continuing the search the cache holds", "search stopped at its share of the run:", "layout measured"} {
+		if strings.Contains(stderr, `"msg":"`+routine) {
+			t.Errorf("the search logs %q at the default level:\n%s", routine, stderr)
+		}
 	}
 }

@@ -44,7 +44,7 @@ func parse(args []string) (request, error) {
 	fs.StringVar(&o.Question, "question", "Who founded the company?", "question asked of every document")
 	fs.StringVar(&o.Int8Model, "int8-model", "", "an int8 copy of --model (qa-shard quantize) for the int8 row; skipped when absent")
 	fs.StringVar(&o.Devices, "devices", "cpu", "replicas, as for run")
-	fs.StringVar(&r.ORTLib, "ort-lib", "", "ONNX Runtime library (default $QA_SHARD_ORT_LIB)")
+	fs.StringVar(&r.ORTLib, "ort-lib", "", "ONNX Runtime library (default $QA_SHARD_ORT_LIB, else the one installed beside this binary)")
 	fs.IntVar(&o.Reps, "reps", 3, "interleaved repetitions of every configuration; the table shows medians")
 	fs.IntVar(&o.RawBatches, "raw-batches", 3, "batches per session for each raw-model shape and repetition")
 	fs.IntVar(&o.NaiveDocs, "naive-docs", 8, "documents for the naive baseline")

@@ -135,7 +135,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs.DurationVar(&o.GPUSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
 	fs.StringVar(&o.Revision, "revision", "", "with a Hub model id as --model: the branch, tag or commit to use (default main)")
 	fs.StringVar(&o.ModelCache, "model-cache", "", "where graphs built from checkpoint folders (config.json and weights, no model.onnx) are kept, keyed by the weights' digest, so a second run starts at once (default: qa-shard/models in the user's cache directory; none: build for this run only)")
-	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else ../ort/libonnxruntime.so.1 beside this binary (where make puts it)")
+	fs.StringVar(&o.ORTLib, "ort-lib", "", "ONNX Runtime shared library (1.24 or newer); default $QA_SHARD_ORT_LIB, else the one installed beside this binary (../lib/qa-shard/, where make install puts it; ../ort/ in the build tree); qa-shard version says which")
 	fs.StringVar(&o.MecabLib, "mecab-lib", "", "libmecab for a Japanese BERT model whose tokenizer splits words with MeCab; default $QA_SHARD_MECAB_LIB, else the dynamic loader's libmecab.so.2")
 	fs.StringVar(&o.MecabDicdir, "mecab-dicdir", "", "MeCab dictionary folder for such a model, instead of searching for the one it names (it must be that dictionary); default $QA_SHARD_MECAB_DICDIR")
 	fs.IntVar(&o.Threads, "threads", 0, "intra-op threads per session (0: the machine's cores divided among the sessions; on the CPU, setting it pins the layout to cores/threads sessions)")

@@ -56,6 +56,10 @@ func NoArgs(fs *pflag.FlagSet) error {
 func AddLogFlags(fs *pflag.FlagSet, format, level *string) {
 	fs.StringVar(format, "log-format", "auto", "auto (console on a terminal, JSON otherwise), console or json: every line on standard error follows it")
 	fs.StringVar(level, "log-level", "info", "debug, info, warn or error")
+	fs.BoolFuncP("verbose", "v", "log at debug level (--log-level debug)", func(string) error {
+		*level = "debug"
+		return nil
+	})
 }
 
 // ApplyConfig sets, from a YAML file of flag names and values, every flag

@@ -53,6 +53,19 @@ func (o Origin) Path() string {
 	return o.Files[0]
 }
 
+// Method says how the tokenizer was made, without naming its files (a
+// log line gives those as a field).
+func (o Origin) Method() string {
+	switch {
+	case !o.Converted():
+		return "read as written"
+	case o.Mecab != nil:
+		return fmt.Sprintf("read as transformers' %s does, words split by %s", o.Class, o.Mecab)
+	default:
+		return fmt.Sprintf("converted as transformers' %s does (%s)", o.Converter, o.Class)
+	}
+}
+
 func (o Origin) String() string {
 	if !o.Converted() {
 		return "read " + strings.Join(o.Files, ", ")
