@@ -76,7 +76,8 @@ demo: ort $(BIN) demo-model
 	@echo
 	@echo "Checked against the facts gencorpus wrote ($(DEMO)/gold.jsonl):"
 	@$(BIN) eval --gold $(DEMO)/gold.jsonl demo=$(DEMO)/answers.jsonl
-	@echo "(The demo model is a small BERT trained on synthetic company profiles like these; make eval compares it with a truncating script.)"
+	@echo "(The demo model is a small BERT trained on synthetic company profiles like these; make eval compares it with a truncating script."
+	@echo " A profile too short to state its headquarters or founder has no gold answer for that question: those answers are not scored.)"
 
 # The tokenizer fixtures of four model families (make tokenizer-fixtures;
 # included here, before test, whose prerequisites name them).

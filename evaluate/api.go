@@ -103,4 +103,7 @@ type Report struct {
 	// Errors counts the gold's questions whose record is an error record,
 	// scored as wrong answers.
 	Errors int
+	// Unscored counts the answer records of questions the gold does not
+	// hold (not scored).
+	Unscored int
 }

@@ -23,7 +23,12 @@ func Evaluate(gold GoldSet, answers map[Key]Prediction, split int) (Report, erro
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{Split: split, Positions: gold.Positions()}
+	rep := Report{Split: split, Positions: gold.Positions(), Unscored: len(answers)}
+	for _, p := range preds {
+		if p != nil {
+			rep.Unscored--
+		}
+	}
 	em, f1 := make([]float64, len(preds)), make([]float64, len(preds))
 	noAns := false
 	for i, g := range gold.Questions {
@@ -185,6 +190,13 @@ func WriteTable(w io.Writer, gold GoldSet, rows []Row) error {
 		if r.Report.Errors > 0 {
 			fmt.Fprintf(&b, "%s: %d of the %d questions have an error record (the document or question could not be answered; each record says why), scored as the answer \"\"\n", r.Label, r.Report.Errors, r.Report.Overall.N)
 		}
+		if r.Report.Unscored > 0 {
+			records := "answer records"
+			if r.Report.Unscored == 1 {
+				records = "answer record"
+			}
+			fmt.Fprintf(&b, "%s: %d %s for questions the gold does not hold, not scored\n", r.Label, r.Report.Unscored, records)
+		}
 		if r.Report.NoLogits > 0 {
 			fmt.Fprintf(&b, "%s: no best threshold: %d answers have no span_logit and null_logit (answers written by an older qa-shard, or another reader)\n", r.Label, r.Report.NoLogits)
 		}
@@ -202,7 +214,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
 		rep := r.Report
-		m := map[string]any{"reader": r.Label, "exact": rep.Overall.EM, "f1": rep.Overall.F1, "total": rep.Overall.N, "missing": rep.Overall.Missing, "errors": rep.Errors}
+		m := map[string]any{"reader": r.Label, "exact": rep.Overall.EM, "f1": rep.Overall.F1, "total": rep.Overall.N, "missing": rep.Overall.Missing, "errors": rep.Errors, "unscored": rep.Unscored}
 		add := func(prefix string, s Score) {
 			if s.N > 0 {
 				m[prefix+"_exact"], m[prefix+"_f1"], m[prefix+"_total"] = s.EM, s.F1, s.N

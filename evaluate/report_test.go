@@ -38,6 +38,9 @@ func TestEvaluateSplit(t *testing.T) {
 	check("beyond", r.Beyond, 2, 0, 0, 1)
 
 	check("HasAns (every question)", r.HasAns, 4, 25, 100*(1+2.0/3)/4, 1)
+	if r.Unscored != 1 {
+		t.Errorf("%d answer records unscored, want 1 (d3's)", r.Unscored)
+	}
 	if r.NoAns.N != 0 || r.Best != nil || !r.Positions {
 		t.Errorf("no question without an answer: NoAns %+v, best %+v; positions %v", r.NoAns, r.Best, r.Positions)
 	}
@@ -51,13 +54,14 @@ func TestEvaluateSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"4 questions: 2 with the answer starting within the first 512 tokens of its document, 2 beyond", "within 512", "beyond 512", "qa-shard", " 41.7", "missing"} {
+	for _, want := range []string{"4 questions: 2 with the answer starting within the first 512 tokens of its document, 2 beyond", "within 512", "beyond 512", "qa-shard", " 41.7", "missing",
+		"qa-shard: 1 answer record for questions the gold does not hold, not scored"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 || !strings.HasSuffix(strings.TrimSpace(lines[4]), "4") {
-		t.Errorf("want a summary, a header of two lines and two rows, the naive one with 4 missing:\n%s", out)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 6 || !strings.HasSuffix(strings.TrimSpace(lines[4]), "4") {
+		t.Errorf("want a summary, a header of two lines, two rows (the naive one with 4 missing) and the unscored line:\n%s", out)
 	}
 }
 

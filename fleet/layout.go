@@ -129,19 +129,16 @@ func budgets(o Options, ladder func(int) ([]int, int)) ([]int, int) {
 	return ladder(max(8, o.MaxSeqLen))
 }
 
-// replicaName names session k of layout l on device d: a device's single
-// pinned session keeps the device's name; several layouts get the layout
-// in the name so every candidate's replicas are distinct.
-func replicaName(d gpu.Device, l tune.Layout, k int, candidates int) string {
-	switch {
-	case candidates > 1 && d.Kind == gpu.KindCPU:
-		return fmt.Sprintf("%s.%dx%d.%d", d.Name(), l.Sessions, l.Threads, k)
-	case candidates > 1:
-		return fmt.Sprintf("%s.%ds.%d", d.Name(), l.Sessions, k)
-	case l.Sessions > 1:
-		return fmt.Sprintf("%s.%d", d.Name(), k)
+// replicaName names session k of layout l on device d, the same in every
+// run that uses that layout (whether it was pinned, cached or found by a
+// search): a layout's single session keeps the device's name ("cpu:0",
+// "gpu3"); several sessions carry their count and number ("cpu:0.2s.1"),
+// which tells apart the sessions of every layout a device may measure.
+func replicaName(d gpu.Device, l tune.Layout, k int) string {
+	if l.Sessions <= 1 {
+		return d.Name()
 	}
-	return d.Name()
+	return fmt.Sprintf("%s.%ds.%d", d.Name(), l.Sessions, k)
 }
 
 // replicaLabel names session k of layout l on device d for people: the

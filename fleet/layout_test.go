@@ -81,24 +81,38 @@ func TestGPULayoutsAndBudgets(t *testing.T) {
 	}
 }
 
+// TestReplicaNames: a layout's sessions have the same names whether the
+// layout was pinned or one of several a search measured (the names key
+// windows_per_replica and the metrics, so runs compare), and the
+// sessions of every candidate layout of a device are distinct.
 func TestReplicaNames(t *testing.T) {
 	cpu := gpu.Device{Kind: gpu.KindCPU}
 	g := gpu.Device{Kind: gpu.KindGPU, Index: 3}
 	for _, tc := range []struct {
-		d          gpu.Device
-		l          tune.Layout
-		k, choices int
-		want       string
+		d    gpu.Device
+		l    tune.Layout
+		k    int
+		want string
 	}{
-		{cpu, tune.Layout{Sessions: 2, Threads: 1}, 1, 2, "cpu:0.2x1.1"},
-		{cpu, tune.Layout{Sessions: 1, Threads: 2}, 0, 2, "cpu:0.1x2.0"},
-		{cpu, tune.Layout{Sessions: 1, Threads: 2}, 0, 1, "cpu:0"},
-		{g, tune.Layout{Sessions: 2, Threads: 0}, 1, 2, "gpu3.2s.1"},
-		{g, tune.Layout{Sessions: 2, Threads: 0}, 1, 1, "gpu3.1"},
-		{g, tune.Layout{Sessions: 1, Threads: 0}, 0, 1, "gpu3"},
+		{cpu, tune.Layout{Sessions: 2, Threads: 1}, 1, "cpu:0.2s.1"},
+		{cpu, tune.Layout{Sessions: 1, Threads: 2}, 0, "cpu:0"},
+		{g, tune.Layout{Sessions: 2, Threads: 0}, 1, "gpu3.2s.1"},
+		{g, tune.Layout{Sessions: 1, Threads: 0}, 0, "gpu3"},
 	} {
-		if got := replicaName(tc.d, tc.l, tc.k, tc.choices); got != tc.want {
-			t.Errorf("replicaName(%v, %v, %d, %d) = %q, want %q", tc.d.Name(), tc.l, tc.k, tc.choices, got, tc.want)
+		if got := replicaName(tc.d, tc.l, tc.k); got != tc.want {
+			t.Errorf("replicaName(%v, %v, %d) = %q, want %q", tc.d.Name(), tc.l, tc.k, got, tc.want)
+		}
+	}
+	for _, cores := range []int{2, 4, 16} {
+		seen := map[string]bool{}
+		for _, l := range cpuLayouts(Options{}, 1, cores) {
+			for k := range l.Sessions {
+				n := replicaName(cpu, l, k)
+				if seen[n] {
+					t.Errorf("%d cores: two sessions of the candidate layouts are named %s", cores, n)
+				}
+				seen[n] = true
+			}
 		}
 	}
 }

@@ -25,7 +25,7 @@ func (f *Fleet) addReplicas(o Options, m *worker.Model, classes []deviceClass, l
 			tl := tune.Layout{Sessions: l.Sessions, Threads: l.Threads} // its own Replicas
 			for _, d := range c.devices {
 				for k := range l.Sessions {
-					name := replicaName(d, l, k, len(c.layouts))
+					name := replicaName(d, l, k)
 					opt := worker.ReplicaOptions{Name: name, Provider: c.provider, Threads: l.Threads,
 						GPU: gpuOptions(o, d, l.Sessions, c.budgets[len(c.budgets)-1]), Log: log}
 					label := replicaLabel(d, l, k)

@@ -8,7 +8,6 @@ package scheduler
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"go.uber.org/zap"
@@ -170,9 +169,19 @@ type Reporting struct {
 	Now func() time.Time
 	// ProgressBar, when set (a terminal), gets a live bar instead of the
 	// periodic log line.
-	ProgressBar io.Writer
+	ProgressBar StatusLine
 	// Status adds device state (GPU utilization...) to progress reports.
 	Status func() string
+}
+
+// StatusLine is the one line at the bottom of a terminal that the live
+// bar redraws in place; log lines written meanwhile go above it, never
+// over it.
+type StatusLine interface {
+	// Show replaces the line with text.
+	Show(text string)
+	// Done leaves the line as last shown and ends it.
+	Done()
 }
 
 func (c *Config) defaults() {

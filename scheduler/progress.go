@@ -2,8 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,7 +146,7 @@ func (p *progress) rates(a, b snapshot) rates {
 // redrawn in place when bar is a terminal, else a log line every interval.
 // The log line's rates are over the last interval, so a slowing run shows
 // it; the ETA is over the whole run.
-func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Duration, bar io.Writer, status func() string) func() {
+func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Duration, bar StatusLine, status func() string) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	if bar != nil {
 		every = 500 * time.Millisecond
@@ -165,15 +163,15 @@ func (p *progress) start(ctx context.Context, log *zap.Logger, every time.Durati
 			case <-ctx.Done():
 				if bar != nil {
 					now := p.snap()
-					p.draw(bar, now, p.rates(first, now), p.eta(first, now), status)
-					fmt.Fprintln(bar)
+					bar.Show(p.barLine(now, p.rates(first, now), p.eta(first, now), status))
+					bar.Done()
 				}
 				return
 			case <-t.C:
 				now := p.snap()
 				if bar != nil {
 					// The bar smooths over the whole run: 500 ms windows are noisy.
-					p.draw(bar, now, p.rates(first, now), p.eta(first, now), status)
+					bar.Show(p.barLine(now, p.rates(first, now), p.eta(first, now), status))
 				} else {
 					p.log(log, now, p.rates(last, now), p.eta(first, now), status)
 				}

@@ -46,7 +46,7 @@ func TestProgressReports(t *testing.T) {
 		t.Errorf("fraction %v, want 0.3 of the bytes (not 0.15 of the documents)", f)
 	}
 	var bar strings.Builder
-	p.draw(&bar, b, r, p.eta(a, b), func() string { return "gpu0 97%" })
+	bar.WriteString(p.barLine(b, r, p.eta(a, b), func() string { return "gpu0 97%" }))
 	for _, want := range []string{" 30.0%", "150/1000 docs", "5.0 docs/s", "40 win/s", "ETA 35s", "1 errors", "gpu0 30 gpu1 10", "gpu0 97%"} {
 		if !strings.Contains(bar.String(), want) {
 			t.Errorf("bar %q lacks %q", bar.String(), want)
@@ -77,7 +77,7 @@ func TestProgressStopping(t *testing.T) {
 		t.Errorf("eta %s while stopping, want none", eta)
 	}
 	var bar strings.Builder
-	p.draw(&bar, b, p.rates(a, b), p.eta(a, b), nil)
+	bar.WriteString(p.barLine(b, p.rates(a, b), p.eta(a, b), nil))
 	if strings.Contains(bar.String(), "ETA") || !strings.Contains(bar.String(), "stopping") {
 		t.Errorf("bar while stopping: %q", bar.String())
 	}
@@ -147,7 +147,7 @@ func TestProgressDocsTotalAsCounted(t *testing.T) {
 	b.at = a.at.Add(time.Second)
 	bar := func() string {
 		var s strings.Builder
-		p.draw(&s, b, p.rates(a, b), p.eta(a, b), nil)
+		s.WriteString(p.barLine(b, p.rates(a, b), p.eta(a, b), nil))
 		return s.String()
 	}
 	if s := bar(); !strings.Contains(s, " 1 docs") {

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -42,8 +41,8 @@ func (p *progress) log(log *zap.Logger, s snapshot, r rates, eta time.Duration, 
 	log.Info("progress", fields...)
 }
 
-// draw rewrites one terminal line.
-func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, status func() string) {
+// barLine is the live bar's one line of text.
+func (p *progress) barLine(s snapshot, r rates, eta time.Duration, status func() string) string {
 	var b strings.Builder
 	if f := min(1, p.fraction(s)); f >= 0 {
 		const width = 24
@@ -75,7 +74,7 @@ func (p *progress) draw(w io.Writer, s snapshot, r rates, eta time.Duration, sta
 			fmt.Fprintf(&b, " | %s", st)
 		}
 	}
-	fmt.Fprintf(w, "\r\x1b[K%s", b.String())
+	return b.String()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

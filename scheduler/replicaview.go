@@ -1,9 +1,10 @@
 package scheduler
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"qa-shard/internal/words"
 )
 
 // A replica's Name is its stable identifier (metrics labels, JSON log
@@ -83,7 +84,7 @@ func (p *progress) label(name string) string {
 func replicaLines(us []ReplicaUse) []string {
 	var used, search []string
 	for _, u := range us {
-		s := fmt.Sprintf("%s %d windows", u.Label, u.Windows)
+		s := u.Label + " " + words.Count(u.Windows, "window", "windows")
 		if u.Search {
 			search = append(search, s)
 		} else {

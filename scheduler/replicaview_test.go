@@ -99,17 +99,17 @@ func TestSummaryShowsTheLayoutInUse(t *testing.T) {
 // use by their labels and leaves the others out; the log line keeps the
 // stable names in its field keys.
 func TestProgressShowsReplicasInUseByLabel(t *testing.T) {
-	p := newProgress(Config{Reporting: Reporting{TotalBytes: 1000}}, []string{"cpu:0.2x1.0", "cpu:0.1x2.0"})
-	p.labels = map[string]string{"cpu:0.2x1.0": "cpu#1 (1 thread)", "cpu:0.1x2.0": "cpu#1 (2 threads)"}
-	p.inUse = func(name string) bool { return name == "cpu:0.2x1.0" }
+	p := newProgress(Config{Reporting: Reporting{TotalBytes: 1000}}, []string{"cpu:0.2s.0", "cpu:0"})
+	p.labels = map[string]string{"cpu:0.2s.0": "cpu#1 (1 thread)", "cpu:0": "cpu#1 (2 threads)"}
+	p.inUse = func(name string) bool { return name == "cpu:0.2s.0" }
 	a := p.snap()
 	p.addWork(100)
-	p.addWindows("cpu:0.2x1.0", 10)
-	p.addWindows("cpu:0.1x2.0", 4)
+	p.addWindows("cpu:0.2s.0", 10)
+	p.addWindows("cpu:0", 4)
 	b := p.snap()
 	b.at = a.at.Add(time.Second)
 	var bar strings.Builder
-	p.draw(&bar, b, p.rates(a, b), p.eta(a, b), nil)
+	bar.WriteString(p.barLine(b, p.rates(a, b), p.eta(a, b), nil))
 	if s := bar.String(); !strings.Contains(s, "cpu#1 (1 thread) 10") || strings.Contains(s, "2 threads") || strings.Contains(s, "cpu:0") {
 		t.Errorf("bar: %q", s)
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"qa-shard/internal/words"
+
 	"go.uber.org/zap"
 )
 
@@ -55,7 +57,7 @@ func (s Summary) WriteTable(w io.Writer, extra ...string) {
 	fmt.Fprintf(w, "\nqa-shard summary\n")
 	fmt.Fprintf(w, "  documents      %d (%.1f/s)\n", s.Documents, s.DocsPerSecond())
 	fmt.Fprintf(w, "  answers        %d\n", s.Pairs)
-	fmt.Fprintf(w, "  windows        %d in %d batches\n", s.Windows, s.Batches)
+	fmt.Fprintf(w, "  windows        %d in %s\n", s.Windows, words.Count(s.Batches, "batch", "batches"))
 	fmt.Fprintf(w, "  tokens         %d (padding %.1f%%)\n", s.Tokens, s.PaddingPercent())
 	fmt.Fprintf(w, "  record errors  %d\n", s.RecordErrors)
 	fmt.Fprintf(w, "  wall time      %s\n", s.Wall.Round(time.Millisecond))

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestErrorLimit: --max-errors is a count or a share of the records
@@ -26,5 +27,36 @@ func TestErrorLimit(t *testing.T) {
 		if _, err := ParseErrorLimit(bad); err == nil || !strings.Contains(err.Error(), "count") {
 			t.Errorf("--max-errors %q: %v, want an error saying what to give", bad, err)
 		}
+	}
+}
+
+// TestSummaryTable: the table a person reads at the end of a run, word
+// for word: counts of one in the singular, a replica that only ran while
+// the layouts were measured set apart, the extra lines last.
+func TestSummaryTable(t *testing.T) {
+	s := Summary{Documents: 3, Pairs: 5, Windows: 1, Tokens: 300, PaddedTokens: 400, Batches: 1, RecordErrors: 1, Wall: 1500 * time.Millisecond,
+		Replicas: []ReplicaUse{{Name: "gpu0", Label: "gpu0 (H100)", Windows: 1}, {Name: "cpu:0", Label: "cpu#1 (2 threads)", Windows: 2, Search: true}}}
+	var b strings.Builder
+	s.WriteTable(&b, "answers file   answers.jsonl")
+	want := `
+qa-shard summary
+  documents      3 (2.0/s)
+  answers        5
+  windows        1 in 1 batch
+  tokens         300 (padding 25.0%)
+  record errors  1
+  wall time      1.5s
+  replicas       gpu0 (H100) 1 window
+  layout search  cpu#1 (2 threads) 2 windows (sessions measured, then set aside)
+  answers file   answers.jsonl
+`
+	if b.String() != want {
+		t.Errorf("summary table:\n%s\nwant:\n%s", b.String(), want)
+	}
+	s.Windows, s.Batches = 7, 2
+	b.Reset()
+	s.WriteTable(&b)
+	if !strings.Contains(b.String(), "  windows        7 in 2 batches\n") {
+		t.Errorf("summary table:\n%s", b.String())
 	}
 }

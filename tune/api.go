@@ -18,10 +18,11 @@
 package tune
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"qa-shard/internal/words"
 
 	"go.uber.org/zap"
 )
@@ -53,18 +54,11 @@ type Layout struct {
 }
 
 func (l Layout) String() string {
-	s := fmt.Sprintf("%d session%s", l.Sessions, plural(l.Sessions))
+	s := words.Count(l.Sessions, "session", "sessions")
 	if l.Threads > 0 {
-		s += fmt.Sprintf(" x %d thread%s", l.Threads, plural(l.Threads))
+		s += " x " + words.Count(l.Threads, "thread", "threads")
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Class is a set of identical devices and what may be chosen for them. A

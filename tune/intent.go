@@ -2,6 +2,8 @@ package tune
 
 import (
 	"fmt"
+
+	"qa-shard/internal/words"
 )
 
 // Intent says, per class, what the run starts with and what it will
@@ -21,7 +23,7 @@ func (t *Tuner) Intent() []string {
 		share := fmt.Sprintf("for at most %.0f%% of the run", 100*c.opt.Share)
 		from := ""
 		if c.before.runs > 0 {
-			from = fmt.Sprintf("continuing the search of %d earlier run%s (tuning cache): ", c.before.runs, plural(c.before.runs))
+			from = "continuing the search of " + words.Count(c.before.runs, "earlier run", "earlier runs") + " (tuning cache): "
 		}
 		switch {
 		case c.phase == holding:

@@ -2,8 +2,9 @@ package tune
 
 import (
 	"fmt"
-	"strings"
 	"time"
+
+	"qa-shard/internal/words"
 
 	"go.uber.org/zap"
 )
@@ -207,10 +208,10 @@ func (ch Choice) String() string {
 	s += ")"
 	if ch.Batches > 0 {
 		s += fmt.Sprintf("; searching took %s, %s, about %s slower than the chosen shape",
-			count(ch.Batches, "batch", "batches"), ch.Searched.Round(time.Millisecond), ch.Overhead.Round(time.Millisecond))
+			words.Count(ch.Batches, "batch", "batches"), ch.Searched.Round(time.Millisecond), ch.Overhead.Round(time.Millisecond))
 	}
 	if ch.Retunes > 0 {
-		s += fmt.Sprintf("; searched again %s after drifts", count(ch.Retunes, "once", "%d times"))
+		s += fmt.Sprintf("; searched again %s after drifts", words.Times(ch.Retunes))
 	}
 	if ch.Bound > 0 {
 		s += fmt.Sprintf("; out of memory at %d tokens", ch.Bound)
@@ -244,19 +245,4 @@ func (c *class) partial() (Search, bool) {
 		return *c.paused, true
 	}
 	return c.snapshot()
-}
-
-// count is n with its word: one (which may be a word of its own, "once")
-// or many (with %d for n, "%d times"; else n then the word).
-func count(n int, one, many string) string {
-	if n == 1 {
-		if one == "once" {
-			return one
-		}
-		return "1 " + one
-	}
-	if strings.Contains(many, "%d") {
-		return fmt.Sprintf(many, n)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

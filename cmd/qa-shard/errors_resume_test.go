@@ -33,7 +33,7 @@ func TestMaxErrorsCountsRecordsBeforeResume(t *testing.T) {
 		want  int
 		says  string
 	}{
-		{"default", nil, exitRecords, "completed with 1 error records"},
+		{"default", nil, exitRecords, "completed with 1 error record "},
 		{"within --max-errors", []string{"--max-errors", "1"}, exitOK, "within --max-errors 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

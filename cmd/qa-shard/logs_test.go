@@ -28,7 +28,7 @@ func TestJSONLogs(t *testing.T) {
 	}{
 		{"complete", append(run1, "--input", good, "--output", filepath.Join(dir, "a.jsonl")), exitOK, []string{"starting", "summary"}},
 		{"record errors", append(run1, "--input", bad, "--output", filepath.Join(dir, "b.jsonl")), exitRecords,
-			[]string{"summary", "completed with 1 error records", "more than --max-errors 0"}},
+			[]string{"summary", "completed with 1 error record ", "more than --max-errors 0"}},
 		{"record errors within --max-errors", append(run1, "--input", bad, "--output", filepath.Join(dir, "c.jsonl"), "--max-errors", "34%"), exitOK,
 			[]string{"summary", "within --max-errors 34%"}},
 		{"already complete", append(run1, "--input", good, "--output", filepath.Join(dir, "a.jsonl"), "--resume"), exitOK, []string{"already complete"}},

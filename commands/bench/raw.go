@@ -2,9 +2,10 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
+
+	"qa-shard/internal/words"
 
 	"qa-shard/fleet"
 	"qa-shard/scheduler"
@@ -19,19 +20,12 @@ type rawShape struct {
 }
 
 func (s rawShape) String() string {
-	return fmt.Sprintf("%s, %d row%s", s.layout, s.rows, plural(s.rows))
+	return s.layout.String() + ", " + words.Count(s.rows, "row", "rows")
 }
 
 // budget is the token budget that cuts batches of this shape from full
 // windows of seqLen tokens.
 func (s rawShape) budget(seqLen int) int { return s.rows * seqLen }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // rawShapes are every candidate layout of the fleet's first class with 1,
 // 2, 4 and 8 rows (CPU) or the class's own budgets (GPU) of seqLen tokens.

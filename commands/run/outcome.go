@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 
+	"qa-shard/internal/words"
+
 	"go.uber.org/zap"
 
 	"qa-shard/input"
@@ -163,7 +165,7 @@ func judge(r runEnd, log *zap.Logger, whole scheduler.Summary) error {
 	if whole.RecordErrors == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("completed with %d error records (lines or questions that could not be answered; each says why) in %s", whole.RecordErrors, r.Output)
+	msg := fmt.Sprintf("completed with %s (lines or questions that could not be answered; each says why) in %s", words.Count(whole.RecordErrors, "error record", "error records"), r.Output)
 	if limit, _ := scheduler.ParseErrorLimit(r.MaxErrors); limit.Allows(whole) {
 		log.Warn(msg+"; within --max-errors "+r.MaxErrors+", so the exit code is 0", zap.Int64("record_errors", whole.RecordErrors))
 		return nil

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"os"
-
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
@@ -26,5 +24,5 @@ func report(log *zap.Logger, logFormat string, o outputOptions, s scheduler.Summ
 	for _, sh := range shapes {
 		files = append(files, "batch shape    "+sh)
 	}
-	s.WriteTable(os.Stderr, append(files, gpus...)...)
+	s.WriteTable(logs.Console(), append(files, gpus...)...)
 }

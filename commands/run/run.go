@@ -282,7 +282,7 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 // schedulerConfig is the run's options as the scheduler takes them.
 func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
-	return scheduler.Config{
+	cfg := scheduler.Config{
 		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
 		Batching: scheduler.Batching{
 			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
@@ -295,9 +295,13 @@ func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 		},
 		Reporting: scheduler.Reporting{
 			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
-			ProgressInterval: o.ProgressInterval, ProgressBar: logs.Bar(o.LogFormat), Status: fl.Status,
+			ProgressInterval: o.ProgressInterval, Status: fl.Status,
 		},
 	}
+	if bar := logs.Bar(o.LogFormat); bar != nil {
+		cfg.ProgressBar = bar // a nil *logs.Status would be a non-nil interface
+	}
+	return cfg
 }
 
 // logStart says what is about to run.

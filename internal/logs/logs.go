@@ -7,7 +7,6 @@ package logs
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -54,7 +53,7 @@ func New(format, level string) (*zap.Logger, error) {
 	default:
 		return nil, fmt.Errorf("%w: --log-format %q: use auto, console or json", ErrSettings, format)
 	}
-	return zap.New(zapcore.NewCore(enc, zapcore.Lock(os.Stderr), lvl)), nil
+	return zap.New(zapcore.NewCore(enc, stderr, lvl)), nil
 }
 
 // formatIn finds the log format of a command line without parsing it, so
@@ -96,11 +95,12 @@ func valueOf(args []string, name string) string {
 	return v
 }
 
-// Bar is standard error when a person watches it (console format on a
-// terminal), for a live progress bar; else nil.
-func Bar(format string) io.Writer {
+// Bar is the status line at the bottom of standard error when a person
+// watches it (console format on a terminal), for a live progress bar;
+// else nil. Log lines written while it is shown go above it.
+func Bar(format string) *Status {
 	if Resolve(format) == "console" && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
+		return &Status{stderr}
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func Bar(format string) io.Writer {
 // exit code; on a console "command: message".
 func Final(args []string, command string, err error, code int, warn bool) {
 	if formatIn(args) != "json" {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", command, err)
+		fmt.Fprintf(stderr, "%s: %v\n", command, err)
 		return
 	}
 	log, _ := New("json", "info") // cannot fail
