@@ -4,7 +4,9 @@
 # to the binary resolved.
 #
 #   make install [PREFIX=DIR]     DIR/bin/qa-shard and ONNX Runtime's CPU
-#                                 build (make ort) in DIR/lib/qa-shard/;
+#                                 build (make ort) in DIR/lib/qa-shard/,
+#                                 the Slurm scripts (configs/slurm) in
+#                                 DIR/share/qa-shard/slurm/;
 #                                 DIR is ~/.local unless given (no root
 #                                 needed), never inside this clone (but
 #                                 under build/); it says the PATH line to
@@ -34,8 +36,10 @@ define install_tree
 		"ONNX Runtime is Copyright (c) Microsoft Corporation, under the MIT License." >$(1)/lib/qa-shard.new/ONNXRUNTIME.txt
 	rm -rf $(1)/lib/qa-shard && mv $(1)/lib/qa-shard.new $(1)/lib/qa-shard
 	install -m 755 $(BIN) $(1)/bin/qa-shard
+	install -d $(1)/share/qa-shard/slurm
+	install -m 755 configs/slurm/submit configs/slurm/*.sbatch $(1)/share/qa-shard/slurm/
 	env -u QA_SHARD_ORT_LIB $(1)/bin/qa-shard version
-	@echo "installed $(1)/bin/qa-shard and ONNX Runtime in $(1)/lib/qa-shard/"
+	@echo "installed $(1)/bin/qa-shard, ONNX Runtime in $(1)/lib/qa-shard/ and the Slurm scripts in $(1)/share/qa-shard/slurm/"
 	@case ":$$PATH:" in *":$(abspath $(1))/bin:"*) ;; *) \
 		echo "$(abspath $(1))/bin is not on your PATH: add it, for example in ~/.bashrc:"; \
 		echo "  export PATH=\"$(abspath $(1))/bin:\$$PATH\"";; esac

@@ -7,6 +7,7 @@
 package qamodel
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,40 +87,51 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 	if err != nil {
 		return nil, err
 	}
-	tok, origin, err := modeldir.OpenWith(graph.Dir, o.Mecab)
+	tok, origin, err := openTokenizer(graph, o.Mecab, maxSeqLen)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", worker.ErrConfig, err)
+		return nil, err
 	}
-	graph.TokenizerPath = origin.Path()
 	if origin.Converted() {
 		log.Info("the model folder has no tokenizer.json: its tokenizer was "+origin.Method(),
 			zap.Strings("files", origin.Files), zap.String("converter", origin.Converter), zap.String("class", origin.Class))
 	} else {
 		log.Info("tokenizer "+origin.Method(), zap.Strings("files", origin.Files))
 	}
-	if err := graph.CheckVocab(tok.VocabSize()); err != nil {
-		return nil, err
-	}
-	if graph.MaxPositions > 0 && maxSeqLen > graph.MaxPositions {
-		return nil, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", cli.ErrUsage, maxSeqLen, graph.MaxPositions)
-	}
 	m.Graph, m.Tok, m.Origin = graph, tok, origin
 	return m, nil
+}
+
+// openTokenizer reads the tokenizer of graph's folder and refuses one
+// that does not fit the graph: ids past its vocabulary, or windows of
+// maxSeqLen (0: no check) past its positions.
+func openTokenizer(graph *worker.Model, mecab modeldir.Options, maxSeqLen int) (*tokenizer.Tokenizer, modeldir.Origin, error) {
+	tok, origin, err := modeldir.OpenWith(graph.Dir, mecab)
+	if err != nil {
+		return nil, origin, fmt.Errorf("%w: %w", worker.ErrConfig, err)
+	}
+	graph.TokenizerPath = origin.Path()
+	if err := graph.CheckVocab(tok.VocabSize()); err != nil {
+		return nil, origin, err
+	}
+	if graph.MaxPositions > 0 && maxSeqLen > graph.MaxPositions {
+		return nil, origin, fmt.Errorf("%w: --max-seq-len %d exceeds the model's %d positions (config.json max_position_embeddings)", cli.ErrUsage, maxSeqLen, graph.MaxPositions)
+	}
+	return tok, origin, nil
 }
 
 // resolve is the folder --model names: the folder itself, or a Hugging
 // Face Hub id (org/name) found in the Hub cache or downloaded into it.
 func resolve(spec, revision string, log *zap.Logger) (string, error) {
-	if st, err := os.Stat(spec); err == nil && st.IsDir() {
-		if revision != "" {
-			return "", fmt.Errorf("%w: --revision %s is for a Hub model id, and --model %s is a folder", cli.ErrUsage, revision, spec)
-		}
-		return spec, nil
-	} else if err == nil || !hub.IsRepoID(spec) {
-		return spec, nil // worker.OpenModelAt says what is wrong with it
+	dir, err := lookup(spec, revision)
+	switch {
+	case err == nil && dir != spec:
+		log.Info("model from the Hugging Face cache", zap.String("model", spec), zap.String("folder", dir))
+		fallthrough
+	case !errors.Is(err, hub.ErrNotCached):
+		return dir, err
 	}
 	var last time.Time
-	dir, err := hub.Resolve(spec, hub.Options{Revision: revision, Progress: func(file string, done, total int64) {
+	dir, err = hub.Resolve(spec, hub.Options{Revision: revision, Progress: func(file string, done, total int64) {
 		if now := time.Now(); now.Sub(last) > time.Second || done == total {
 			last = now
 			log.Info("downloading "+spec, zap.String("file", file), zap.Int64("bytes", done), zap.Int64("of", total))

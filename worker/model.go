@@ -67,17 +67,8 @@ func OpenModel(dir string) (*Model, error) {
 // OpenModelAt is OpenModel of a folder whose graph is onnx, elsewhere (a
 // graph qa-shard built from the folder's checkpoint).
 func OpenModelAt(dir, onnx string) (*Model, error) {
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: model folder %q not found: --model takes a folder save_pretrained wrote (config.json, model.safetensors or pytorch_model.bin, tokenizer files), a Hugging Face Hub id (org/name), or an ONNX export (model.onnx)", ErrConfig, dir)
-	}
-	// The tokenizer's files are the tokenizer's to find (tokenizer/modeldir:
-	// tokenizer.json, or the slow tokenizer's files converted).
-	m := &Model{Dir: dir, ONNXPath: onnx, TokenizerPath: filepath.Join(dir, "tokenizer.json")}
-	if _, err := os.Stat(m.ONNXPath); err != nil {
-		return nil, fmt.Errorf("%w: %s holds neither model.onnx nor weights (model.safetensors, its index, or pytorch_model.bin): --model takes a folder save_pretrained wrote, a Hub id, or an ONNX export", ErrConfig, dir)
-	}
-	if err := m.readConfig(); err != nil {
+	m, err := ReadFolder(dir, onnx)
+	if err != nil {
 		return nil, err
 	}
 	ins, outs, err := signature(m.ONNXPath)
@@ -101,6 +92,28 @@ func OpenModelAt(dir, onnx string) (*Model, error) {
 			ErrConfig, filepath.Join(dir, "config.json"), m.MaxPositions, m.ONNXPath, rows, rows, rows)
 	case rows > 0 && m.MaxPositions == 0:
 		m.MaxPositions = rows // no config.json says it: the graph does
+	}
+	return m, nil
+}
+
+// ReadFolder is the part of OpenModelAt that needs no ONNX Runtime: the
+// folder exists, holds its graph onnx ("": none yet, a checkpoint's graph
+// is built later), and its config.json, when there is one, is read.
+func ReadFolder(dir, onnx string) (*Model, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: model folder %q not found: --model takes a folder save_pretrained wrote (config.json, model.safetensors or pytorch_model.bin, tokenizer files), a Hugging Face Hub id (org/name), or an ONNX export (model.onnx)", ErrConfig, dir)
+	}
+	// The tokenizer's files are the tokenizer's to find (tokenizer/modeldir:
+	// tokenizer.json, or the slow tokenizer's files converted).
+	m := &Model{Dir: dir, ONNXPath: onnx, TokenizerPath: filepath.Join(dir, "tokenizer.json")}
+	if onnx != "" {
+		if _, err := os.Stat(m.ONNXPath); err != nil {
+			return nil, fmt.Errorf("%w: %s holds neither model.onnx nor weights (model.safetensors, its index, or pytorch_model.bin): --model takes a folder save_pretrained wrote, a Hub id, or an ONNX export", ErrConfig, dir)
+		}
+	}
+	if err := m.readConfig(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -60,7 +60,8 @@ func TestDevicesExitCodes(t *testing.T) {
 // preflight, fails (exit 2) on a node whose launcher gave the process
 // GPUs (CUDA_VISIBLE_DEVICES) when no driver is found, instead of letting
 // the job fall back to the CPU; without CUDA_VISIBLE_DEVICES, or with it
-// empty (no GPUs given), no driver passes as before.
+// empty (no GPUs given), no driver passes as before, and so does --devices
+// cpu (the CPU is what the run asks for, whatever the launcher gave).
 func TestDevicesCheckWithGPUsGivenAndNoDriver(t *testing.T) {
 	noDriver := func() (*gpu.NVML, error) {
 		return nil, fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
@@ -80,6 +81,13 @@ func TestDevicesCheckWithGPUsGivenAndNoDriver(t *testing.T) {
 		err := devices.List([]string{"--check", "--ort-lib", ortLib}, noDriver, &out)
 		if code := exitCode(err); code != tc.code || (code != exitOK && !strings.Contains(err.Error(), "CUDA_VISIBLE_DEVICES="+tc.cvd+" gives this process GPUs")) {
 			t.Errorf("CUDA_VISIBLE_DEVICES=%q (set %v): exit %d (%v), want %d", tc.cvd, tc.set, code, err, tc.code)
+		}
+	}
+	t.Setenv("CUDA_VISIBLE_DEVICES", "0")
+	for _, spec := range []string{"cpu", "cpu:2"} {
+		var out bytes.Buffer
+		if err := devices.List([]string{"--check", "--ort-lib", ortLib, "--devices", spec}, noDriver, &out); err != nil {
+			t.Errorf("--check --devices %s with CUDA_VISIBLE_DEVICES=0 and no driver: %v, want it to pass", spec, err)
 		}
 	}
 }

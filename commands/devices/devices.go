@@ -80,9 +80,11 @@ func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o
 		if sel.OnGPU() {
 			gpus = len(sel.Devices)
 		}
-		if cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); !sel.OnGPU() && set && strings.TrimSpace(cvd) != "" && strings.TrimSpace(cvd) != "-1" {
+		cpuAsked := strings.HasPrefix(strings.TrimSpace(spec), "cpu")
+		if cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); !sel.OnGPU() && !cpuAsked && set && strings.TrimSpace(cvd) != "" && strings.TrimSpace(cvd) != "-1" {
 			// The launcher gave this process GPUs (Slurm's --gres): a run
-			// here would fall back to the CPU without them.
+			// here would fall back to the CPU without them (unless the
+			// CPU is what --devices asks for).
 			why := "NVML sees no usable GPU"
 			if err != nil {
 				why = err.Error()

@@ -20,6 +20,8 @@ import (
 // takes only that group.
 type options struct {
 	Config   string
+	// CheckOnly is --check: say whether the run would start, and stop.
+	CheckOnly bool
 	Settings qa.Settings // how answers are found (the answer settings)
 	inputOptions
 	outputOptions
@@ -110,6 +112,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
+	fs.BoolVar(&o.CheckOnly, "check", false, "check what the run would refuse (flags, questions, input files, output, the model's folder, weights and tokenizer), without ONNX Runtime, devices or the network, then exit 0 or 2: for a login node before a batch job queues")
 	fs.StringVar(&o.Model, "model", "", "the model: a folder as save_pretrained writes it (config.json, model.safetensors or pytorch_model.bin, tokenizer files), a Hugging Face Hub id (org/name: from the Hugging Face cache, downloaded into it when absent), or an optimum ONNX export (model.onnx)")
 	fs.StringArrayVar(&o.Inputs, "input", nil, "corpus: a file, folder or glob (repeatable; read in the order given, folders and globs sorted) of .jsonl, .jsonl.gz, .jsonl.zst or .parquet, one {\"id\", \"context\", \"question\"?, \"questions\"?} record per line or row, or a SQuAD v1.1/v2.0 .json dataset (a paragraph per document, question ids kept); - reads standard input")
 	fs.StringVar(&o.Fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")

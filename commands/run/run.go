@@ -28,6 +28,7 @@ import (
 	"qa-shard/quantize"
 	"qa-shard/scheduler"
 	"qa-shard/shard"
+	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/modeldir"
 	"qa-shard/tune"
 	"qa-shard/worker"
@@ -76,6 +77,9 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
+	if o.CheckOnly {
+		return checkOnly(o, in, questions, log)
+	}
 	locks, err := claimOutputs(o.outputOptions)
 	if err != nil {
 		return err
@@ -86,7 +90,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 		return err
 	}
 	defer m.Close()
-	if err := questionsFit(m, questions, o.Settings); err != nil {
+	if err := questionsFit(m.Tok, questions, o.Settings); err != nil {
 		return err
 	}
 	fl, err := startFleet(ctx, o, c.Simulate, m, in.plan.Rank.World, log)
@@ -208,12 +212,12 @@ func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger)
 
 // questionsFit refuses a question that leaves no room for any context in
 // a window: every document would get an error record for it.
-func questionsFit(m *qamodel.Model, questions []string, s qa.Settings) error {
+func questionsFit(tok *tokenizer.Tokenizer, questions []string, s qa.Settings) error {
 	for _, q := range questions {
-		n := m.Tok.Encode(q).Len()
-		if err := qa.QuestionFits(n, m.Tok.Template().Added(), s); err != nil {
+		n := tok.Encode(q).Len()
+		if err := qa.QuestionFits(n, tok.Template().Added(), s); err != nil {
 			return fmt.Errorf("%w: --question %q is %d tokens, and with the %d special tokens of a window it leaves no room for the context in --max-seq-len %d: shorten the question or raise --max-seq-len (%w)",
-				cli.ErrUsage, shorten(q), n, m.Tok.Template().Added(), s.MaxSeqLen, err)
+				cli.ErrUsage, shorten(q), n, tok.Template().Added(), s.MaxSeqLen, err)
 		}
 	}
 	return nil

@@ -167,6 +167,26 @@ func Resolve(repo string, o Options) (string, error) {
 	return snap, nil
 }
 
+// Lookup is Resolve without the network: the cached snapshot of repo at
+// o.Revision, or an error wrapping ErrNotCached that says where it looked.
+func Lookup(repo string, o Options) (string, error) {
+	if o.Env == nil {
+		o.Env = os.LookupEnv
+	}
+	if o.Revision == "" {
+		o.Revision = "main"
+	}
+	cache, err := CacheDir(o.Env)
+	if err != nil {
+		return "", err
+	}
+	snap, err := cached(cache, repo, o.Revision)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s at revision %s is not in %s (%w)", ErrNotCached, repo, o.Revision, cache, err)
+	}
+	return snap, nil
+}
+
 // Token is the Hub token: HF_TOKEN, else the token file (HF_TOKEN_PATH,
 // else HF_HOME/token, else ~/.cache/huggingface/token); "" for none.
 func Token(env Env) string {

@@ -77,7 +77,7 @@ func (s *screen) show(text string) {
 		text = " "
 	}
 	s.status = text
-	io.WriteString(s.out(), clearLine+text)
+	_, _ = io.WriteString(s.out(), clearLine+text) // a bar that cannot be drawn is no failure of the run
 }
 
 // done ends the status line where it stands; later writes go below it.
@@ -85,7 +85,7 @@ func (s *screen) done() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.status != "" {
-		io.WriteString(s.out(), "\n")
+		_, _ = io.WriteString(s.out(), "\n")
 	}
 	s.status = ""
 }

@@ -137,6 +137,14 @@ func Build(dir string, c Config, src Source, opts ...Option) (Result, error) {
 	return res, nil
 }
 
+// Check is Build without writing: src gives every weight config c
+// implies, in its shape, and nothing the model has no place for. No
+// weight is read (a checkpoint's tensors are read when written).
+func Check(c Config, src Source, opts ...Option) error {
+	_, err := build(c, src, opts...)
+	return err
+}
+
 // WriteModel streams the model of config c with the weights of src to w,
 // all in one file: for graphs under 2 GiB (tests, small models).
 func WriteModel(w io.Writer, c Config, src Source, opts ...Option) (int64, error) {

@@ -19,7 +19,14 @@
 #      malformed line, and a merge job with --dependency=afterany: the task
 #      owning the line exits 3 (an error record in its place), the merge
 #      still runs and completes, byte-identical to one process's output
-#   6. cluster.sh stop: every daemon it started is gone, and no process is
+#   6. configs/slurm/submit refuses before anything queues: multi-node
+#      without --output, an array with a model folder that does not exist,
+#      and the CPU script over an --output no qa-shard run wrote each exit 2
+#      with the message that says why, and the controller holds no new job
+#   7. configs/slurm/submit configs/slurm/cpu.sbatch on both nodes (no GPU
+#      asked for, --devices cpu added by the script): the check passes, the
+#      job runs one rank a node and merges; byte-identical to the reference
+#   8. cluster.sh stop: every daemon it started is gone, and no process is
 #      left working in the scratch folder
 # Waits are bounded polls of scontrol/squeue (accounting is off: no sacct).
 # SLURM_TEST_KEEP=1 keeps the scratch folder (it is kept anyway on failure).
@@ -268,6 +275,70 @@ else
 fi
 
 # ---------------------------------------------------------------- 6
+note "scenario 6: configs/slurm/submit refuses bad arguments before anything queues"
+S6=$WORK/s6
+mkdir -p "$S6"
+jobs_known() { scontrol -o show jobs 2>/dev/null | grep -c '^JobId='; }
+before=$(jobs_known)
+refused=""
+# refuse NAME WANT SUBMIT-ARGS...: submit must exit 2, say WANT, queue nothing.
+refuse() {
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$(cd "$S6" && QA_SHARD=$BIN "$ROOT/configs/slurm/submit" --parsable --time=5 "$@" 2>&1)
+	rc=$?
+	if [[ $rc -ne 2 || $out != *"$want"* || $out != *"nothing was queued"* ]]; then
+		fail "6 $name: submit exited $rc, want 2 saying \"$want\""
+		echo "$out" | tail -n 5 | indent
+		return 1
+	fi
+	refused+="$name; "
+}
+echo '{"not": "a qa-shard output"}' >"$S6/foreign.jsonl"
+r6=0
+refuse "multi-node without --output" "--output FILE is required" \
+	"$ROOT/configs/slurm/multi-node.sbatch" --devices cpu --model "$MODEL" --input "$WORK/small.jsonl" "${QUESTIONS[@]}" || r6=1
+refuse "array with a missing model" "not found" \
+	"$ROOT/configs/slurm/array.sbatch" --model "$S6/no-such-model" --input "$WORK/small.jsonl" "${QUESTIONS[@]}" --output "$S6/a.jsonl" || r6=1
+refuse "cpu over a file no run wrote" "has no journal" \
+	"$ROOT/configs/slurm/cpu.sbatch" --model "$MODEL" --input "$WORK/small.jsonl" "${QUESTIONS[@]}" --output "$S6/foreign.jsonl" || r6=1
+after=$(jobs_known)
+if [[ $after -ne $before ]]; then
+	fail "6 the controller holds $((after - before)) more job(s) after the refused submits"
+	scontrol -o show jobs | tail -n 3 | cut -c1-200 | indent
+elif [[ $r6 -eq 0 ]]; then
+	pass "6 submit refused, exit 2, no job queued ($before jobs before and after): $refused"
+fi
+
+# ---------------------------------------------------------------- 7
+note "scenario 7: configs/slurm/submit configs/slurm/cpu.sbatch on n1+n2 (no GPU; one rank a node, merged)"
+S7=$WORK/s7
+mkdir -p "$S7"
+job=$(QA_SHARD=$BIN "$ROOT/configs/slurm/submit" --parsable --chdir="$S7" --output="$S7/job.log" --job-name=s7-cpu \
+	--nodes=2 --cpus-per-task=1 --time=5 \
+	"$ROOT/configs/slurm/cpu.sbatch" --threads 1 --model "$MODEL" --input "$WORK/small.jsonl" \
+	"${QUESTIONS[@]}" --output answers.jsonl --log-format console 2>"$S7/submit.err")
+if [[ -z $job ]]; then
+	fail "7 submit did not queue the CPU job"
+	tail -n 5 "$S7/submit.err" | indent
+elif ! grep -q "check passed" "$S7/submit.err"; then
+	fail "7 job $job queued without the check's word"
+	indent <"$S7/submit.err"
+elif ! wait_job "$job" 180; then
+	fail "7 job $job did not complete: $(job_field "$job" JobState) exit $(job_field "$job" ExitCode)"
+	indent <"$WORK/job-$job.states"
+	tail -n 30 "$S7/job.log" | indent
+elif [[ $(job_field "$job" TresPerNode) == *gpu* || $(job_field "$job" Gres) == *gpu* ]]; then
+	fail "7 the CPU job asked for GPUs: $(scontrol -o show job "$job" | tr ' ' '\n' | grep -i gres)"
+elif same "$S1/answers.jsonl" "$S7/answers.jsonl" "7 CPU job vs reference"; then
+	pass "7 job $job: checked at submit, 2 ranks (one a node) on $(job_field "$job" NodeList) with --devices cpu, merged in the job: byte-identical to the reference"
+	grep -E 'ranks done|merging|merge exited' "$S7/job.log" | indent
+else
+	fail "7 the CPU job's merged output differs from the reference"
+	tail -n 20 "$S7/job.log" | indent
+fi
+
+# ---------------------------------------------------------------- 8
 note "stopping the cluster"
 if bash scripts/slurm/cluster.sh stop "$CLUSTER" 2>"$WORK/stop.log"; then
 	# Nothing of ours may be left: no process working in, or holding a file
@@ -282,12 +353,12 @@ if bash scripts/slurm/cluster.sh stop "$CLUSTER" 2>"$WORK/stop.log"; then
 		fi
 	done
 	if [[ -z $left ]]; then
-		pass "6 cluster stopped by pid: $(tail -n1 "$WORK/stop.log" | sed 's/^cluster.sh: //'); no process left in the scratch folder"
+		pass "8 cluster stopped by pid: $(tail -n1 "$WORK/stop.log" | sed 's/^cluster.sh: //'); no process left in the scratch folder"
 	else
-		fail "6 processes left after stopping the cluster: $left"
+		fail "8 processes left after stopping the cluster: $left"
 	fi
 else
-	fail "6 cluster stop failed"
+	fail "8 cluster stop failed"
 	indent <"$WORK/stop.log"
 fi
 

@@ -130,11 +130,11 @@ func CheckFolder(dir string) error {
 	case dir == "":
 		return fmt.Errorf("%w: no folder given", ErrNoFolder)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %s: give the folder `optimum-cli export onnx --task question-answering` wrote (the demo's: make demo-model)", ErrNoFolder, dir)
+		return fmt.Errorf("%w: %s: give the model's folder, which holds its tokenizer's files (tokenizer.json, or vocab.txt, vocab.json and merges.txt, or a SentencePiece model)", ErrNoFolder, dir)
 	case err != nil:
 		return fmt.Errorf("%w: %s: %w", ErrNoFolder, dir, err)
 	case !st.IsDir():
-		return fmt.Errorf("%w: %s is a file: give the folder that holds model.onnx and the tokenizer's files", ErrNoFolder, dir)
+		return fmt.Errorf("%w: %s is a file: give the model's folder, which holds its tokenizer's files", ErrNoFolder, dir)
 	}
 	return nil
 }
