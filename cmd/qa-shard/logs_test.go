@@ -12,13 +12,16 @@ import (
 // TestJSONLogs: with --log-format json (or log-format: json in --config)
 // every line on standard error is one JSON object, for every subcommand and
 // every outcome: a complete run with its summary, record errors within and
-// above --max-errors, usage errors, merge, devices and bench.
+// above --max-errors, usage and configuration errors, --check, merge,
+// devices and bench.
 func TestJSONLogs(t *testing.T) {
 	dir := t.TempDir()
 	good := writeCorpus(t, 40, 3)
 	bad := writeLines(t, `{"id": "a", "context": "Ada founded the company."}`, `{"id": "b", "context": `, `{"id": "c", "context": "It moved."}`)
 	jsonConfig := filepath.Join(dir, "c.yaml")
 	must(t, os.WriteFile(jsonConfig, []byte("log-format: json\n"), 0o644))
+	badYAML := filepath.Join(dir, "bad.yaml")
+	must(t, os.WriteFile(badYAML, []byte("model: [\n"), 0o644))
 	run1 := []string{"--log-format", "json", "--model", model(t, "tiny"), "--question", "Who?", "--devices", "sim:2", "--progress-interval", "1s"}
 	for _, tc := range []struct {
 		name string
@@ -34,6 +37,10 @@ func TestJSONLogs(t *testing.T) {
 		{"already complete", append(run1, "--input", good, "--output", filepath.Join(dir, "a.jsonl"), "--resume"), exitOK, []string{"already complete"}},
 		{"unknown flag", []string{"--log-format", "json", "--bogus"}, exitUsage, []string{"unknown flag: --bogus"}},
 		{"format from --config", []string{"--config", jsonConfig, "--bogus"}, exitUsage, []string{"unknown flag: --bogus"}},
+		{"configuration file not YAML", []string{"--log-format", "json", "--config", badYAML}, exitUsage, []string{"is not valid YAML"}},
+		{"configuration: no model folder", append(run1[:0:0], "--log-format", "json", "--model", filepath.Join(dir, "missing-model"), "--input", good, "--question", "Who?"), exitUsage,
+			[]string{"not found"}},
+		{"check", append(run1, "--input", good, "--output", filepath.Join(dir, "chk.jsonl"), "--check"), exitOK, []string{"check passed"}},
 		{"merge refused", []string{"merge", "--log-format=json", "--output", filepath.Join(dir, "m.jsonl"), good}, exitUsage, []string{"merge needs the journal"}},
 		{"devices", []string{"devices", "--log-format", "json", "--bogus"}, exitUsage, []string{"unknown flag"}},
 		{"bench", []string{"bench", "--log-format", "json", "--scheduling=maybe"}, exitUsage, []string{"invalid argument"}},
