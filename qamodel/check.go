@@ -80,16 +80,7 @@ func lookup(spec, revision string) (string, error) {
 // checkCheckpoint checks the weights of a save_pretrained folder against
 // its config.json as the graph builder would, and says what they are.
 func checkCheckpoint(dir string) (string, error) {
-	cfgPath := filepath.Join(dir, "config.json")
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return "", fmt.Errorf("%w: %s has weights but no readable config.json (%w): a save_pretrained folder holds both", qagraph.ErrConfig, dir, err)
-	}
-	cfg, err := qagraph.ParseConfig(cfgPath, b)
-	if err != nil {
-		return "", err
-	}
-	ck, err := checkpoint.Open(dir)
+	_, cfg, ck, err := openCheckpoint(dir)
 	if err != nil {
 		return "", err
 	}

@@ -70,16 +70,7 @@ func cacheDir(name string) (string, error) {
 // dir, from the cache or built now, and a cleanup for a graph built
 // without a cache.
 func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
-	cfgPath := filepath.Join(dir, "config.json")
-	cfgBytes, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return "", nil, fmt.Errorf("%w: %s has weights but no readable config.json (%w): a save_pretrained folder holds both", qagraph.ErrConfig, dir, err)
-	}
-	cfg, err := qagraph.ParseConfig(cfgPath, cfgBytes)
-	if err != nil {
-		return "", nil, err
-	}
-	ck, err := checkpoint.Open(dir)
+	cfgBytes, cfg, ck, err := openCheckpoint(dir)
 	if err != nil {
 		return "", nil, err
 	}
@@ -140,6 +131,25 @@ func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
 		return "", nil, fmt.Errorf("%w: the entry just built does not verify: %w", ErrCache, err)
 	}
 	return filepath.Join(final, qagraph.ModelFile), func() {}, nil
+}
+
+// openCheckpoint reads the config.json of the save_pretrained folder dir
+// (its bytes and what they say) and maps its weights.
+func openCheckpoint(dir string) ([]byte, qagraph.Config, *checkpoint.Checkpoint, error) {
+	cfgPath := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return nil, qagraph.Config{}, nil, fmt.Errorf("%w: %s has weights but no readable config.json (%w): a save_pretrained folder holds both", qagraph.ErrConfig, dir, err)
+	}
+	cfg, err := qagraph.ParseConfig(cfgPath, b)
+	if err != nil {
+		return nil, qagraph.Config{}, nil, err
+	}
+	ck, err := checkpoint.Open(dir)
+	if err != nil {
+		return nil, qagraph.Config{}, nil, err
+	}
+	return b, cfg, ck, nil
 }
 
 // build writes the graph into the folder out with its entry record.

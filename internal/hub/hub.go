@@ -142,13 +142,7 @@ type Options struct {
 // snapshot, or, when the cache has none and the network may be used, one
 // downloaded now into the cache.
 func Resolve(repo string, o Options) (string, error) {
-	if o.Env == nil {
-		o.Env = os.LookupEnv
-	}
-	if o.Revision == "" {
-		o.Revision = "main"
-	}
-	cache, err := CacheDir(o.Env)
+	o, cache, err := o.withDefaults()
 	if err != nil {
 		return "", err
 	}
@@ -160,23 +154,13 @@ func Resolve(repo string, o Options) (string, error) {
 		return "", fmt.Errorf("%w: %s at revision %s is not in %s (%w), and HF_HUB_OFFLINE is set: download it where the network is allowed (qa-shard --model %s, or huggingface-cli download %s), or point HF_HUB_CACHE at a cache that has it",
 			ErrNotCached, repo, o.Revision, cache, cerr, repo, repo)
 	}
-	snap, err = download(cache, repo, o)
-	if err != nil {
-		return "", err
-	}
-	return snap, nil
+	return download(cache, repo, o)
 }
 
 // Lookup is Resolve without the network: the cached snapshot of repo at
 // o.Revision, or an error wrapping ErrNotCached that says where it looked.
 func Lookup(repo string, o Options) (string, error) {
-	if o.Env == nil {
-		o.Env = os.LookupEnv
-	}
-	if o.Revision == "" {
-		o.Revision = "main"
-	}
-	cache, err := CacheDir(o.Env)
+	o, cache, err := o.withDefaults()
 	if err != nil {
 		return "", err
 	}
@@ -185,6 +169,19 @@ func Lookup(repo string, o Options) (string, error) {
 		return "", fmt.Errorf("%w: %s at revision %s is not in %s (%w)", ErrNotCached, repo, o.Revision, cache, err)
 	}
 	return snap, nil
+}
+
+// withDefaults fills in the environment and the revision, and finds the
+// cache.
+func (o Options) withDefaults() (Options, string, error) {
+	if o.Env == nil {
+		o.Env = os.LookupEnv
+	}
+	if o.Revision == "" {
+		o.Revision = "main"
+	}
+	cache, err := CacheDir(o.Env)
+	return o, cache, err
 }
 
 // Token is the Hub token: HF_TOKEN, else the token file (HF_TOKEN_PATH,
