@@ -58,21 +58,12 @@ func Export(spec, out string, o Options, log *zap.Logger) error {
 		return fmt.Errorf("%w: --out %s: its folder %s cannot be written: %w", ErrExport, out, parent, err)
 	}
 	defer os.RemoveAll(tmp)
-	cfgPath := filepath.Join(dir, "config.json")
-	cfgBytes, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", qagraph.ErrConfig, cfgPath, err)
-	}
-	cfg, err := qagraph.ParseConfig(cfgPath, cfgBytes)
-	if err != nil {
-		return err
-	}
-	ck, err := checkpoint.Open(dir)
+	_, cfg, ck, err := openCheckpoint(dir)
 	if err != nil {
 		return err
 	}
 	defer ck.Close()
-	if _, err := build(tmp, dir, cfg, ck, "", log); err != nil {
+	if _, err := build(tmp, dir, cfg, ck, o.Graph, "", log); err != nil {
 		return err
 	}
 	if err := os.Remove(filepath.Join(tmp, entryFile)); err != nil {

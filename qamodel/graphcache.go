@@ -69,7 +69,7 @@ func cacheDir(name string) (string, error) {
 // builtGraph returns the path of the graph built from the checkpoint in
 // dir, from the cache or built now, and a cleanup for a graph built
 // without a cache.
-func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
+func builtGraph(dir, cache string, g Graph, log *zap.Logger) (string, func(), error) {
 	cfgBytes, cfg, ck, err := openCheckpoint(dir)
 	if err != nil {
 		return "", nil, err
@@ -81,7 +81,7 @@ func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
 			return "", nil, err
 		}
 		cleanup := func() { os.RemoveAll(tmp) }
-		if _, err := build(tmp, dir, cfg, ck, "", log); err != nil {
+		if _, err := build(tmp, dir, cfg, ck, g, "", log); err != nil {
 			cleanup()
 			return "", nil, err
 		}
@@ -95,7 +95,7 @@ func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
 	if err := os.MkdirAll(graphs, 0o755); err != nil {
 		return "", nil, fmt.Errorf("%w: %w: pass --model-cache DIR (a folder you can write) or --model-cache none", ErrCache, err)
 	}
-	key, err := cacheKey(cfgBytes, ck, filepath.Join(root, "digests.json"))
+	key, err := cacheKey(cfgBytes, ck, g, filepath.Join(root, "digests.json"))
 	if err != nil {
 		return "", nil, err
 	}
@@ -112,7 +112,7 @@ func builtGraph(dir, cache string, log *zap.Logger) (string, func(), error) {
 		return "", nil, fmt.Errorf("%w: %w", ErrCache, err)
 	}
 	defer os.RemoveAll(tmp) // what is left when the rename did not take it
-	if _, err := build(tmp, dir, cfg, ck, key, log); err != nil {
+	if _, err := build(tmp, dir, cfg, ck, g, key, log); err != nil {
 		return "", nil, err
 	}
 	if err := os.Rename(tmp, final); err != nil {
@@ -153,11 +153,11 @@ func openCheckpoint(dir string) ([]byte, qagraph.Config, *checkpoint.Checkpoint,
 }
 
 // build writes the graph into the folder out with its entry record.
-func build(out, dir string, cfg qagraph.Config, ck *checkpoint.Checkpoint, key string, log *zap.Logger) (qagraph.Result, error) {
+func build(out, dir string, cfg qagraph.Config, ck *checkpoint.Checkpoint, g Graph, key string, log *zap.Logger) (qagraph.Result, error) {
 	start := time.Now()
 	log.Info("building the model graph from the checkpoint (once: the graph is cached)", zap.String("model", dir),
-		zap.String("model_type", cfg.ModelType), zap.String("weights", ck.Format), zap.Int64("weight_bytes", ck.Bytes()))
-	res, err := qagraph.Build(out, cfg, qagraph.FromCheckpoint(ck))
+		zap.String("model_type", cfg.ModelType), zap.String("weights", ck.Format), zap.Int64("weight_bytes", ck.Bytes()), zap.Stringer("graph", g))
+	res, err := qagraph.Build(out, cfg, qagraph.FromCheckpoint(ck), g.options()...)
 	if err != nil {
 		return res, fmt.Errorf("building the graph of %s: %w", dir, err)
 	}
@@ -228,17 +228,17 @@ func sumFile(path string) (fileSum, error) {
 	return fileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// cacheKey hashes the builder's version, config.json and every weight
+// cacheKey hashes the builder's version, the graph's kind, config.json and every weight
 // file's name and contents. A file's digest is remembered in digests
 // (keyed by its path, device, inode, size and modification time), so a
 // second run reads no weight file to find its entry.
-func cacheKey(cfg []byte, ck *checkpoint.Checkpoint, digests string) (string, error) {
+func cacheKey(cfg []byte, ck *checkpoint.Checkpoint, g Graph, digests string) (string, error) {
 	memo := map[string]string{}
 	if b, err := os.ReadFile(digests); err == nil {
 		_ = json.Unmarshal(b, &memo) // a damaged memo only costs hashing again
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "qagraph %s\x00", qagraph.Version)
+	fmt.Fprintf(h, "qagraph %s\x00%s\x00", qagraph.Version, g)
 	h.Write(cfg)
 	changed := false
 	for _, path := range ck.Files {

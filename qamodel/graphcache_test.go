@@ -120,7 +120,7 @@ func TestGraphCacheConcurrentBuilds(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var cleanup func()
-			paths[i], cleanup, errs[i] = builtGraph(src, cache, zap.NewNop())
+			paths[i], cleanup, errs[i] = builtGraph(src, cache, Graph{}, zap.NewNop())
 			if cleanup != nil {
 				cleanup()
 			}

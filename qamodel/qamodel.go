@@ -44,6 +44,32 @@ type Options struct {
 	// Revision is --revision: the branch, tag or commit of a Hub model id
 	// ("": main).
 	Revision string
+	// Graph is how a checkpoint's graph is built.
+	Graph Graph
+}
+
+// Graph is how a checkpoint's graph is built: with ONNX Runtime's fused
+// operators (the default, what runs fastest) or ONNX's standard ones
+// only, as an optimum export is (StandardOps: for tools other than ONNX
+// Runtime, and to compare).
+type Graph struct {
+	StandardOps bool
+}
+
+// options are the builder's options for g.
+func (g Graph) options() []qagraph.Option {
+	if g.StandardOps {
+		return nil
+	}
+	return []qagraph.Option{qagraph.Fused()}
+}
+
+// String names the graph in cache keys and messages.
+func (g Graph) String() string {
+	if g.StandardOps {
+		return "standard operators"
+	}
+	return "fused operators"
 }
 
 // Close removes what opening left that outlives nothing (a graph built
@@ -78,7 +104,7 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 	onnx := filepath.Join(dir, qagraph.ModelFile)
 	if _, serr := os.Stat(onnx); serr != nil && checkpoint.Has(dir) {
 		// A save_pretrained folder: its graph is built from the weights.
-		if onnx, m.cleanup, err = builtGraph(dir, o.Cache, log); err != nil {
+		if onnx, m.cleanup, err = builtGraph(dir, o.Cache, o.Graph, log); err != nil {
 			return nil, err
 		}
 		m.Built = true

@@ -63,6 +63,7 @@ const (
 	Float   int32 = 1
 	Uint8   int32 = 2
 	Int8    int32 = 3
+	Int32   int32 = 6
 	Int64   int32 = 7
 	Float16 int32 = 10
 )

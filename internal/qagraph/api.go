@@ -60,6 +60,8 @@ type Option func(*options)
 type options struct {
 	tokenTypes *bool // the token_type_ids input; nil: the family's default
 	fp16Logits bool
+	fused      bool
+	half       bool
 }
 
 // WithoutTokenTypeIDs drops the token_type_ids input, as DistilBERT-like
@@ -69,6 +71,26 @@ func WithoutTokenTypeIDs() Option { return func(o *options) { no := false; o.tok
 // Float16Logits makes start_logits and end_logits float16, as in exports
 // optimized for GPUs; the weights and arithmetic stay float32.
 func Float16Logits() Option { return func(o *options) { o.fp16Logits = true } }
+
+// Fused writes the graph with ONNX Runtime's fused transformer operators
+// (com.microsoft): Attention over packed query, key and value weights with
+// the padding mask, SkipLayerNormalization with the output projection's
+// bias folded in, BiasGelu for exact GELU (FastGelu only for the tanh
+// approximation hidden_act names), EmbedLayerNormalization for the
+// embeddings of BERT-like families, LayerNormalization elsewhere.
+// DeBERTa's disentangled attention stays unfused (docs/models.md says why);
+// its layers' other parts are fused. The graph computes what the unfused
+// one does, up to the order of float32 sums.
+func Fused() Option { return func(o *options) { o.fused = true } }
+
+// Float16 stores the weights as float16 and computes in float16, for
+// GPUs: inputs stay int64 and the logits float32 at the graph's boundary;
+// the embeddings are summed and normalised in float32 (their tables stay
+// float32) and cast. With Fused, LayerNorm and Softmax accumulate as ONNX
+// Runtime's float16 kernels do; without it, as the exported operators do
+// in float16. Answers then differ from float32's in their last digits and,
+// rarely, in which span wins: qa-shard measures how often (--precision).
+func Float16() Option { return func(o *options) { o.half = true } }
 
 // Model files, as an optimum export names them.
 const (
@@ -80,7 +102,7 @@ const (
 // whenever a graph it writes changes, so caches of built graphs key on it.
 const (
 	Producer = "qa-shard qagraph"
-	Version  = "1"
+	Version  = "2"
 )
 
 // Result says what was written.
@@ -190,7 +212,14 @@ func (r *recorder) Weight(name string, want []int64) (Weight, error) {
 	}}, nil
 }
 
-// opsets are the operator sets g imports.
+// opsets are the operator sets g imports: ONNX's, and ONNX Runtime's
+// when a node uses it (the fused graph).
 func opsets(g *graph) []opset {
-	return []opset{{domain: "", version: defaultOpset}}
+	sets := []opset{{domain: "", version: defaultOpset}}
+	for _, n := range g.nodes {
+		if n.domain == msDomain {
+			return append(sets, opset{domain: msDomain, version: 1})
+		}
+	}
+	return sets
 }

@@ -28,6 +28,17 @@ type builder struct {
 	consts map[string]string
 	params map[string]string // weights taken, by name and layout
 	err    error             // the first weight that could not be taken
+	fused  bool              // ONNX Runtime's fused operators (Fused)
+	half   bool              // float16 weights and arithmetic (Float16)
+}
+
+// float is the element type of the graph's activations and weights:
+// float32, or float16 under Float16.
+func (b *builder) float() int32 {
+	if b.half {
+		return onnxpb.Float16
+	}
+	return onnxpb.Float
 }
 
 func newBuilder(src Source) *builder {
@@ -59,15 +70,19 @@ func (b *builder) addInit(t *tensor) string {
 	return t.name
 }
 
-// scalarF32 is a shared float32 scalar constant.
+// scalarF32 is a shared scalar constant of the graph's float type.
 func (b *builder) scalarF32(v float32) string {
-	key := fmt.Sprintf("f32:%08x", math.Float32bits(v))
+	key := fmt.Sprintf("f%d:%08x", b.float(), math.Float32bits(v))
 	if name, ok := b.consts[key]; ok {
 		return name
 	}
 	name := fmt.Sprintf("onnx::Constant_f32_%d", len(b.consts))
 	b.consts[key] = name
-	return b.addInit(&tensor{name: name, dtype: onnxpb.Float, raw: float32Bytes(v)})
+	raw := float32Bytes(v)
+	if b.half {
+		raw = float16Bytes(v)
+	}
+	return b.addInit(&tensor{name: name, dtype: b.float(), raw: raw})
 }
 
 // constI64 is a shared int64 constant: a scalar when vector is false
@@ -95,7 +110,14 @@ func (b *builder) tableI64(name string, dims []int64, vals []int64) string {
 // it; transpose stores a [rows, cols] matrix as [cols, rows] (a Linear's
 // [out, in] weight as the [in, out] a MatMul takes).
 func (b *builder) param(name string, transpose bool, shape ...int64) string {
-	key := fmt.Sprintf("%s/%v", name, transpose)
+	return b.paramOf(b.float(), name, transpose, shape...)
+}
+
+// paramOf is param stored as dtype (float32 or float16): the embedding
+// tables of a float16 graph stay float32 (EmbedLayerNormalization is
+// float32 on every provider; its output is cast).
+func (b *builder) paramOf(dtype int32, name string, transpose bool, shape ...int64) string {
+	key := fmt.Sprintf("%s/%v/%d", name, transpose, dtype)
 	if id, ok := b.params[key]; ok {
 		return id
 	}
@@ -114,9 +136,21 @@ func (b *builder) param(name string, transpose bool, shape ...int64) string {
 	if transpose {
 		dims[0], dims[1] = dims[1], dims[0]
 	}
+	if dtype != onnxpb.Float {
+		id += ".fp16"
+	}
 	b.params[key] = id
 	write := w.Write
-	return b.addInit(&tensor{name: id, dtype: onnxpb.Float, dims: dims, fill: func(out io.Writer) error { return write(out, transpose) }})
+	return b.addInit(&tensor{name: id, dtype: dtype, dims: dims, fill: func(out io.Writer) error {
+		if dtype == onnxpb.Float16 {
+			h := &halfWriter{w: out}
+			if err := write(h, transpose); err != nil {
+				return err
+			}
+			return h.flush()
+		}
+		return write(out, transpose)
+	}})
 }
 
 // linear is torch.nn.Linear: MatMul against the transposed weight, then
@@ -196,7 +230,7 @@ func (b *builder) merge(scope, x string, width int) string {
 // padded keys get no attention.
 func (b *builder) additiveMask(scope string) string {
 	u := b.op("Unsqueeze", scope+"/Unsqueeze", []string{"attention_mask", b.constI64(true, 1, 2)})
-	f := b.op("Cast", scope+"/Cast", []string{u}, intAttr("to", int64(onnxpb.Float)))
+	f := b.op("Cast", scope+"/Cast", []string{u}, intAttr("to", int64(b.float())))
 	inv := b.op("Sub", scope+"/Sub", []string{b.scalarF32(1), f})
 	return b.op("Mul", scope+"/Mul", []string{inv, b.scalarF32(maskMin)})
 }
@@ -240,8 +274,8 @@ func (b *builder) qaHead(x string, hidden int, fp16 bool) {
 	}
 	for i, name := range []string{"start_logits", "end_logits"} {
 		y := b.op("Squeeze", fmt.Sprintf("/Squeeze_%d", i), []string{parts[i], b.constI64(true, -1)})
-		if fp16 {
-			b.op("Cast", "/Cast_"+name, []string{y}, intAttr("to", int64(onnxpb.Float16)))
+		if out != b.float() {
+			b.op("Cast", "/Cast_"+name, []string{y}, intAttr("to", int64(out)))
 		}
 		b.rename(name)
 		b.g.outputs = append(b.g.outputs, valueInfo{name: name, dtype: out, dims: batchSeq})

@@ -28,7 +28,7 @@ func deberta(b *builder, c Config) string {
 	if c.RelativeAttention {
 		rel = b.param(m+".encoder.rel_embeddings.weight", false, int64(2*span), int64(c.Hidden))
 		if slices.Contains(c.NormRelEbd, "layer_norm") {
-			rel = b.layerNorm("/deberta/encoder/LayerNorm", m+".encoder.LayerNorm", rel, c.Hidden, c.LayerNormEps)
+			rel = b.norm("/deberta/encoder/LayerNorm", m+".encoder.LayerNorm", rel, c.Hidden, c.LayerNormEps)
 		}
 		c2pIdx, p2cIdx = relativeIndices(b, c, span, maxRel)
 	}
@@ -72,9 +72,9 @@ func debertaEmbeddings(b *builder, c Config) string {
 	if e != c.Hidden {
 		x = b.linear(s+"/embed_proj", m+".embed_proj", x, e, c.Hidden, false)
 	}
-	x = b.layerNorm(s+"/LayerNorm", m+".LayerNorm", x, c.Hidden, c.LayerNormEps)
+	x = b.norm(s+"/LayerNorm", m+".LayerNorm", x, c.Hidden, c.LayerNormEps)
 	u := b.op("Unsqueeze", s+"/Unsqueeze", []string{"attention_mask", b.constI64(true, 2)})
-	f := b.op("Cast", s+"/Cast", []string{u}, intAttr("to", 1)) // float
+	f := b.op("Cast", s+"/Cast", []string{u}, intAttr("to", int64(b.float())))
 	return b.op("Mul", s+"/Mul", []string{x, f})
 }
 
@@ -177,14 +177,10 @@ func debertaLayer(b *builder, c Config, m, x, mask, rel, c2pIdx, p2cIdx string) 
 	probs := b.op("Softmax", s+"/Softmax", []string{scores}, intAttr("axis", -1))
 	ctx := b.merge(s+"/context", b.op("MatMul", s+"/MatMul_1", []string{probs, v}), w)
 
-	att := b.linear(s+"/attention/output/dense", m+".attention.output.dense", ctx, w, h, true)
-	att = b.op("Add", s+"/attention/output/Add", []string{att, x})
-	att = b.layerNorm(s+"/attention/output/LayerNorm", m+".attention.output.LayerNorm", att, h, c.LayerNormEps)
-	inter := b.linear(s+"/intermediate/dense", m+".intermediate.dense", att, h, c.Intermediate, true)
-	inter = b.act(s+"/intermediate/intermediate_act_fn", c.HiddenAct, inter)
-	out := b.linear(s+"/output/dense", m+".output.dense", inter, c.Intermediate, h, true)
-	out = b.op("Add", s+"/output/Add", []string{out, att})
-	return b.layerNorm(s+"/output/LayerNorm", m+".output.LayerNorm", out, h, c.LayerNormEps)
+	att := b.projectAddNorm(s+"/attention/output/dense", m+".attention.output.dense", s+"/attention/output/Add",
+		s+"/attention/output/LayerNorm", m+".attention.output.LayerNorm", ctx, x, w, h, c.LayerNormEps)
+	inter := b.projectAct(s+"/intermediate/dense", m+".intermediate.dense", s+"/intermediate/intermediate_act_fn", c.HiddenAct, att, h, c.Intermediate)
+	return b.projectAddNorm(s+"/output/dense", m+".output.dense", s+"/output/Add", s+"/output/LayerNorm", m+".output.LayerNorm", inter, att, c.Intermediate, h, c.LayerNormEps)
 }
 
 // relProj projects the relative embeddings [2 span, hidden] with the

@@ -1,10 +1,14 @@
 package qagraph
 
 import (
+	"slices"
+
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/x448/float16"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -39,9 +43,11 @@ type attr struct {
 
 func intAttr(name string, v int64) attr     { return attr{name: name, kind: onnxpb.AttrInt, i: v} }
 func intsAttr(name string, v ...int64) attr { return attr{name: name, kind: onnxpb.AttrInts, ints: v} }
+func floatAttr(name string, v float32) attr { return attr{name: name, kind: onnxpb.AttrFloat, f: v} }
 
 type node struct {
 	op, name string
+	domain   string // "" for ONNX's own operators, msDomain for ONNX Runtime's
 	in, out  []string
 	attrs    []attr
 }
@@ -111,6 +117,9 @@ func encodeNode(n node) []byte {
 	}
 	b = onnxpb.AppendString(b, onnxpb.NodeName, n.name)
 	b = onnxpb.AppendString(b, onnxpb.NodeOpType, n.op)
+	if n.domain != "" {
+		b = onnxpb.AppendString(b, onnxpb.NodeDomain, n.domain)
+	}
 	for _, a := range n.attrs {
 		b = onnxpb.AppendMessage(b, onnxpb.NodeAttribute, encodeAttr(a))
 	}
@@ -140,6 +149,66 @@ func float32Bytes(vals ...float32) []byte {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	}
 	return b
+}
+
+func float16Bytes(vals ...float32) []byte {
+	b := make([]byte, 2*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(float16.Fromfloat32(v)))
+	}
+	return b
+}
+
+// halfWriter turns a stream of little-endian float32 values into float16
+// ones (rounded to nearest even), as it is written.
+type halfWriter struct {
+	w    io.Writer
+	tail []byte // the bytes of a value split between writes
+	buf  []byte
+}
+
+func (h *halfWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(h.tail) > 0 {
+		need := 4 - len(h.tail)
+		if len(p) < need {
+			h.tail = append(h.tail, p...)
+			return n, nil
+		}
+		h.tail = append(h.tail, p[:need]...)
+		p = p[need:]
+		if err := h.emit(h.tail); err != nil {
+			return 0, err
+		}
+		h.tail = h.tail[:0]
+	}
+	whole := len(p) / 4 * 4
+	if err := h.emit(p[:whole]); err != nil {
+		return 0, err
+	}
+	h.tail = append(h.tail, p[whole:]...)
+	return n, nil
+}
+
+func (h *halfWriter) emit(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	h.buf = slices.Grow(h.buf[:0], len(p)/2)[:len(p)/2]
+	for i := 0; i < len(p); i += 4 {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(p[i:]))
+		binary.LittleEndian.PutUint16(h.buf[i/2:], uint16(float16.Fromfloat32(f)))
+	}
+	_, err := h.w.Write(h.buf)
+	return err
+}
+
+// flush refuses a stream that ended inside a value.
+func (h *halfWriter) flush() error {
+	if len(h.tail) != 0 {
+		return fmt.Errorf("qagraph: a weight's float32 stream ended %d bytes into a value", len(h.tail))
+	}
+	return nil
 }
 
 func int64Bytes(vals ...int64) []byte {
