@@ -166,3 +166,15 @@ profile-tokenizer: $(BIN) ort $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model
 .PHONY: bench-checkpoint
 bench-checkpoint: ort $(BIN) $(VOCAB_JSON)
 	scripts/bench-checkpoint.sh $(BIN) $(ORT_LIB) $(VOCAB_JSON) $(BUILD)/bench-checkpoint 3
+
+# make bench-graphs: the standard graph of a checkpoint (what optimum
+# exports), qa-shard's fused graph and the graph ONNX Runtime's own
+# transformer optimizer makes, timed side by side on the CPU at demo,
+# bert-base and bert-large sizes (scripts/bench-graphs.sh; ONNX Runtime's
+# Python package, at the library's version, into the reference venv, whose
+# torch the optimizer imports; the checkpoints, 1.8 GB, under
+# build/bench-graphs).
+.PHONY: bench-graphs
+bench-graphs: ort $(BIN) $(VOCAB_JSON) deps-reference
+	$(REFERENCE_PY) -m pip install -q -r tools/benchgraphs/requirements.txt
+	scripts/bench-graphs.sh $(BIN) $(REFERENCE_PY) $(VOCAB_JSON) $(BUILD)/bench-graphs 5

@@ -29,61 +29,61 @@ var exportedFiles = []string{"config.json", "tokenizer.json", "tokenizer_config.
 // must not exist or be empty; it is written as a temporary folder beside
 // it and renamed into place, so it never holds half an export. The
 // tokenizer is read first, as a run would: a folder a run refuses is not
-// exported.
-func Export(spec, out string, o Options, log *zap.Logger) error {
+// exported. It returns the checkpoint's folder (a Hub id's, resolved).
+func Export(spec, out string, o Options, log *zap.Logger) (string, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	dir, err := resolve(spec, o.Revision, log)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(dir, qagraph.ModelFile)); err == nil {
-		return fmt.Errorf("%w: %s already holds %s: it is an ONNX export, which qa-shard runs as it is", ErrExport, dir, qagraph.ModelFile)
+		return "", fmt.Errorf("%w: %s already holds %s: it is an ONNX export, which qa-shard runs as it is", ErrExport, dir, qagraph.ModelFile)
 	}
 	if !checkpoint.Has(dir) {
-		return fmt.Errorf("%w: %s holds no weights (%v)", ErrExport, dir, checkpoint.WeightFiles)
+		return "", fmt.Errorf("%w: %s holds no weights (%v)", ErrExport, dir, checkpoint.WeightFiles)
 	}
 	if _, _, err := modeldir.OpenWith(dir, o.Mecab); err != nil {
-		return fmt.Errorf("%w: %w", ErrExport, err)
+		return "", fmt.Errorf("%w: %w", ErrExport, err)
 	}
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%w: --out %s exists and is not empty: choose a new folder (nothing is overwritten)", ErrExport, out)
+		return "", fmt.Errorf("%w: --out %s exists and is not empty: choose a new folder (nothing is overwritten)", ErrExport, out)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
+		return "", fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
 	}
 	parent := filepath.Dir(filepath.Clean(out))
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp-")
 	if err != nil {
-		return fmt.Errorf("%w: --out %s: its folder %s cannot be written: %w", ErrExport, out, parent, err)
+		return "", fmt.Errorf("%w: --out %s: its folder %s cannot be written: %w", ErrExport, out, parent, err)
 	}
 	defer os.RemoveAll(tmp)
 	_, cfg, ck, err := openCheckpoint(dir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer ck.Close()
 	if _, err := build(tmp, dir, cfg, ck, o.Graph, "", log); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.Remove(filepath.Join(tmp, entryFile)); err != nil {
-		return err
+		return "", err
 	}
 	for _, name := range exportedFiles {
 		if err := copyFile(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%w: copying %s: %w", ErrExport, name, err)
+			return "", fmt.Errorf("%w: copying %s: %w", ErrExport, name, err)
 		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.Remove(out); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
+		return "", fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
 	}
 	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
+		return "", fmt.Errorf("%w: --out %s: %w", ErrExport, out, err)
 	}
-	return nil
+	return dir, nil
 }
 
 func copyFile(from, to string) error {

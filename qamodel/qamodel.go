@@ -30,8 +30,9 @@ type Model struct {
 	Tok    *tokenizer.Tokenizer
 	Origin modeldir.Origin // where the tokenizer came from
 	// Built says the graph was built from the folder's checkpoint
-	// (Graph.ONNXPath is then in the model cache).
+	// (Graph.ONNXPath is then in the model cache), BuiltAs how.
 	Built   bool
+	BuiltAs Graph
 	cleanup func()
 }
 
@@ -48,28 +49,38 @@ type Options struct {
 	Graph Graph
 }
 
-// Graph is how a checkpoint's graph is built: with ONNX Runtime's fused
-// operators (the default, what runs fastest) or ONNX's standard ones
-// only, as an optimum export is (StandardOps: for tools other than ONNX
-// Runtime, and to compare).
+// Graph is how a checkpoint's graph is built: with ONNX's standard
+// operators, as an optimum export is (the zero value), or with ONNX
+// Runtime's fused ones (Fused: what CUDA GPUs run fastest).
 type Graph struct {
-	StandardOps bool
+	Fused bool
+	// Float16: float16 weights and arithmetic (qagraph.Float16), for
+	// CUDA GPUs.
+	Float16 bool
 }
 
 // options are the builder's options for g.
 func (g Graph) options() []qagraph.Option {
-	if g.StandardOps {
-		return nil
+	var opts []qagraph.Option
+	if g.Fused {
+		opts = append(opts, qagraph.Fused())
 	}
-	return []qagraph.Option{qagraph.Fused()}
+	if g.Float16 {
+		opts = append(opts, qagraph.Float16())
+	}
+	return opts
 }
 
 // String names the graph in cache keys and messages.
 func (g Graph) String() string {
-	if g.StandardOps {
-		return "standard operators"
+	s := "standard operators"
+	if g.Fused {
+		s = "fused operators"
 	}
-	return "fused operators"
+	if g.Float16 {
+		s += ", float16"
+	}
+	return s
 }
 
 // Close removes what opening left that outlives nothing (a graph built
@@ -107,7 +118,7 @@ func Open(dir string, o Options, maxSeqLen int, log *zap.Logger) (m *Model, err 
 		if onnx, m.cleanup, err = builtGraph(dir, o.Cache, o.Graph, log); err != nil {
 			return nil, err
 		}
-		m.Built = true
+		m.Built, m.BuiltAs = true, o.Graph
 	}
 	graph, err := worker.OpenModelAt(dir, onnx)
 	if err != nil {

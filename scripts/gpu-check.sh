@@ -14,9 +14,11 @@
 #   b  the sampler's readings during a run (qa-shard's own, during d)
 #   d  throughput of the base model at several --max-batch-tokens, with
 #      nvidia-smi dmon; then an fp16 attention-fused copy made with ONNX
-#      Runtime's transformer optimizer, when python3 has it
-#   e  the same weights in PyTorch (transformers' BertForQuestionAnswering),
-#      fp32 and fp16, at the batch shapes of d
+#      Runtime's transformer optimizer, when python3 has it; then qa-shard's
+#      own standard fp32, fused fp32 and fused fp16 graphs of a checkpoint
+#      of the same size (qa-shard export), at the largest budget
+#   e  the same weights in PyTorch (transformers' BertForQuestionAnswering,
+#      SDPA attention), fp32 and fp16, at the batch shapes of d
 # --cpu-only runs every step that needs no GPU, with CPU stand-ins where
 # the step compares (c: cpu:1 against cpu:2 at another batch budget; d: the
 # tiny model on the CPU) and says so in the table. Exit status: 0 when no
@@ -260,6 +262,24 @@ else
 	row d "fp16 attention-fused copy" UNAVAILABLE "python3 has no onnxruntime package, whose transformers.optimizer makes the copy; the kit cannot carry it (no registry it is built from ships that package)"
 fi
 
+# d. qa-shard's own graphs of a checkpoint of the same size: standard fp32
+# (what a CPU run builds), fused fp32 and fused fp16 (what --graph auto and
+# --precision fp16 build for CUDA), each exported by qa-shard itself.
+ck=$OUT/models/$model_d-checkpoint
+if "$KIT/bin/genmodel" -preset "$model_d" -checkpoint -vocab "$VOCAB" -out "$ck" >"$OUT/genmodel-checkpoint.log" 2>&1; then
+	for g in "standard fp32" "fused fp32" "fused fp16"; do
+		read -r graph precision <<<"$g"
+		dir=$OUT/models/$model_d-$graph-$precision
+		if "$BIN" export --model "$ck" --out "$dir" --graph "$graph" --precision "$precision" >"$OUT/export-$graph-$precision.log" 2>&1; then
+			bench_one "$model_d-$graph-$precision (qa-shard export)" "$dir" "${budgets[-1]}"
+		else
+			row d "$model_d $graph $precision graph" FAIL "qa-shard export failed: $(tail -n 1 "$OUT/export-$graph-$precision.log" | cut -c1-200)"
+		fi
+	done
+else
+	row d "qa-shard's fused graphs" FAIL "genmodel -checkpoint failed (see genmodel-checkpoint.log)"
+fi
+
 # e. The same weights in PyTorch at the batch shapes of d.
 shapes=()
 for b in "${budgets[@]}"; do shapes+=("$((b / 384))x384"); done
@@ -274,9 +294,9 @@ elif [ "$rc" != 0 ]; then
 	row e "PyTorch BertForQuestionAnswering" FAIL "exit $rc: $(tail -n 1 "$OUT/torch.jsonl" "$OUT/torch.log" | paste -sd' ' | cut -c1-300)"
 else
 	while read -r line; do
-		read -r dtype rows len rate diff < <(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["dtype"], r["rows"], r["len"], r["windows_per_s"], r.get("max_abs_diff_vs_fp32","-"))' "$line")
+		read -r dtype rows len rate diff attn < <(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["dtype"], r["rows"], r["len"], r["windows_per_s"], r.get("max_abs_diff_vs_fp32","-"), r.get("attn","-"))' "$line")
 		ours=${raw_by_rows[$rows]:-?}
-		row e "PyTorch $dtype, batch ${rows}x$len ($tdev)" MEASURED "$rate windows/s; qa-shard's raw model on the same sessions' batches (mostly ${rows}x384): $ours; fp16 vs fp32 logits max diff $diff"
+		row e "PyTorch $dtype ($attn attention), batch ${rows}x$len ($tdev)" MEASURED "$rate windows/s; qa-shard's raw model on the same sessions' batches (mostly ${rows}x384): $ours; fp16 vs fp32 logits max diff $diff"
 	done <"$OUT/torch.jsonl"
 fi
 finish

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +17,11 @@ import (
 
 // TestExport: qa-shard export writes the graph it builds from a
 // checkpoint as an optimum-style folder that answers as the checkpoint
-// does; an --out that is not empty, and a folder that already is an ONNX
-// export, are refused (exit 2) and nothing is written.
+// does, with ONNX Runtime's fused operators by default and ONNX's own with
+// --graph standard (the same answers); --precision fp16 --check-input
+// writes the float16 graph and checks its answers against float32's on
+// the documents given; an --out that is not empty, and a folder that
+// already is an ONNX export, are refused (exit 2) and nothing is written.
 func TestExport(t *testing.T) {
 	ck := filepath.Join(checkpoints(t), testmodel.Checkpoints[0].Name)
 	out := filepath.Join(t.TempDir(), "exported")
@@ -33,16 +37,43 @@ func TestExport(t *testing.T) {
 		}
 	}
 	in := writeLines(t, `{"id": "a", "context": "Ada Lovelace founded the company in London."}`)
+	// answer is the model's answer: its text and offsets exactly, its
+	// score and logits to 1e-4 (the fused graph sums in another order).
 	answer := func(model string) string {
 		o := filepath.Join(t.TempDir(), "a.jsonl")
 		if code, stderr := runCLI(t, "--devices", "cpu:1", "--model", model, "--model-cache", "none", "--input", in, "--question", "Who founded it?", "--output", o); code != exitOK {
 			t.Fatalf("run on %s: exit %d:\n%s", model, code, stderr)
 		}
-		b, _ := os.ReadFile(o)
-		return string(b)
+		r := readRecords(t, o)[0]
+		return fmt.Sprintf("%v %v %v %.4f %.4f %.4f", r["answer"], r["start"], r["end"], r["score"], r["span_logit"], r["null_logit"])
 	}
 	if a, b := answer(ck), answer(out); a != b {
 		t.Errorf("the export answers %s, the checkpoint %s", b, a)
+	}
+	std := filepath.Join(t.TempDir(), "standard")
+	code, _, stderr = capture(t, func() int {
+		return dispatch([]string{"export", "--log-format", "json", "--model", ck, "--out", std, "--graph", "standard"})
+	})
+	if code != exitOK {
+		t.Fatalf("export --graph standard: exit %d:\n%s", code, stderr)
+	}
+	if a, b := answer(std), answer(out); a != b {
+		t.Errorf("the standard graph answers %s, the fused one %s", a, b)
+	}
+	for dir, fused := range map[string]bool{out: true, std: false} {
+		b, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+		must(t, err)
+		if got := strings.Contains(string(b), "com.microsoft") && strings.Contains(string(b), "SkipLayerNormalization"); got != fused {
+			t.Errorf("%s: ONNX Runtime's fused operators: %v, want %v", dir, got, fused)
+		}
+	}
+	half := filepath.Join(t.TempDir(), "fp16")
+	code, _, stderr = capture(t, func() int {
+		return dispatch([]string{"export", "--log-format", "json", "--ort-lib", ortLib, "--model", ck, "--out", half, "--precision", "fp16",
+			"--check-input", "testdata/golden-docs.jsonl", "--question", "Who founded the company?", "--check-min-f1", "1"})
+	})
+	if code != exitOK || !strings.Contains(messages(t, stderr), "the fp16 copy's answers against float32's") {
+		t.Fatalf("export --precision fp16 --check-input: exit %d:\n%s", code, stderr)
 	}
 	for _, tc := range []struct {
 		model, out, want string

@@ -41,7 +41,8 @@ var referenceQuestions = []string{"Who founded the company?", "Where is the head
 // TestCheckpointAnswersEqualTransformers: every family's checkpoint
 // folder (config.json and safetensors, no model.onnx: testmodel.
 // Checkpoints) is answered from the graph qa-shard builds from its
-// weights, and the answers equal those transformers' real
+// weights (the standard graph and the fused one: --graph), and the
+// answers equal those transformers' real
 // QuestionAnsweringPipeline (4.57) gave for the same folder
 // (testdata/reference, written by make reference-goldens): text and
 // offsets exactly, scores within 1e-4. Under make test-reference the
@@ -52,26 +53,28 @@ func TestCheckpointAnswersEqualTransformers(t *testing.T) {
 	cks := checkpoints(t)
 	cache := t.TempDir()
 	for _, c := range testmodel.Checkpoints {
-		t.Run(c.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
-			args := []string{"--devices", "cpu:1", "--model", filepath.Join(cks, c.Name), "--model-cache", cache,
-				"--input", "testdata/golden-docs.jsonl", "--top-k", "2", "--output", out, "--logits", lg}
-			for _, q := range referenceQuestions {
-				args = append(args, "--question", q)
-			}
-			if code, stderr := runCLI(t, args...); code != exitOK {
-				t.Fatalf("exit %d:\n%s", code, stderr)
-			}
-			golden := filepath.Join("testdata", "reference", c.Name+".jsonl")
-			if fresh := os.Getenv("QA_SHARD_REFERENCE_ANSWERS"); fresh != "" {
-				golden = filepath.Join(fresh, c.Name+".jsonl")
-			}
-			compareReferenceAnswers(t, out, golden)
-			if dir := os.Getenv("QA_SHARD_REFERENCE_LOGITS"); dir != "" {
-				compareReferenceLogits(t, lg, filepath.Join(dir, c.Name+".json"))
-			}
-		})
+		for _, graph := range []string{"standard", "fused"} {
+			t.Run(c.Name+"/"+graph, func(t *testing.T) {
+				dir := t.TempDir()
+				out, lg := filepath.Join(dir, "answers.jsonl"), filepath.Join(dir, "logits")
+				args := []string{"--devices", "cpu:1", "--model", filepath.Join(cks, c.Name), "--model-cache", cache, "--graph", graph,
+					"--input", "testdata/golden-docs.jsonl", "--top-k", "2", "--output", out, "--logits", lg}
+				for _, q := range referenceQuestions {
+					args = append(args, "--question", q)
+				}
+				if code, stderr := runCLI(t, args...); code != exitOK {
+					t.Fatalf("exit %d:\n%s", code, stderr)
+				}
+				golden := filepath.Join("testdata", "reference", c.Name+".jsonl")
+				if fresh := os.Getenv("QA_SHARD_REFERENCE_ANSWERS"); fresh != "" {
+					golden = filepath.Join(fresh, c.Name+".jsonl")
+				}
+				compareReferenceAnswers(t, out, golden)
+				if dir := os.Getenv("QA_SHARD_REFERENCE_LOGITS"); dir != "" {
+					compareReferenceLogits(t, lg, filepath.Join(dir, c.Name+".json"))
+				}
+			})
+		}
 	}
 }
 

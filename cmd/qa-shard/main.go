@@ -92,7 +92,7 @@ func command(name string) func([]string) error {
 		"bench":    bench.Run,
 		"quantize": func(args []string) error { return quantize.Run(args, runCmd) },
 		"eval":     eval.Run,
-		"export":   export.Run,
+		"export":   func(args []string) error { return export.Run(args, runCmd) },
 		"version":  func(args []string) error { return version.Run(args, build) },
 		"help":     helpCmd,
 	}[name]

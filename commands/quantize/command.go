@@ -7,16 +7,15 @@ package quantize
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
+	"qa-shard/agreement"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/isa"
 	"qa-shard/internal/logs"
-	"qa-shard/internal/record"
 	rewrite "qa-shard/quantize"
 	"qa-shard/worker"
 )
@@ -64,18 +63,7 @@ type request struct {
 	LogFormat, LogLevel string
 	// Check is the answer check on the user's documents; no CheckInput,
 	// no check.
-	Check checkRequest
-}
-
-// checkRequest is what the answer check (--check-input) was asked.
-type checkRequest struct {
-	Inputs                               []string
-	Docs                                 int
-	Questions                            []string
-	QuestionsFile                        string
-	IDField, ContextField, QuestionField string
-	MinF1                                float64
-	Devices                              string
+	Check agreement.Request
 }
 
 // parse reads the quantize subcommand's flags (pflag.ErrHelp for --help).
@@ -87,16 +75,7 @@ func parse(args []string) (request, error) {
 	fs.StringVar(&r.ORTLib, "ort-lib", "", "ONNX Runtime library for checking the result (default as for run; without one the check is skipped)")
 	fs.BoolVar(&r.Options.KeepAttention, "keep-attention", false, "leave attention as exported, padding mask included (for padded batches elsewhere; 6-8% slower on a small model)")
 	scheme := fs.String("scheme", string(rewrite.SchemeS7), "how int8 weights are stored: s7 (right on every x86 CPU), s8 (VNNI or AMX CPUs only) or u8 (see below)")
-	c := &r.Check
-	fs.StringArrayVar(&c.Inputs, "check-input", nil, "check the copy's answers against float32's on these documents (files, folders, globs, as --input; repeatable)")
-	fs.IntVar(&c.Docs, "check-docs", 100, "how many documents of --check-input to check with, the first in input order")
-	fs.StringArrayVar(&c.Questions, "question", nil, "question asked of every checked document, before its own (repeatable)")
-	fs.StringVar(&c.QuestionsFile, "questions-file", "", "file of questions asked of every checked document, one per line")
-	fs.StringVar(&c.IDField, "id-field", "", `field holding a --check-input record's id (default "id")`)
-	fs.StringVar(&c.ContextField, "context-field", "", `field holding a --check-input record's text (default "context")`)
-	fs.StringVar(&c.QuestionField, "question-field", "", `field holding a --check-input record's question(s) (default "question" and "questions")`)
-	fs.Float64Var(&c.MinF1, "check-min-f1", 99, "the copy passes when its F1 against float32's answers is at least this (percent; MLPerf's BERT rule: 99% of float32's)")
-	fs.StringVar(&c.Devices, "check-devices", "cpu", "devices that answer the checked documents, as run's --devices")
+	r.Check.AddFlags(fs)
 	cli.AddLogFlags(fs, &r.LogFormat, &r.LogLevel)
 	if err := cli.Parse(fs, args, help); err != nil {
 		return r, err
@@ -104,17 +83,8 @@ func parse(args []string) (request, error) {
 	if r.Model == "" || r.Out == "" || fs.NArg() > 0 {
 		return r, fmt.Errorf("%w: pass --model DIR (the float32 export) and --out DIR (a new folder), nothing else", cli.ErrUsage)
 	}
-	checkFlags := false
-	for _, name := range []string{"check-docs", "question", "questions-file", "id-field", "context-field", "question-field", "check-min-f1", "check-devices"} {
-		checkFlags = checkFlags || fs.Changed(name)
-	}
-	switch {
-	case len(c.Inputs) == 0 && checkFlags:
-		return r, fmt.Errorf("%w: the answer check's flags (--check-docs, --question, --check-min-f1, ...) need --check-input FILE, the documents to check with", cli.ErrUsage)
-	case c.Docs < 1:
-		return r, fmt.Errorf("%w: --check-docs must be at least 1", cli.ErrUsage)
-	case c.MinF1 <= 0 || c.MinF1 > 100:
-		return r, fmt.Errorf("%w: --check-min-f1 is a percentage in (0, 100]", cli.ErrUsage)
+	if err := r.Check.Validate(fs); err != nil {
+		return r, err
 	}
 	r.Options.Scheme = rewrite.Scheme(*scheme)
 	return r, nil
@@ -167,16 +137,5 @@ func Run(args []string, run func(args []string) error) error {
 // answered by two runs of this program, the float32 model's and the
 // copy's.
 func checkAnswers(r request, runCmd func([]string) error, log *zap.Logger) error {
-	c := r.Check
-	run := func(model, input, output string) error {
-		return runCmd([]string{"--model", model, "--input", input, "--output", output, "--devices", c.Devices, "--ort-lib", worker.FindLib(r.ORTLib),
-			"--log-format", r.LogFormat, "--log-level", "warn"})
-	}
-	log.Info(fmt.Sprintf("checking the int8 copy's answers against float32's on the first %d documents of %s", c.Docs, strings.Join(c.Inputs, ", ")))
-	res, err := compareAnswers(checkOptions{Inputs: c.Inputs, Docs: c.Docs, Questions: c.Questions, QuestionsFile: c.QuestionsFile, MinF1: c.MinF1,
-		Fields: record.Fields{ID: c.IDField, Context: c.ContextField, Question: c.QuestionField}}, r.Model, r.Out, run)
-	if res.Pairs > 0 {
-		res.Log(log)
-	}
-	return err
+	return r.Check.Run(r.Model, r.Out, "int8", runCmd, []string{"--ort-lib", worker.FindLib(r.ORTLib), "--log-format", r.LogFormat}, log)
 }

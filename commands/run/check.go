@@ -55,6 +55,15 @@ func (o *options) Check() error {
 	if o.MaxInflightMB < 1 {
 		return fmt.Errorf("%w: --max-inflight-mb must be at least 1", cli.ErrUsage)
 	}
+	if o.FP16 {
+		o.Precision = "fp16"
+	}
+	if o.Precision != "fp32" && o.Precision != "fp16" {
+		return fmt.Errorf("%w: --precision %q: use fp32, or fp16 on CUDA GPUs (int8 on the CPU is a model of its own: qa-shard quantize)", cli.ErrUsage, o.Precision)
+	}
+	if o.Graph != "auto" && o.Graph != "fused" && o.Graph != "standard" {
+		return fmt.Errorf("%w: --graph %q: use auto, fused or standard", cli.ErrUsage, o.Graph)
+	}
 	if o.IDType != "auto" && o.IDType != "string" && o.IDType != "integer" {
 		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", cli.ErrUsage, o.IDType)
 	}

@@ -53,12 +53,18 @@ type outputOptions struct {
 type modelOptions struct {
 	Model, ORTLib, ModelCache, Revision string
 	MecabLib, MecabDicdir               string
+	// Graph is --graph: how a checkpoint's graph is built (auto, fused,
+	// standard).
+	Graph string
 }
 
 // deviceOptions are where replicas run and how their sessions are made.
 type deviceOptions struct {
 	Devices, Provider, TRTCacheDir string
 	Threads, ReplicasPerDevice     int
+	// Precision is --precision (fp32, fp16); --fp16, TensorRT's older
+	// flag, means fp16.
+	Precision                      string
 	FP16                           bool
 	GPUMemFraction                 float64
 	GPUSampleInterval              time.Duration
@@ -132,7 +138,10 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs.IntVar(&o.WorldSize, "world-size", 0, "number of ranks (default: from the same sources); each rank answers a contiguous block and writes <output>.rank-RRRRR-of-WWWWW, combined by qa-shard merge")
 	fs.StringVar(&o.Provider, "provider", "", "execution provider on GPUs: cuda (default) or tensorrt; cpu on the CPU")
 	fs.IntVar(&o.ReplicasPerDevice, "replicas-per-device", 0, "sessions per device (0: measured; GPUs try 2 and 1, the CPU one per core down to one of all cores)")
+	fs.StringVar(&o.Precision, "precision", "fp32", "fp32 (answers as transformers gives them) or fp16, for CUDA GPUs: a checkpoint's graph is built in float16 (with --provider tensorrt: float16 engines); refused on the CPU. How far fp16's answers are from fp32's on your documents: qa-shard export --precision fp16 --check-input")
+	fs.StringVar(&o.Graph, "graph", "auto", "how a checkpoint folder's graph is built: fused (ONNX Runtime's fused Attention, SkipLayerNormalization, BiasGelu: for CUDA GPUs), standard (ONNX's own operators, as an optimum export: faster on the CPUs measured, and what TensorRT parses), or auto: fused on CUDA GPUs, standard on the CPU and with TensorRT. An ONNX export runs as it is")
 	fs.BoolVar(&o.FP16, "fp16", false, "TensorRT: build float16 engines")
+	_ = fs.MarkDeprecated("fp16", "use --precision fp16")
 	fs.Float64Var(&o.GPUMemFraction, "gpu-mem-fraction", 0, "CUDA arena limit as a fraction of each GPU's memory, shared by its sessions (0: no limit)")
 	fs.StringVar(&o.TRTCacheDir, "trt-cache-dir", "trt-cache", "TensorRT engine cache; one subfolder per GPU model")
 	fs.DurationVar(&o.GPUSampleInterval, "gpu-sample-interval", 10*time.Second, "how often GPU utilization, memory, temperature, power and throttling are sampled")
@@ -168,13 +177,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	return fs
 }
 
-// Precision is the arithmetic the sessions use, for the tuning cache key.
-func (o deviceOptions) Precision() string {
-	if o.FP16 {
-		return "fp16"
-	}
-	return "fp32"
-}
+
 
 // AnswerSettings are the settings of o that the answers depend on, with
 // the run's record schema.

@@ -85,7 +85,11 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 		return err
 	}
 	defer locks.Release()
-	m, err := openModel(o.modelOptions, o.Settings.MaxSeqLen, o.LogFormat, log)
+	graph, err := modelGraph(o, deviceTarget(o))
+	if err != nil {
+		return err
+	}
+	m, err := openModel(o.modelOptions, graph, o.Settings.MaxSeqLen, o.LogFormat, log)
 	if err != nil {
 		return err
 	}
@@ -197,8 +201,9 @@ func claimOutputs(o outputOptions) (filelock.Set, error) {
 
 // openModel loads ONNX Runtime and reads the model folder and its
 // tokenizer (for windows of maxSeqLen tokens), refusing a folder whose
-// parts do not fit together; logFormat json quiets the runtime's own log.
-func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
+// parts do not fit together; a checkpoint's graph is built as graph says;
+// logFormat json quiets the runtime's own log.
+func openModel(o modelOptions, graph qamodel.Graph, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return nil, err
 	}
@@ -207,7 +212,7 @@ func openModel(o modelOptions, maxSeqLen int, logFormat string, log *zap.Logger)
 			log.Warn("ONNX Runtime may print plain-text lines on standard error", zap.Error(err))
 		}
 	}
-	return qamodel.Open(o.Model, qamodel.Options{Mecab: modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), Cache: o.ModelCache, Revision: o.Revision}, maxSeqLen, log)
+	return qamodel.Open(o.Model, qamodel.Options{Mecab: modeldir.FlagOptions(o.MecabLib, o.MecabDicdir), Cache: o.ModelCache, Revision: o.Revision, Graph: graph}, maxSeqLen, log)
 }
 
 // questionsFit refuses a question that leaves no room for any context in
@@ -311,7 +316,11 @@ func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 // logStart says what is about to run.
 func logStart(log *zap.Logger, o *options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
-	log.Info("starting", zap.String("model", o.Model), zap.String("onnxruntime", worker.Version()),
+	graph := "as exported"
+	if m.Built {
+		graph = "built: " + m.BuiltAs.String()
+	}
+	log.Info("starting", zap.String("model", o.Model), zap.String("graph", graph), zap.String("onnxruntime", worker.Version()),
 		zap.Int("replicas", len(running)), zap.Strings("running", running), zap.Strings("shape", plans), zap.Int("questions", questions), zap.Int("input_files", len(in.plan.Files)),
 		zap.Int64("input_bytes", src.Bytes()), zap.Int64("resuming_at", out.Skip), zap.Bool("token_type_ids", m.Graph.TokenTypeIDs != ""),
 		zap.String("logits", m.Graph.LogitsTypeName()))

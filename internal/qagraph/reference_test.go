@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"qa-shard/internal/checkpoint"
@@ -22,7 +23,8 @@ type referenceLogits struct {
 // TestAgainstTransformers: for every model tools/reference/logits.py made
 // with transformers' own classes (QA_SHARD_REFERENCE_DIR), saved both as
 // safetensors and as pytorch_model.bin, the graph built from the weights
-// gives torch's start and end logits within 1e-4 on every unpadded token.
+// gives torch's start and end logits within 1e-4 on every unpadded token;
+// so does the fused graph (Fused) built from the safetensors.
 func TestAgainstTransformers(t *testing.T) {
 	dir := os.Getenv("QA_SHARD_REFERENCE_DIR")
 	if dir == "" {
@@ -38,10 +40,14 @@ func TestAgainstTransformers(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &ref) != nil {
 			continue
 		}
-		for _, format := range []string{"safetensors", "bin"} {
+		for _, format := range []string{"safetensors", "bin", "safetensors/fused"} {
 			t.Run(e.Name()+"/"+format, func(t *testing.T) {
+				var opts []Option
+				if f, ok := strings.CutSuffix(format, "/fused"); ok {
+					format, opts = f, []Option{Fused()}
+				}
 				folder := filepath.Join(dir, e.Name(), format)
-				out := buildFolder(t, folder)
+				out := buildFolder(t, folder, opts...)
 				start, end := run(t, filepath.Join(out, ModelFile), ref.Inputs)
 				worst := 0.0
 				for r := range start {
@@ -62,7 +68,7 @@ func TestAgainstTransformers(t *testing.T) {
 }
 
 // buildFolder builds the graph of a checkpoint folder into a new folder.
-func buildFolder(t *testing.T, folder string) string {
+func buildFolder(t *testing.T, folder string, opts ...Option) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(folder, "config.json"))
 	if err != nil {
@@ -78,7 +84,7 @@ func buildFolder(t *testing.T, folder string) string {
 	}
 	defer ck.Close()
 	out := t.TempDir()
-	if _, err := Build(out, c, FromCheckpoint(ck)); err != nil {
+	if _, err := Build(out, c, FromCheckpoint(ck), opts...); err != nil {
 		t.Fatal(err)
 	}
 	return out

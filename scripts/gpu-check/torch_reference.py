@@ -76,6 +76,7 @@ def main():
         return 3
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     config = BertConfig.from_pretrained(args.model)
+    config._attn_implementation = "sdpa"  # PyTorch's fused scaled_dot_product_attention, what transformers picks by default
     model = BertForQuestionAnswering(config)
     sd = state_dict(f"{args.model}/model.onnx", torch, onnx, numpy_helper)
     missing, unexpected = model.load_state_dict(sd, strict=False)

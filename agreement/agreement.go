@@ -1,11 +1,11 @@
-// The answer check (--check-input) measures what an int8 copy of a model
+// Package agreement is the answer check (--check-input) of a model's copy
+// in another arithmetic (quantize's int8, export's float16): what the copy
 // costs on the user's own documents. It answers a sample of them with the
 // float32 model and with the copy, compares the answers (the copy's exact
 // match and F1 against float32's, identical answers, score drift) and
 // judges them by a threshold, by default MLPerf's rule for BERT (99% of
 // float32's F1).
-
-package quantize
+package agreement
 
 import (
 	"encoding/json"
@@ -36,10 +36,10 @@ const defaultDocs = 100
 // ErrBelow marks a copy whose answers agree with float32's below the
 // threshold: the check completed and says so, like a run with more error
 // records than it tolerates (exit 3).
-var ErrBelow = errkind.NewRecords("the int8 copy's answers agree with float32's below the threshold")
+var ErrBelow = errkind.NewRecords("the copy's answers agree with float32's below the threshold")
 
-// checkOptions say which documents to sample and how to judge.
-type checkOptions struct {
+// Options say which documents to sample and how to judge.
+type Options struct {
 	// Inputs are --input's arguments: files, folders, globs of any input
 	// format. The sample is their first Docs documents, in input order.
 	Inputs []string
@@ -57,28 +57,31 @@ type checkOptions struct {
 	Dir string
 }
 
-// runner answers the JSON lines corpus input with the model in folder model
+// Runner answers the JSON lines corpus input with the model in folder model
 // into the answers file output, as `qa-shard --model model --input input
 // --output output` does.
-type runner func(model, input, output string) error
+type Runner func(model, input, output string) error
 
-// checkResult is the check's outcome.
-type checkResult struct {
+// Result is the check's outcome.
+type Result struct {
 	// Documents were sampled; Skipped of the records read were bad (they
 	// would be error records in both runs) and are not in the sample.
 	Documents, Skipped int
 	evaluate.Agreement
 	MinF1 float64
+	// Copy names the copy's arithmetic in messages ("int8", "fp16").
+	Copy string
 }
 
 // Pass says whether the copy meets the threshold.
-func (r checkResult) Pass() bool { return r.F1 >= r.MinF1 }
+func (r Result) Pass() bool { return r.F1 >= r.MinF1 }
 
-// Check samples the documents, answers them with both models and
-// compares: an error of kind Records (ErrBelow) when the copy falls
-// below the threshold, the result either way.
-func compareAnswers(o checkOptions, float32Model, int8Model string, run runner) (checkResult, error) {
-	res := checkResult{MinF1: o.MinF1}
+// Compare samples the documents, answers them with the float32 model and
+// with the copy (its arithmetic named copyName) and compares: an error of
+// kind Records (ErrBelow) when the copy falls below the threshold, the
+// result either way.
+func Compare(o Options, float32Model, copyModel, copyName string, run Runner) (Result, error) {
+	res := Result{MinF1: o.MinF1, Copy: copyName}
 	if res.MinF1 == 0 {
 		res.MinF1 = defaultMinF1
 	}
@@ -99,20 +102,20 @@ func compareAnswers(o checkOptions, float32Model, int8Model string, run runner) 
 		return res, err
 	}
 	answers := map[string]map[evaluate.Key]evaluate.Prediction{}
-	for _, m := range []struct{ name, model string }{{"float32", float32Model}, {"int8", int8Model}} {
+	for _, m := range []struct{ name, model string }{{"float32", float32Model}, {"copy", copyModel}} {
 		name, model := m.name, m.model
 		out := filepath.Join(o.Dir, name+".jsonl")
 		if err := run(model, sample, out); err != nil {
-			return res, fmt.Errorf("answering the sample with the %s model: %w", name, err)
+			return res, fmt.Errorf("answering the sample with the %s model: %w", map[string]string{"float32": "float32", "copy": copyName}[name], err)
 		}
 		if answers[name], err = evaluate.ReadAnswers(out); err != nil {
 			return res, err
 		}
 	}
-	res.Agreement = evaluate.Agree(answers["float32"], answers["int8"])
+	res.Agreement = evaluate.Agree(answers["float32"], answers["copy"])
 	if !res.Pass() {
-		return res, fmt.Errorf("%w: F1 %.2f against float32's answers on %d questions of %d documents, below %.2f (--check-min-f1)",
-			ErrBelow, res.F1, res.Pairs, res.Documents, res.MinF1)
+		return res, fmt.Errorf("%w: the %s copy's F1 %.2f against float32's answers on %d questions of %d documents, below %.2f (--check-min-f1)",
+			ErrBelow, copyName, res.F1, res.Pairs, res.Documents, res.MinF1)
 	}
 	return res, nil
 }
@@ -120,7 +123,7 @@ func compareAnswers(o checkOptions, float32Model, int8Model string, run runner) 
 // writeSample writes the first o.Docs good documents of the inputs as
 // JSON lines with their questions (the global ones folded in), and counts
 // the bad records it passed over.
-func writeSample(o checkOptions, path string) (docs, skipped int, err error) {
+func writeSample(o Options, path string) (docs, skipped int, err error) {
 	questions := o.Questions
 	if o.QuestionsFile != "" {
 		qs, err := record.ReadQuestionsFile(o.QuestionsFile)
@@ -175,13 +178,13 @@ func writeSample(o checkOptions, path string) (docs, skipped int, err error) {
 }
 
 // Log says what the check found, pass or not.
-func (r checkResult) Log(log *zap.Logger) {
+func (r Result) Log(log *zap.Logger) {
 	verdict := "passes"
 	if !r.Pass() {
 		verdict = "FAILS"
 	}
-	log.Info(fmt.Sprintf("answer check on %d documents (%d questions): the int8 copy's answers against float32's: exact match %.2f, F1 %.2f (%s --check-min-f1 %.2f), %d identical (text and offsets), score drift mean %.4f, max %.4f",
-		r.Documents, r.Pairs, r.EM, r.F1, verdict, r.MinF1, r.Identical, r.MeanDrift, r.MaxDrift),
+	log.Info(fmt.Sprintf("answer check on %d documents (%d questions): the %s copy's answers against float32's: exact match %.2f, F1 %.2f (%s --check-min-f1 %.2f), %d identical (text and offsets), score drift mean %.4f, max %.4f",
+		r.Documents, r.Pairs, r.Copy, r.EM, r.F1, verdict, r.MinF1, r.Identical, r.MeanDrift, r.MaxDrift),
 		zap.Int("check_documents", r.Documents), zap.Int("check_skipped_records", r.Skipped), zap.Int("check_questions", r.Pairs),
 		zap.Float64("check_exact_match", r.EM), zap.Float64("check_f1", r.F1), zap.Float64("check_min_f1", r.MinF1), zap.Bool("check_pass", r.Pass()),
 		zap.Int("check_identical", r.Identical), zap.Int("check_missing", r.Missing),

@@ -1,4 +1,4 @@
-package quantize
+package agreement
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // fakeRun answers every question of a sample with the document's first
 // word (float32) and, for the int8 model, with the first two words for the
 // documents in differ: a known disagreement.
-func fakeRun(t *testing.T, differ map[string]bool, runs *[]string) runner {
+func fakeRun(t *testing.T, differ map[string]bool, runs *[]string) Runner {
 	return func(model, input, output string) error {
 		*runs = append(*runs, model)
 		f, err := os.Open(input)
@@ -39,7 +39,7 @@ func fakeRun(t *testing.T, differ map[string]bool, runs *[]string) runner {
 			}
 			words := strings.Fields(d.Context)
 			answer, score := words[0], 0.5
-			if model == "int8" && differ[d.ID] {
+			if model == "copy" && differ[d.ID] {
 				answer, score = words[0]+" "+words[1], 0.25
 			}
 			for _, q := range d.Questions {
@@ -72,15 +72,15 @@ func TestCheck(t *testing.T) {
 	// (one word against two: P 1/2, R 1) and EM 0.
 	differ := map[string]bool{"d1": true, "d3": true}
 	f1 := 100 * (16 + 4*2.0/3) / 20
-	o := checkOptions{Inputs: []string{in}, Docs: 10, Questions: []string{"global?"}, Dir: t.TempDir()}
+	o := Options{Inputs: []string{in}, Docs: 10, Questions: []string{"global?"}, Dir: t.TempDir()}
 	for _, c := range []struct {
 		min  float64
 		pass bool
 	}{{f1, true}, {f1 + 0.01, false}, {0, false}} { // 0: the default, 99
 		o.MinF1 = c.min
 		var runs []string
-		res, err := compareAnswers(o, "float32", "int8", fakeRun(t, differ, &runs))
-		if res.Documents != 10 || res.Skipped != 1 || res.Pairs != 20 || res.Identical != 16 || strings.Join(runs, ",") != "float32,int8" {
+		res, err := Compare(o, "float32", "copy", "int8", fakeRun(t, differ, &runs))
+		if res.Documents != 10 || res.Skipped != 1 || res.Pairs != 20 || res.Identical != 16 || strings.Join(runs, ",") != "float32,copy" {
 			t.Fatalf("min %v: %+v after runs %v", c.min, res, runs)
 		}
 		if math.Abs(res.F1-f1) > 1e-9 || math.Abs(res.EM-80) > 1e-9 || res.MaxDrift != 0.25 || math.Abs(res.MeanDrift-0.05) > 1e-12 {
@@ -89,7 +89,7 @@ func TestCheck(t *testing.T) {
 		if c.pass != (err == nil) || res.Pass() != c.pass {
 			t.Errorf("min %v: err %v, pass %v; want pass %v", c.min, err, res.Pass(), c.pass)
 		}
-		if !c.pass && (!errors.Is(err, ErrBelow) || errkind.Of(err) != errkind.Records || !strings.Contains(err.Error(), "--check-min-f1")) {
+		if !c.pass && (!errors.Is(err, ErrBelow) || errkind.Of(err) != errkind.Records || !strings.Contains(err.Error(), "--check-min-f1") || !strings.Contains(err.Error(), "int8 copy")) {
 			t.Errorf("min %v: %v (kind %v), want ErrBelow of kind Records naming the flag", c.min, err, errkind.Of(err))
 		}
 	}
@@ -102,7 +102,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	o.Fields = record.Fields{Context: "text"}
-	if _, err := compareAnswers(o, "float32", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), `--context-field text: none of the first`) {
+	if _, err := Compare(o, "float32", "copy", "int8", fakeRun(t, nil, new([]string))); err == nil || !strings.Contains(err.Error(), `--context-field text: none of the first`) {
 		t.Errorf("no record has the context field: %v", err)
 	}
 }
