@@ -34,13 +34,13 @@ for preset in base large; do
 	ck="$work/ck-$preset" onnx="$work/onnx-$preset"
 	[[ -d $ck ]] || go run ./tools/genmodel -preset "$preset" -checkpoint -vocab "$vocab" -out "$ck" >/dev/null
 	rm -rf "$onnx"
-	"$bin" export --model "$ck" --out "$onnx" >/dev/null 2>&1
+	"$bin" export --graph standard --model "$ck" --out "$onnx" >/dev/null 2>&1
 	weights=$(( $(stat -c %s "$ck/model.safetensors") / 1048576 ))
 	echo
 	echo "bert-$preset checkpoint: $weights MiB of float32 weights (safetensors)"
 	run=("$bin" --ort-lib "$ort" --devices cpu:1 --tune-cache none --max-batch-tokens 512 --progress-interval 1h
 		--input "$doc" --question "Who founded the company?" --output "$work/answers.jsonl" --overwrite)
-	BEFORE="rm -rf $work/out-$preset" measure "build the graph alone (export)" "$bin" export --model "$ck" --out "$work/out-$preset"
+	BEFORE="rm -rf $work/out-$preset" measure "build the graph alone (export)" "$bin" export --graph standard --model "$ck" --out "$work/out-$preset"
 	BEFORE="rm -rf $work/cache-$preset" measure "run, graph not cached (builds it)" "${run[@]}" --model "$ck" --model-cache "$work/cache-$preset"
 	BEFORE="" measure "run, graph cached" "${run[@]}" --model "$ck" --model-cache "$work/cache-$preset"
 	measure "run from the ONNX export" "${run[@]}" --model "$onnx"
