@@ -39,6 +39,7 @@ var thirdParty = []struct{ module, name string }{
 	{"github.com/prometheus/client_model", "client_model"},
 	{"github.com/prometheus/common", "prometheus/common"},
 	{"github.com/spf13/pflag", "pflag"},
+	{"github.com/x448/float16", "x448/float16"},
 	{"github.com/yalue/onnxruntime_go", "onnxruntime_go"},
 	{"go.uber.org/zap", "zap"},
 	{"go.yaml.in/yaml/v3", "yaml"},
