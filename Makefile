@@ -37,7 +37,10 @@ $(VOCAB_JSON):
 
 BIN := $(BUILD)/bin/qa-shard
 MODELS := $(BUILD)/models
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The release (python/qa_shard/__init__.py's __version__, the one place it
+# is written: the wheel and the binary carry the same) and this build of it.
+RELEASE := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' python/qa_shard/__init__.py)
+VERSION := $(RELEASE)+$(shell git describe --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_BUILD := -trimpath -ldflags "-X main.build=$(VERSION)"
 
 .PHONY: build

@@ -218,3 +218,18 @@ func TestVersionNamesTheLibrary(t *testing.T) {
 		t.Errorf("a library that is not there: exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestPackageVersionChecked: started by the Python package of another
+// release (QA_SHARD_PACKAGE_VERSION), the binary refuses to run, exit 2,
+// naming both releases; of its own release, it runs.
+func TestPackageVersionChecked(t *testing.T) {
+	t.Setenv(envPackage, "0.0.1-other")
+	code, _, stderr := capture(t, func() int { return dispatch([]string{"version"}) })
+	if code != exitUsage || !strings.Contains(stderr, "0.0.1-other") || !strings.Contains(stderr, "release "+strings.SplitN(build, "+", 2)[0]) {
+		t.Errorf("exit %d, want %d naming both releases:\n%s", code, exitUsage, stderr)
+	}
+	t.Setenv(envPackage, strings.SplitN(build, "+", 2)[0])
+	if code, _, stderr := capture(t, func() int { return dispatch([]string{"version"}) }); code != exitOK {
+		t.Errorf("the matching release: exit %d:\n%s", code, stderr)
+	}
+}

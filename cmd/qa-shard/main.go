@@ -118,6 +118,26 @@ func exitCodeLines() string {
 	return codes.String()
 }
 
+// envPackage is what the Python package qa_shard sets to its release when
+// it starts this binary: the two are installed together (the wheel), and
+// a binary of another release would speak another protocol.
+const envPackage = "QA_SHARD_PACKAGE_VERSION"
+
+// checkPackage refuses to run for a Python package of another release
+// than this build's (build is RELEASE+BUILD; the release is compared).
+func checkPackage(build string) error {
+	want := os.Getenv(envPackage)
+	if want == "" {
+		return nil
+	}
+	if have, _, _ := strings.Cut(build, "+"); have != want {
+		return fmt.Errorf("%w: this qa-shard is release %s (build %s), and the Python package qa_shard that started it is %s: "+
+			"install the two from one release (pip install --force-reinstall of the qa-shard wheel), or point QA_SHARD_BIN at a qa-shard %s",
+			cli.ErrUsage, have, build, want, want)
+	}
+	return nil
+}
+
 // dispatch runs a subcommand (run when the first argument names
 // none), reports its error and returns the exit code.
 func dispatch(args []string) int {
@@ -127,7 +147,10 @@ func dispatch(args []string) int {
 	} else if len(args) > 0 && args[0] == "--version" {
 		name, args = "version", args[1:]
 	}
-	err := command(name)(args)
+	err := checkPackage(build)
+	if err == nil {
+		err = command(name)(args)
+	}
 	code := exitCode(err)
 	if err != nil && code != exitOK {
 		prefix := "qa-shard"

@@ -16,10 +16,10 @@ __version__ = "0.1.0"
 
 from .batch import answer_batch, read_records
 from .binary import find_binary
-from .errors import (BinaryNotFound, InternalError, Interrupted, QAShardError, RecordError, RecordsError,
+from .errors import (BinaryMismatch, BinaryNotFound, InternalError, Interrupted, QAShardError, RecordError, RecordsError,
                      UsageError)
 from .pipeline import QuestionAnsweringPipeline, pipeline
 
 __all__ = ["pipeline", "QuestionAnsweringPipeline", "answer_batch", "read_records", "find_binary",
            "QAShardError", "UsageError", "InternalError", "RecordsError", "Interrupted", "RecordError",
-           "BinaryNotFound"]
+           "BinaryNotFound", "BinaryMismatch"]

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from .binary import find_binary
+from .binary import checked_binary
 from .errors import RecordsError, UsageError, from_exit
 from .pipeline import devices_flag
 from .process import Log, environ
@@ -68,7 +68,7 @@ def answer_batch(documents: Union[Iterable[Dict[str, Any]], Any, str, os.PathLik
                                "handle_impossible_answer", "align_to_words", "legacy_top_k"}
     if unknown:
         raise TypeError("answer_batch() got unexpected keyword arguments: %s" % ", ".join(sorted(unknown)))
-    argv = [find_binary(binary), "--model", model, "--input", source, "--output", output,
+    argv = [checked_binary(binary), "--model", model, "--input", source, "--output", output,
             "--log-format", "json", "--progress-interval", "1s", "--resume" if resume else "--overwrite"]
     argv += resolve(sanitize(settings), model_max_length(model)).flags()
     if isinstance(questions, str):

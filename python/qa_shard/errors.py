@@ -69,6 +69,13 @@ class BinaryNotFound(QAShardError, FileNotFoundError):
         super().__init__(message, None, "user")
 
 
+class BinaryMismatch(QAShardError):
+    """The qa-shard binary found is of another release than this package."""
+
+    def __init__(self, message: str):
+        super().__init__(message, None, "user")
+
+
 _BY_CODE = {1: InternalError, 2: UsageError, 3: RecordsError, 75: Interrupted}
 
 

@@ -27,7 +27,7 @@ import warnings
 import weakref
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
-from .binary import find_binary
+from .binary import checked_binary
 from .errors import QAShardError, RecordError
 from .inputs import Pair, examples
 from .process import Process, environ
@@ -113,7 +113,7 @@ class QuestionAnsweringPipeline:
         if max_processes < 1:
             raise ValueError("max_processes must be at least 1")
         self.model = os.fspath(model)
-        self.binary = find_binary(binary)
+        self.binary = checked_binary(binary)
         self.devices = devices
         self.max_processes = max_processes
         self._args = list(args)

@@ -208,10 +208,13 @@ def _write(stream, lines: List[bytes], failed: List[BaseException]) -> None:
         failed.append(e)
 
 
-def environ(extra: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
-    """The environment for qa-shard: this process's, plus extra."""
-    if not extra:
-        return None
+def environ(extra: Optional[Dict[str, str]]) -> Dict[str, str]:
+    """The environment for qa-shard: this process's, plus extra, plus this
+    package's release (a qa-shard of another refuses to run)."""
+    from . import __version__
+    from .binary import PACKAGE_ENV
+
     env = dict(os.environ)
-    env.update(extra)
+    env.update(extra or {})
+    env[PACKAGE_ENV] = __version__
     return env
