@@ -54,6 +54,11 @@ func (s *Reader) openLines(f *File, part Part, at int64, resumeFrom ...int64) (*
 	if lr.toEnd && !lr.packed && lr.h != nil {
 		o.More = lr.grew
 	}
+	if f.Path == "-" && s.opt.Idle != nil {
+		o.Idle = pauseHook(f, stdin(f), s.opt.Idle)
+	} else {
+		o.Idle = nil // a file never waits for a writer
+	}
 	lr.r = record.NewStream(lr.t, o)
 	lr.lastRaw = lr.t.raw.n
 	return lr, nil

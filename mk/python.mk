@@ -58,3 +58,9 @@ python-test: $(BIN) $(MODELS)/demo/model.onnx ort
 		QA_SHARD_WHEEL=$$(ls $(abspath $(WHEEL_DIR))/cpu/*.whl) QA_SHARD_HATCH_PYTHON=$(abspath $(HATCH_PY)) \
 		QA_SHARD_ORT_LIB_FOR_WHEEL=$(abspath $(ORT_LIB)) \
 		$(PYTHON) -m unittest discover -s python/tests -t python
+
+# make bench-python: the latency of one short pipeline call on the demo
+# model (python/benchmarks/latency.py), with the load average and the CPU.
+.PHONY: bench-python
+bench-python: $(BIN) $(MODELS)/demo/model.onnx ort
+	QA_SHARD_BIN=$(abspath $(BIN)) PYTHONPATH=python $(PYTHON) python/benchmarks/latency.py $(MODELS)/demo 200

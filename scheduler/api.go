@@ -114,6 +114,12 @@ type Batching struct {
 	// shapes batches, so tests that judge batch shapes set it long, and
 	// their batches are cut by the pool's size and the input's end alone.
 	IdleFlush time.Duration
+	// InputIdle, when set, tells the batcher that the input has paused
+	// (standard input with nothing more to read: a writer waiting for
+	// the answers of what it wrote). The pool is then cut as soon as every
+	// document read has its windows in it, without waiting IdleFlush: a
+	// call from the Python package is answered as soon as it can be.
+	InputIdle <-chan struct{}
 	// MaxWindowsPerDoc bounds what one document may cost: one needing
 	// more windows (all its questions together) gets an error record per
 	// question, without its windows being cut or run (0: no limit).

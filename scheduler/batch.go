@@ -35,11 +35,13 @@ type batchStage struct {
 	poolTokens int           // a pool this long is flushed
 	single     bool          // every window is its own batch: flush each at once
 	idle       time.Duration // a pool that waited this long for a window is flushed
+	paused     <-chan struct{}
+	flow       *flow
 	pooled     atomic.Int64
 }
 
-func newBatchStage(cfg Config) *batchStage {
-	return &batchStage{poolTokens: cfg.PoolTokens, single: cfg.SingleWindowBatches, idle: cfg.IdleFlush}
+func newBatchStage(cfg Config, f *flow) *batchStage {
+	return &batchStage{poolTokens: cfg.PoolTokens, single: cfg.SingleWindowBatches, idle: cfg.IdleFlush, paused: cfg.InputIdle, flow: f}
 }
 
 func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *batch) error {
@@ -55,6 +57,16 @@ func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *b
 		}
 		pool, poolTokens = pool[:0], 0
 		s.pooled.Store(0)
+		return nil
+	}
+	// paused: the input paused and the pool is to be cut once every
+	// document read has its windows in it (see flow).
+	paused := false
+	cutIfSettled := func() error {
+		if paused && len(in) == 0 && s.flow.settled() {
+			paused = false
+			return flush()
+		}
 		return nil
 	}
 	for {
@@ -73,7 +85,19 @@ func (s *batchStage) run(ctx context.Context, in <-chan windowRef, out chan<- *b
 					return err
 				}
 			}
+			if err := cutIfSettled(); err != nil {
+				return err
+			}
 			timer.Reset(s.idle)
+		case <-s.paused:
+			paused = true
+			if err := cutIfSettled(); err != nil {
+				return err
+			}
+		case <-s.flow.wake:
+			if err := cutIfSettled(); err != nil {
+				return err
+			}
 		case <-timer.C:
 			if err := flush(); err != nil {
 				return err

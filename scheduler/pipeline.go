@@ -58,9 +58,10 @@ func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answ
 		p.reps = append(p.reps, rs)
 		p.byName[r.Name()] = rs
 	}
-	p.read = newReadStage(cfg, src, p.progress)
-	p.tokenize = newTokenizeStage(cfg, tok, lg != nil, p.progress)
-	p.batch = newBatchStage(cfg)
+	f := newFlow()
+	p.read = newReadStage(cfg, src, p.progress, f)
+	p.tokenize = newTokenizeStage(cfg, tok, lg != nil, p.progress, f)
+	p.batch = newBatchStage(cfg, f)
 	p.dispatch = newDispatchStage(cfg, len(p.reps))
 	p.serve = newServeStage(cfg, p.progress, p.dispatch.dispatched, p.done)
 	p.decode = newDecodeStage(cfg, p.progress)

@@ -20,15 +20,16 @@ type readStage struct {
 	inflight    *semaphore.Weighted // released by the writer
 	progress    *progress
 	hooks       hooks
+	flow        *flow
 
 	all  atomic.Bool  // the input was read to its end
 	err  error        // the input failed: drained, then returned (read after the stage ends)
 	next atomic.Int64 // Seq after the last document read
 }
 
-func newReadStage(cfg Config, src Source, prog *progress) *readStage {
+func newReadStage(cfg Config, src Source, prog *progress, f *flow) *readStage {
 	return &readStage{src: src, skipBelow: cfg.SkipBelow, maxInFlight: cfg.MaxInFlightBytes,
-		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes), progress: prog, hooks: cfg.hooks}
+		inflight: semaphore.NewWeighted(cfg.MaxInFlightBytes), progress: prog, hooks: cfg.hooks, flow: f}
 }
 
 func (s *readStage) run(ctx context.Context, docs chan<- *docState) error {
@@ -63,6 +64,7 @@ func (s *readStage) run(ctx context.Context, docs chan<- *docState) error {
 				return err
 			}
 		}
+		s.flow.entered() // before the tokenizers can count it done
 		select {
 		case docs <- &docState{doc: d, weight: w}:
 			s.next.Store(d.Seq + 1)

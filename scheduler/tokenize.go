@@ -53,11 +53,12 @@ type tokenizeStage struct {
 	maxWindows int  // per document, all questions together (0: no limit)
 	keepLogits bool // the run writes logits: keep each window's
 	progress   *progress
+	flow       *flow
 }
 
-func newTokenizeStage(cfg Config, tok Tokenizer, keepLogits bool, prog *progress) *tokenizeStage {
+func newTokenizeStage(cfg Config, tok Tokenizer, keepLogits bool, prog *progress, f *flow) *tokenizeStage {
 	return &tokenizeStage{tok: tok, template: cfg.Template, settings: cfg.Settings, maxWindows: cfg.MaxWindowsPerDoc,
-		keepLogits: keepLogits, progress: prog}
+		keepLogits: keepLogits, progress: prog, flow: f}
 }
 
 // run is one worker: it ends when docs is closed.
@@ -86,15 +87,23 @@ func (s *tokenizeStage) run(ctx context.Context, docs <-chan *docState, windows 
 			if err := send(ctx, done, d); err != nil {
 				return err
 			}
+			s.flow.done(true)
 			continue
 		}
 		d.windows = n
 		d.pending.Store(n)
+		sent := int64(0)
 		for qi, q := range d.questions {
 			for wi := range q.windows {
+				if sent == n-1 {
+					// Counted before its last window is sent, so the batcher
+					// that receives it finds the document settled.
+					s.flow.done(false)
+				}
 				if err := send(ctx, windows, windowRef{doc: d, q: qi, w: wi}); err != nil {
 					return err
 				}
+				sent++
 			}
 		}
 	}

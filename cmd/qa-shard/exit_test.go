@@ -223,6 +223,9 @@ func TestVersionNamesTheLibrary(t *testing.T) {
 // release (QA_SHARD_PACKAGE_VERSION), the binary refuses to run, exit 2,
 // naming both releases; of its own release, it runs.
 func TestPackageVersionChecked(t *testing.T) {
+	saved := build
+	build = "0.0.9+test"
+	t.Cleanup(func() { build = saved })
 	t.Setenv(envPackage, "0.0.1-other")
 	code, _, stderr := capture(t, func() int { return dispatch([]string{"version"}) })
 	if code != exitUsage || !strings.Contains(stderr, "0.0.1-other") || !strings.Contains(stderr, "release "+strings.SplitN(build, "+", 2)[0]) {
@@ -231,5 +234,10 @@ func TestPackageVersionChecked(t *testing.T) {
 	t.Setenv(envPackage, strings.SplitN(build, "+", 2)[0])
 	if code, _, stderr := capture(t, func() int { return dispatch([]string{"version"}) }); code != exitOK {
 		t.Errorf("the matching release: exit %d:\n%s", code, stderr)
+	}
+	build = "dev" // go build without make: no release to compare
+	t.Setenv(envPackage, "0.0.1-other")
+	if code, _, stderr := capture(t, func() int { return dispatch([]string{"version"}) }); code != exitOK {
+		t.Errorf("a dev build: exit %d:\n%s", code, stderr)
 	}
 }

@@ -15,6 +15,9 @@ import (
 type inputs struct {
 	plan   *input.Plan
 	record record.Options
+	// paused is told when standard input has nothing more to read at once
+	// (record.Options.Idle): the batcher then cuts what it has.
+	paused chan struct{}
 }
 
 // openInputs finds this process's rank (ranks) and its share of the input
@@ -34,5 +37,12 @@ func openInputs(o inputOptions, ranks rankOptions, out *outputOptions, questions
 		log.Info("rank", zap.Int("rank", r.Rank), zap.Int("world_size", r.World), zap.String("from", r.Source),
 			zap.Int64("input_from_byte", plan.Block.From), zap.Int64("input_to_byte", plan.Block.To), zap.Int("parts", len(plan.Parts)), zap.String("output", out.Output))
 	}
-	return &inputs{plan: plan, record: rec}, nil
+	paused := make(chan struct{}, 1)
+	rec.Idle = func() {
+		select {
+		case paused <- struct{}{}:
+		default:
+		}
+	}
+	return &inputs{plan: plan, record: rec, paused: paused}, nil
 }

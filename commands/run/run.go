@@ -296,7 +296,7 @@ func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 		Batching: scheduler.Batching{
 			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
 			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.Graph.QuantizedActivations,
-			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc,
+			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc, InputIdle: in.paused,
 		},
 		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
 		Checkpoints: scheduler.Checkpoints{

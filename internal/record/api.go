@@ -46,6 +46,11 @@ type Options struct {
 	// since (a file still being appended to): then reading goes on, and a
 	// last line without its newline waits for the rest of it.
 	More func() bool
+	// Idle, when set, is called before the Stream reads on with no whole
+	// line left in its buffer: a stream such as standard input may then
+	// wait for its writer, and the caller may act on the pause (cut the
+	// batch it has). It must not block.
+	Idle func()
 	// Tee, when set, hashes every byte the Stream consumes, in order,
 	// blank and dropped lines included (the input's fingerprint). A hash
 	// never fails, so nothing the Stream reads can be lost to it.

@@ -81,6 +81,9 @@ func (r *Stream) readLine() error {
 	got := false
 	grew := false // More said the text grew: the next read must find it
 	for {
+		if r.opt.Idle != nil && !r.lineBuffered() {
+			r.opt.Idle()
+		}
 		chunk, err := r.br.ReadSlice('\n')
 		r.consume(chunk)
 		got = got || len(chunk) > 0
@@ -126,6 +129,13 @@ func (r *Stream) readLine() error {
 		r.buf = r.buf[:0]
 	}
 	return nil
+}
+
+// lineBuffered says whether a whole line is in the buffer already, so the
+// next ReadSlice needs no read from the stream.
+func (r *Stream) lineBuffered() bool {
+	b, _ := r.br.Peek(r.br.Buffered()) // what is buffered: cannot fail
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // isBlank reports whether b is only JSON whitespace (plus \v and \f, which

@@ -97,12 +97,13 @@ def binary_release(path: str) -> str:
 
 def checked_binary(binary: Optional[str] = None) -> str:
     """find_binary's qa-shard, refused (BinaryMismatch) when it is of
-    another release than this package."""
+    another release than this package (a build without a release, "dev":
+    `go build` without make, is taken as it is)."""
     from . import __version__
 
     path = find_binary(binary)
     release = binary_release(path)
-    if release != __version__:
+    if release not in (__version__, "dev"):
         raise BinaryMismatch("qa-shard at %s is release %s, and this package qa_shard is %s: install the two from "
                              "one release (pip install --force-reinstall of the qa-shard wheel), or give binary= or "
                              "$%s a qa-shard %s" % (path, release, __version__, ENV, __version__))
