@@ -8,7 +8,11 @@ context=: two strings, a list of questions and one context (each question
 asked of it), or two lists of the same length (pairs). A dict is one
 input. Every item is a dict with "question" and "context" (KeyError when
 one is missing, ValueError when None or empty) or a SquadExample-like
-object (question_text, context_text). A generator is read lazily.
+object (question_text, context_text). A generator or a torch Dataset
+(map-style, such as transformers' KeyDataset, or an IterableDataset) is
+read lazily and answered as an iterator, as transformers does; other
+iterables are read into a list. A text that cannot be UTF-8 (a lone
+surrogate) is a ValueError naming where it is.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ def examples(args: tuple, kwargs: Dict[str, Any]) -> Union[List[Pair], Iterator[
         raise ValueError("Unknown arguments %s" % (kwargs,))
     if isinstance(inputs, types.GeneratorType):
         return (normalize(item) for item in inputs)
+    if is_torch_dataset(inputs):
+        return (normalize(item) for item in dataset_items(inputs))
     if isinstance(inputs, dict):
         inputs = [inputs]
     elif isinstance(inputs, Iterable):
@@ -77,4 +83,26 @@ def normalize(item: Any) -> Pair:
     for name, v in (("question", q), ("context", c)):
         if not isinstance(v, str):
             raise ValueError("`%s` must be a string (got %s)" % (name, type(v).__name__))
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError("`%s` holds %r at character %d, a lone surrogate, which is no Unicode character and "
+                             "cannot be tokenized (text decoded with errors='surrogateescape' or a broken "
+                             "surrogate pair): decode it with errors='replace', or drop it" % (name, v[e.start], e.start)) from None
     return q, c
+
+
+def is_torch_dataset(x: Any) -> bool:
+    """Whether x is a torch.utils.data Dataset (without importing torch)."""
+    return any(c.__name__ == "Dataset" and c.__module__.startswith("torch.utils.data") for c in type(x).__mro__)
+
+
+def dataset_items(ds: Any) -> Iterator[Any]:
+    """A Dataset's items as transformers' pipeline reads them: by index
+    for a map-style one, by iteration for an IterableDataset."""
+    iterable = any(c.__name__ == "IterableDataset" and c.__module__.startswith("torch.utils.data") for c in type(ds).__mro__)
+    if not iterable and hasattr(ds, "__len__") and hasattr(ds, "__getitem__"):
+        for i in range(len(ds)):
+            yield ds[i]
+        return
+    yield from iter(ds)

@@ -67,8 +67,10 @@ def pipeline(task: Optional[str] = None, model: Optional[Union[str, os.PathLike]
     if model is None:
         raise ValueError("model= must name the model: a folder save_pretrained wrote, "
                          "a Hugging Face Hub id such as deepset/roberta-base-squad2, or an ONNX export")
-    model = os.fspath(model)
-    if tokenizer is not None and os.path.realpath(os.fspath(tokenizer)) != os.path.realpath(model):
+    model = model_spec(model, "model")
+    if tokenizer is not None:
+        tokenizer = model_spec(tokenizer, "tokenizer")
+    if tokenizer is not None and tokenizer != model and os.path.realpath(tokenizer) != os.path.realpath(model):
         raise ValueError("tokenizer=%r: qa-shard reads the tokenizer from the model folder %r; "
                          "leave tokenizer= out or give the same folder" % (tokenizer, model))
     for name in LOADING_OPTIONS + IGNORED_CALL_OPTIONS:
@@ -78,6 +80,26 @@ def pipeline(task: Optional[str] = None, model: Optional[Union[str, os.PathLike]
         raise TypeError("pipeline() got unexpected keyword arguments: %s" % ", ".join(sorted(kwargs)))
     return QuestionAnsweringPipeline(model, devices=devices_flag(devices, device), binary=binary, args=args,
                                      env=env, max_processes=max_processes, **defaults)
+
+
+def model_spec(model: Any, what: str) -> str:
+    """What --model takes for model= (or tokenizer=): a folder or Hub id as
+    given; a path to an export's model.onnx, its folder; a transformers
+    model or tokenizer object, its name_or_path (the folder or Hub id it
+    was loaded from)."""
+    if isinstance(model, (str, os.PathLike)):
+        spec = os.fspath(model)
+        if os.path.basename(spec) == "model.onnx" and os.path.isfile(spec):
+            return os.path.dirname(os.path.abspath(spec))
+        return spec
+    name = getattr(model, "name_or_path", None)
+    if not name:
+        name = getattr(getattr(model, "config", None), "_name_or_path", None)
+    if isinstance(name, (str, os.PathLike)) and os.fspath(name):
+        return os.fspath(name)
+    raise TypeError("%s= is a %s object that names no folder or Hub id (its name_or_path is empty: made in memory, not "
+                    "loaded): save it with save_pretrained(DIR) and give %s=DIR, or give the Hub id it came from"
+                    % (what, type(model).__name__, what))
 
 
 def devices_flag(devices: Any, device: Any) -> Optional[str]:
@@ -109,7 +131,7 @@ class QuestionAnsweringPipeline:
 
     def __init__(self, model: str, *, devices: Optional[str] = None, binary: Optional[str] = None,
                  args: Sequence[str] = (), env: Optional[Dict[str, str]] = None, max_processes: int = 2,
-                 **defaults: Any):
+                 lazy: bool = False, **defaults: Any):
         if max_processes < 1:
             raise ValueError("max_processes must be at least 1")
         self.model = os.fspath(model)
@@ -117,18 +139,40 @@ class QuestionAnsweringPipeline:
         self.devices = devices
         self.max_processes = max_processes
         self._args = list(args)
+        self._env_extra = dict(env or {})
         self._env = environ(env)
         self._defaults = sanitize(defaults)
         self._model_max_length = model_max_length(self.model)
+        self._closed = False
+        self._own()
+        if not lazy:
+            self._process(resolve(self._defaults, self._model_max_length))
+
+    def _own(self) -> None:
+        """Starts this process's own state: no qa-shard yet, a lock, the
+        finalizer that closes them when the pipeline is collected or at the
+        interpreter's exit (it holds the dict, not the pipeline)."""
+        self._pid = os.getpid()
         self._lock = threading.Lock()
         self._processes: "collections.OrderedDict[Settings, Process]" = collections.OrderedDict()
-        self._closed = False
-        # Closes the processes when the pipeline is collected or at the
-        # interpreter's exit; it holds the dict, not the pipeline.
         self._finalizer = weakref.finalize(self, _close_all, self._processes)
-        self._process(resolve(self._defaults, self._model_max_length))
+
+    def _forked(self) -> None:
+        """In a child forked after the pipeline was made: the qa-shard
+        processes are the parent's (their pipes shared with it), so the
+        child forgets them and starts its own at its first call."""
+        if self._pid != os.getpid():
+            self._finalizer.detach()
+            self._own()
+
+    def __reduce__(self):
+        # Pickled (spawn and forkserver pools, Pool.map(qa, ...)): rebuilt
+        # from the model and settings; its process starts at the first call.
+        return (_rebuild, (self.model, self.devices, self.binary, tuple(self._args), tuple(sorted(self._env_extra.items())),
+                           self.max_processes, tuple(sorted(self._defaults.items()))))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Union[Result, List[Result], Iterator[Result]]:
+        self._forked()
         given = dict(self._defaults)
         given.update(sanitize({k: kwargs.pop(k) for k in NAMES if k in kwargs}))
         for name in IGNORED_CALL_OPTIONS:
@@ -169,6 +213,7 @@ class QuestionAnsweringPipeline:
 
     def _process(self, settings: Settings) -> Process:
         """The process for these settings, started if there is none."""
+        self._forked()
         with self._lock:
             if self._closed:
                 raise QAShardError("this pipeline is closed", None, "user")
@@ -224,6 +269,25 @@ class QuestionAnsweringPipeline:
 
     def __repr__(self) -> str:
         return "<qa_shard.QuestionAnsweringPipeline model=%r devices=%r binary=%r>" % (self.model, self.devices, self.binary)
+
+
+#: Pipelines rebuilt from a pickle in this process, by what they were
+#: pickled from: a pool's worker that receives the pipeline with every
+#: task keeps one qa-shard for all of them.
+_REBUILT: Dict[Any, "QuestionAnsweringPipeline"] = {}
+_REBUILT_LOCK = threading.Lock()
+
+
+def _rebuild(model: str, devices: Optional[str], binary: str, args: tuple, env: tuple, max_processes: int,
+             defaults: tuple) -> "QuestionAnsweringPipeline":
+    key = (os.getpid(), model, devices, binary, args, env, max_processes, defaults)
+    with _REBUILT_LOCK:
+        p = _REBUILT.get(key)
+        if p is None or p.closed:
+            p = QuestionAnsweringPipeline(model, devices=devices, binary=binary, args=list(args), env=dict(env),
+                                          max_processes=max_processes, lazy=True, **dict(defaults))
+            _REBUILT[key] = p
+        return p
 
 
 def _close_all(processes: "collections.OrderedDict[Settings, Process]") -> None:

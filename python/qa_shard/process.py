@@ -98,6 +98,9 @@ class Process:
         # Python, not the process kept for the next call.
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, start_new_session=True)
+        # The process that started it: a forked child holds copies of its
+        # pipes but must neither talk to it nor stop it (see close).
+        self.owner = os.getpid()
         self.log = Log().follow(self.proc.stderr)
         self._lock = threading.Lock()
         self._next = 0
@@ -172,8 +175,17 @@ class Process:
     def close(self, at_once: bool = False) -> Optional[int]:
         """Ends the input, lets qa-shard finish and exit (at_once: stops it
         with SIGTERM, for a call cut short), and reaps it (SIGTERM, then
-        SIGKILL, if it does not exit in time). Returns the exit status."""
+        SIGKILL, if it does not exit in time). Returns the exit status. In a
+        forked child it only closes the child's copies of the pipes: the
+        process is its parent's."""
         p = self.proc
+        if os.getpid() != self.owner:
+            for s in (p.stdin, p.stdout, p.stderr):
+                try:
+                    s.close()
+                except OSError:
+                    pass
+            return None
         if p.returncode is None:
             if at_once:
                 p.terminate()  # first: a writer blocked on the pipe then fails, and closing it does not wait
