@@ -19,6 +19,8 @@
 #      TestReferenceGoldensCurrent holds the committed goldens
 #      (cmd/qa-shard/testdata/reference, which make test compares with) to
 #      the fresh ones.
+# make test-python-reference: the Python package's pipeline against
+#   transformers' own, every call form, on the same checkpoints.
 # make reference-goldens rewrites the committed goldens from a fresh run.
 
 REFERENCE_VENV := $(BUILD)/reference-venv
@@ -48,6 +50,14 @@ test-reference: reference-run
 		QA_SHARD_REFERENCE_LOGITS=$(abspath $(REFERENCE_OUT)/logits) \
 		$(GO) test -tags $(GO_TEST_TAGS) -count=1 -v -run 'TestAgainstTransformers|TestCheckpointAnswersEqualTransformers|TestReferenceGoldensCurrent' \
 		./internal/qagraph ./cmd/qa-shard
+
+# test-python-reference: the Python package against transformers' own
+# QuestionAnsweringPipeline (python/tests/test_transformers.py, with pytest
+# in the reference venv) on the seeded checkpoint of every family.
+.PHONY: test-python-reference
+test-python-reference: reference-run $(BIN)
+	QA_SHARD_BIN=$(abspath $(BIN)) QA_SHARD_REFERENCE_CHECKPOINTS=$(abspath $(REFERENCE_OUT)/checkpoints) PYTHONPATH=python \
+		$(REFERENCE_PY) -m pytest -q -p no:cacheprovider python/tests/test_transformers.py
 
 reference-goldens: reference-run
 	cp $(REFERENCE_OUT)/answers/*.jsonl cmd/qa-shard/testdata/reference/

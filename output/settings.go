@@ -45,6 +45,9 @@ func (s AnswerSettings) Keyed() map[string]any {
 	m["id-field"], m["context-field"], m["question-field"], m["keep-fields"] = s.Fields.ID, s.Fields.Context, s.Fields.Question, s.Fields.Keep
 	m["id-type"], m["keep-field-types"] = s.Schema.ID.String(), kinds
 	m["max-windows-per-doc"] = s.MaxWindowsPerDoc
+	if s.Fields.Settings != "" { // only when given: journals written before it compare equal
+		m["settings-field"] = s.Fields.Settings
+	}
 	m["record-layout"] = record.Layout
 	return m
 }

@@ -21,7 +21,6 @@ type decodeJob struct {
 // ran for the summary.
 type decodeStage struct {
 	template qa.Template
-	settings qa.Settings
 	progress *progress
 	hooks    hooks
 
@@ -29,7 +28,7 @@ type decodeStage struct {
 }
 
 func newDecodeStage(cfg Config, prog *progress) *decodeStage {
-	return &decodeStage{template: cfg.Template, settings: cfg.Settings, progress: prog, hooks: cfg.hooks}
+	return &decodeStage{template: cfg.Template, progress: prog, hooks: cfg.hooks}
 }
 
 // run is one decoder: it ends when jobs is closed.
@@ -77,7 +76,7 @@ func (s *decodeStage) decode(ref windowRef, out qa.Logits, off int) (*docState, 
 	n := w.Len()
 	start, end := out.Start[off:off+n:off+n], out.End[off:off+n:off+n]
 	qs := &ref.doc.questions[ref.q]
-	res, err := qa.DecodeWindow(*w, ref.doc.ctx, s.template, start, end, s.settings)
+	res, err := qa.DecodeWindow(*w, ref.doc.ctx, s.template, start, end, ref.doc.settings)
 	if err != nil {
 		return nil, fmt.Errorf("window %d: %w", ref.w, err)
 	}

@@ -18,6 +18,7 @@ import (
 // docState is one document on its way through the pipeline.
 type docState struct {
 	doc       record.Document
+	settings  qa.Settings // the run's, or the record's own (recordSettings)
 	ctx       qa.Tokens
 	questions []questionState
 	windows   int64 // of all questions

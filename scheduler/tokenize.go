@@ -76,6 +76,9 @@ func (s *tokenizeStage) run(ctx context.Context, docs <-chan *docState, windows 
 			d = v
 		}
 		if d.doc.Err == nil {
+			d.settings, d.doc.Err = recordSettings(s.settings, d.doc.Settings)
+		}
+		if d.doc.Err == nil {
 			s.cut(d, &cache)
 		}
 		var n int64
@@ -122,7 +125,7 @@ func (s *tokenizeStage) cut(d *docState, cache *questionCache) {
 			continue
 		}
 		qs[i] = cache.get(s.tok, text)
-		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), s.template.Added(), s.settings)
+		total += qa.WindowCount(qs[i].Len(), d.ctx.Len(), s.template.Added(), d.settings)
 	}
 	// Counted before any window is cut: a hostile document costs its
 	// tokenization and nothing more.
@@ -141,7 +144,7 @@ func (s *tokenizeStage) cut(d *docState, cache *questionCache) {
 		if q.err != nil {
 			continue
 		}
-		ws, err := qa.Windows(qs[i], d.ctx, s.template, s.settings)
+		ws, err := qa.Windows(qs[i], d.ctx, s.template, d.settings)
 		if err != nil {
 			q.err = err
 			continue

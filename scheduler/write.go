@@ -26,7 +26,6 @@ var ErrWrite = errkind.NewInternal("writing the records")
 type writeStage struct {
 	answers    AnswerSink
 	logits     LogitsSink // nil: no logits kept
-	settings   qa.Settings
 	checkpoint func(next int64) error
 	interval   time.Duration
 	first      int64               // Checkpoints.SkipBelow: the first Seq this run writes
@@ -38,7 +37,7 @@ type writeStage struct {
 }
 
 func newWriteStage(cfg Config, answers AnswerSink, lg LogitsSink, inflight *semaphore.Weighted, prog *progress) *writeStage {
-	return &writeStage{answers: answers, logits: lg, settings: cfg.Settings, checkpoint: cfg.Checkpoint, interval: cfg.CheckpointInterval,
+	return &writeStage{answers: answers, logits: lg, checkpoint: cfg.Checkpoint, interval: cfg.CheckpointInterval,
 		first: cfg.SkipBelow, inflight: inflight, progress: prog, observer: cfg.Observer}
 }
 
@@ -151,7 +150,7 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 			continue
 		}
 		sum.Pairs++
-		rec := s.record(doc, q)
+		rec := answerRecord(doc, q, d.settings)
 		rec.QuestionID = doc.QuestionID(qi)
 		if err := s.answers.WriteAnswer(rec); err != nil {
 			return err
@@ -165,8 +164,8 @@ func (s *writeStage) emit(d *docState, sum *Summary) error {
 	return nil
 }
 
-func (s *writeStage) record(doc record.Document, q questionState) record.AnswerRecord {
-	answers := qa.Answers(doc.Context, q.results, s.settings)
+func answerRecord(doc record.Document, q questionState, settings qa.Settings) record.AnswerRecord {
+	answers := qa.Answers(doc.Context, q.results, settings)
 	rec := record.AnswerRecord{ID: doc.ID, Keep: doc.Keep, Question: q.text, Windows: len(q.windows)}
 	// No answer at all (every span dropped) is the empty answer: its span
 	// logit is the null logit, as for the impossible answer.
@@ -176,7 +175,7 @@ func (s *writeStage) record(doc record.Document, q questionState) record.AnswerR
 		a := answers[0]
 		rec.Answer, rec.Score, rec.Start, rec.End, rec.SpanLogit = a.Text, a.Score, a.Start, a.End, a.SpanLogit
 	}
-	if s.settings.TopK > 1 {
+	if settings.TopK > 1 {
 		rec.Answers = make([]record.Answer, len(answers))
 		for i, a := range answers {
 			rec.Answers[i] = record.Answer{Answer: a.Text, Score: a.Score, Start: a.Start, End: a.End, SpanLogit: a.SpanLogit}

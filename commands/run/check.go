@@ -67,6 +67,11 @@ func (o *options) Check() error {
 	if o.IDType != "auto" && o.IDType != "string" && o.IDType != "integer" {
 		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", cli.ErrUsage, o.IDType)
 	}
+	if o.Fields.Settings != "" && o.Output != "-" {
+		if f, err := format.ForOutput(o.Output); err == nil && f == format.Parquet {
+			return fmt.Errorf("%w: --settings-field %s with Parquet --output %s: a record's own top_k changes the answer columns, which a Parquet file fixes for the run; write JSONL (--output ending .jsonl, .jsonl.gz or .jsonl.zst), or give the settings as flags", cli.ErrUsage, o.Fields.Settings, o.Output)
+		}
+	}
 	o.Fields.Keep = trimNames(o.Fields.Keep)
 	if err := checkKeep(o.Fields.Keep); err != nil {
 		return err

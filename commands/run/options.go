@@ -19,10 +19,10 @@ import (
 // grouped by what uses them, so a step of the run that needs one group
 // takes only that group.
 type options struct {
-	Config   string
+	Config string
 	// CheckOnly is --check: say whether the run would start, and stop.
 	CheckOnly bool
-	Settings qa.Settings // how answers are found (the answer settings)
+	Settings  qa.Settings // how answers are found (the answer settings)
 	inputOptions
 	outputOptions
 	modelOptions
@@ -64,10 +64,10 @@ type deviceOptions struct {
 	Threads, ReplicasPerDevice     int
 	// Precision is --precision (fp32, fp16); --fp16, TensorRT's older
 	// flag, means fp16.
-	Precision                      string
-	FP16                           bool
-	GPUMemFraction                 float64
-	GPUSampleInterval              time.Duration
+	Precision         string
+	FP16              bool
+	GPUMemFraction    float64
+	GPUSampleInterval time.Duration
 }
 
 // rankOptions name this process among the ranks sharing the corpus.
@@ -124,6 +124,7 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs.StringVar(&o.Fields.ID, "id-field", "id", "field holding a record's id (a dotted path reaches into nested objects: meta.id); records without one get \"<file>:<offset or row>\"")
 	fs.StringVar(&o.Fields.Context, "context-field", "context", "field holding the text to answer from (dotted paths work)")
 	fs.StringVar(&o.Fields.Question, "question-field", "", "field holding a record's own question or list of questions (default: question and questions)")
+	fs.StringVar(&o.Fields.Settings, "settings-field", "", "field holding a record's own answer settings, an object in transformers' names (top_k, doc_stride, max_answer_len, max_seq_len up to --max-seq-len, handle_impossible_answer, align_to_words); what a record leaves out is the run's (JSONL output only)")
 	fs.StringSliceVar(&o.Fields.Keep, "keep-fields", nil, "input fields copied into every output record, answers and errors, JSONL and Parquet (comma-separated, dotted paths work)")
 	fs.StringVar(&o.IDType, "id-type", "auto", "type of ids in every output: auto (integers when the run's first record has an integer id, else strings), string or integer")
 	fs.StringVar(&o.Output, "output", "answers.jsonl", "answers in input order, one record per (document, question); by extension: .jsonl, .jsonl.gz or .jsonl.zst (compressed, resumable), or .parquet (a folder of Parquet parts); - writes standard output")
@@ -176,8 +177,6 @@ func (o *options) flagSet() *pflag.FlagSet {
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
 }
-
-
 
 // AnswerSettings are the settings of o that the answers depend on, with
 // the run's record schema.

@@ -107,6 +107,9 @@ type Document struct {
 	// one without, such as a global question): a SQuAD paragraph's
 	// questions keep theirs (MapAsked).
 	QuestionIDs []string
+	// Settings are the record's own answer settings when the run reads
+	// them (Fields.Settings) and the record has them; nil: the run's.
+	Settings *Settings
 	// Err wraps one of the Err* sentinels with a message for the user.
 	Err error
 }
@@ -131,6 +134,7 @@ var (
 	ErrBadID            = errkind.NewInternal("bad id")
 	ErrBadQuestion      = errkind.NewInternal("bad question")
 	ErrBadField         = errkind.NewInternal("bad kept field")
+	ErrBadSettings      = errkind.NewInternal("bad settings") // the record's own settings (Fields.Settings)
 )
 
 // Stream decodes one JSONL text into its Documents, in order: what a run

@@ -15,6 +15,10 @@ type Fields struct {
 	Context  string   // default "context"
 	Question string   // a string or an array of strings; default: "question" and "questions"
 	Keep     []string // copied into every output record
+	// Settings, when set, names a field holding the record's own answer
+	// settings (an object in transformers' names, see Settings); empty:
+	// every record is answered with the run's.
+	Settings string
 }
 
 // Names returns the fields with their defaults filled in.
@@ -36,13 +40,14 @@ type fieldPlan struct {
 	id, ctx   int
 	question  int // a string (or, for a custom field, an array)
 	questions int // -1 unless the default fields are used
+	settings  int // -1 unless Fields.Settings is set
 	keep      int // first kept field; they follow in order
 	custom    bool
 }
 
 func planFields(f Fields) fieldPlan {
 	f = f.Names()
-	p := fieldPlan{questions: -1}
+	p := fieldPlan{questions: -1, settings: -1}
 	add := func(name string) int {
 		p.paths = append(p.paths, strings.Split(name, "."))
 		p.literal = append(p.literal, name)
@@ -53,6 +58,9 @@ func planFields(f Fields) fieldPlan {
 		p.question, p.questions = add("question"), add("questions")
 	} else {
 		p.question, p.custom = add(f.Question), true
+	}
+	if f.Settings != "" {
+		p.settings = add(f.Settings)
 	}
 	p.keep = len(p.paths)
 	for _, k := range f.Keep {

@@ -31,7 +31,8 @@ func NewMapper(opt Options) *Mapper {
 }
 
 // Names are the fields Map takes values of, in order: the id, the
-// context, the question field(s), then the kept fields.
+// context, the question field(s), the settings field (when the run has
+// one), then the kept fields.
 func (m *Mapper) Names() []string { return m.plan.literal }
 
 // Context is the context field's name: a record without it is an error
@@ -59,6 +60,12 @@ func (m *Mapper) Map(vals []json.RawMessage, utf8Err error, doc *Document) {
 	if doc.Keep, err = r.keep(vals[r.plan.keep:]); err != nil {
 		doc.Err = err
 		return
+	}
+	if r.plan.settings >= 0 {
+		if doc.Settings, err = settingsOf(vals[r.plan.settings], names.Settings); err != nil {
+			doc.Err = err
+			return
+		}
 	}
 	doc.Err = r.fill(vals, doc, names)
 }

@@ -8,12 +8,15 @@ more than one answer was found; several inputs give a list of those; a
 generator gives an iterator. The answers are qa-shard's, which reproduce
 the pipeline of transformers 4.54 and later (legacy_top_k=True: 4.53).
 
-One qa-shard process answers every call with the same settings: it is
-started when the pipeline is made (so a model qa-shard refuses is an
-exception there) and kept until close(), the end of a with block, the
-pipeline's collection or the interpreter's exit. Settings that change
-answers are qa-shard's flags for a whole run, so a call with other
-settings (another top_k, say) starts a process for them and keeps it
+One qa-shard process answers every call: it is started when the pipeline
+is made (so a model qa-shard refuses is an exception there) and kept until
+close(), the end of a with block, the pipeline's collection or the
+interpreter's exit. Each record carries its call's settings (top_k,
+doc_stride, max_seq_len...: qa-shard's --settings-field), so calls with
+other settings share the process, and calls from several threads are in
+flight together and batch together. The one thing a record cannot ask
+for is longer windows than its process was started for (the pipeline's
+max_seq_len): a call that does starts a process for them and keeps it
 too, up to max_processes (the least recently used is closed).
 """
 
@@ -25,7 +28,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .binary import checked_binary
 from .errors import QAShardError, RecordError
@@ -143,10 +146,14 @@ class QuestionAnsweringPipeline:
         self._env = environ(env)
         self._defaults = sanitize(defaults)
         self._model_max_length = model_max_length(self.model)
+        # The pipeline's own settings: its processes' flags (checked when
+        # the first starts) and their window length unless a call asks
+        # for longer.
+        self._base = resolve(self._defaults, self._model_max_length)
         self._closed = False
         self._own()
         if not lazy:
-            self._process(resolve(self._defaults, self._model_max_length))
+            self._process(self._base.max_seq_len)
 
     def _own(self) -> None:
         """Starts this process's own state: no qa-shard yet, a lock, the
@@ -154,7 +161,7 @@ class QuestionAnsweringPipeline:
         interpreter's exit (it holds the dict, not the pipeline)."""
         self._pid = os.getpid()
         self._lock = threading.Lock()
-        self._processes: "collections.OrderedDict[Settings, Process]" = collections.OrderedDict()
+        self._processes: "collections.OrderedDict[int, Process]" = collections.OrderedDict()  # by --max-seq-len
         self._finalizer = weakref.finalize(self, _close_all, self._processes)
 
     def _forked(self) -> None:
@@ -197,12 +204,12 @@ class QuestionAnsweringPipeline:
     def _answer(self, pairs: List[Pair], settings: Settings) -> List[Result]:
         if not pairs:
             return []
-        proc = self._process(settings)
+        ceiling, proc = self._process(settings.max_seq_len)
         try:
-            records = proc.ask(pairs)
+            records = proc.ask(pairs, settings.record())
         finally:
             if proc.broken is not None:
-                self._drop(settings, proc)
+                self._drop(ceiling, proc)
         results = []
         for i, rec in enumerate(records):
             if "error" in rec:
@@ -211,39 +218,46 @@ class QuestionAnsweringPipeline:
             results.append(result(rec, settings.top_k))
         return results
 
-    def _process(self, settings: Settings) -> Process:
-        """The process for these settings, started if there is none."""
+    def _process(self, max_seq_len: int) -> Tuple[int, Process]:
+        """A process whose windows can be max_seq_len tokens long (the
+        shortest such kept), started if there is none, and its
+        --max-seq-len."""
         self._forked()
         with self._lock:
             if self._closed:
                 raise QAShardError("this pipeline is closed", None, "user")
-            p = self._processes.get(settings)
-            if p is not None and p.broken is None:
+            fits = [c for c, p in self._processes.items() if c >= max_seq_len and p.broken is None]
+            if fits:
                 # Even if it ended: ask() then says how, once.
-                self._processes.move_to_end(settings)
-                return p
+                ceiling = min(fits)
+                self._processes.move_to_end(ceiling)
+                return ceiling, self._processes[ceiling]
+            ceiling = max(max_seq_len, self._base.max_seq_len)
+            p = self._processes.pop(ceiling, None)
             if p is not None:
-                del self._processes[settings]
                 p.close()
             while len(self._processes) >= self.max_processes:
                 _, old = self._processes.popitem(last=False)
                 old.close()
-            p = Process(self.argv(settings), self._env)
-            self._processes[settings] = p
-            return p
+            p = Process(self.argv(ceiling), self._env)
+            self._processes[ceiling] = p
+            return ceiling, p
 
-    def _drop(self, settings: Settings, proc: Process) -> None:
+    def _drop(self, ceiling: int, proc: Process) -> None:
         with self._lock:
-            if self._processes.get(settings) is proc:
-                del self._processes[settings]
+            if self._processes.get(ceiling) is proc:
+                del self._processes[ceiling]
 
-    def argv(self, settings: Settings) -> List[str]:
-        """The qa-shard command that answers calls with these settings."""
+    def argv(self, max_seq_len: int) -> List[str]:
+        """The qa-shard command that answers calls whose windows are at
+        most max_seq_len tokens: the pipeline's settings as the run's
+        flags (so qa-shard refuses bad ones when the pipeline is made),
+        and every record's own in its settings field."""
         argv = [self.binary, "--model", self.model, "--input", "-", "--output", "-", "--id-type", "string",
-                "--log-format", "json", "--max-errors", "100%"]
+                "--log-format", "json", "--max-errors", "100%", "--settings-field", "settings"]
         if self.devices is not None:
             argv += ["--devices", self.devices]
-        return argv + settings.flags() + self._args
+        return argv + self._base._replace(max_seq_len=max_seq_len).flags() + self._args
 
     @property
     def pids(self) -> List[int]:
@@ -290,7 +304,7 @@ def _rebuild(model: str, devices: Optional[str], binary: str, args: tuple, env: 
         return p
 
 
-def _close_all(processes: "collections.OrderedDict[Settings, Process]") -> None:
+def _close_all(processes: "collections.OrderedDict[int, Process]") -> None:
     while processes:
         _, p = processes.popitem(last=False)
         p.close()

@@ -88,9 +88,27 @@ class Log:
             self._thread.join(timeout)
 
 
+class _Call:
+    """One call in flight: the answers of ids first..first+n-1, filled by
+    the reader thread in order, and its end (done, or error)."""
+
+    def __init__(self, first: int, n: int):
+        self.first = first
+        self.n = n
+        self.out: List[Dict[str, Any]] = []
+        self.error: Optional[BaseException] = None
+        self.done = threading.Event()
+
+
 class Process:
     """A qa-shard reading records on standard input and writing answers on
-    standard output, started with argv (its flags for the run)."""
+    standard output, started with argv (its flags for the run).
+
+    Calls from several threads are in flight together: each sends its
+    records (one call's records in a row, under a lock) and waits, while
+    one reader thread hands the answers, which come back in the order the
+    records went, to the calls they belong to. Records sent close together
+    batch together in qa-shard."""
 
     def __init__(self, argv: Sequence[str], env: Optional[Dict[str, str]] = None):
         self.argv = list(argv)
@@ -102,65 +120,114 @@ class Process:
         # pipes but must neither talk to it nor stop it (see close).
         self.owner = os.getpid()
         self.log = Log().follow(self.proc.stderr)
-        self._lock = threading.Lock()
+        self._send = threading.Lock()  # one call's records go in a row
+        self._lock = threading.Lock()  # the calls in flight, _next, broken
+        self._calls: Deque[_Call] = collections.deque()
         self._next = 0
+        self._ended = False  # the reader saw the end of standard output
         self.broken: Optional[BaseException] = None
+        self._reader: Optional[threading.Thread] = None
         self.log.ready.wait()
         if not self.log.started:
             self.close()
             raise self._failure("qa-shard ended before it started")
+        self._reader = threading.Thread(target=self._read, name="qa-shard stdout", daemon=True)
+        self._reader.start()
 
     @property
     def pid(self) -> int:
         return self.proc.pid
 
-    def ask(self, pairs: Sequence[Tuple[str, str]]) -> List[Dict[str, Any]]:
-        """The answer records of (question, context) pairs, in order. Any
-        failure, an interrupt included, ends the process (its stream would
-        be out of step): the caller makes a new one."""
+    @property
+    def in_flight(self) -> int:
+        """How many calls are waiting for answers."""
         with self._lock:
-            if self.broken is not None:
-                raise QAShardError("this qa-shard process was stopped after a failed call (%s); a new call "
-                                   "starts another" % (self.broken,))
-            if self.proc.poll() is not None:
-                # Ended between two calls (killed, say): said once, then
-                # the caller makes a new one.
+            return len(self._calls)
+
+    def ask(self, pairs: Sequence[Tuple[str, str]], settings: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+        """The answer records of (question, context) pairs, in order, each
+        answered with settings (qa-shard's --settings-field object; None:
+        the run's flags). Any failure, an interrupt included, ends the
+        process (its stream would be out of step) and fails every call in
+        flight: the caller makes a new one."""
+        # Encoded before anything is sent: a text that cannot be (a lone
+        # surrogate) raises here and leaves the process as it was.
+        extra = {} if settings is None else {"settings": settings}
+        lines = [json.dumps(dict({"question": q, "context": c}, **extra), ensure_ascii=False).encode("utf-8")
+                 for q, c in pairs]
+        with self._send:
+            with self._lock:
+                if self.broken is not None:
+                    raise QAShardError("this qa-shard process was stopped after a failed call (%s); a new call "
+                                       "starts another" % (self.broken,))
+                ended = self._ended or self.proc.poll() is not None
+                if not ended:
+                    call = _Call(self._next, len(lines))
+                    self._next += len(lines)
+                    self._calls.append(call)
+            if ended:
+                # Ended between two calls (killed, say): said once, then the
+                # caller makes a new one.
                 self.broken = self._failure("qa-shard ended before this call")
                 self.close()
                 raise self.broken
-            first = self._next
-            # Encoded before anything is sent: a text that cannot be (a lone
-            # surrogate) raises here and leaves the process as it was.
-            lines = [(json.dumps({"id": str(first + i), "question": q, "context": c}, ensure_ascii=False) + "\n")
-                     .encode("utf-8") for i, (q, c) in enumerate(pairs)]
-            self._next += len(pairs)
             try:
-                return self._exchange(first, lines)
-            except BaseException as e:
-                self.broken = e
-                self.close(at_once=True)
+                self.proc.stdin.write(b"".join(b'{"id":"%d",' % (call.first + i) + line[1:] + b"\n"
+                                               for i, line in enumerate(lines)))
+                self.proc.stdin.flush()
+            except OSError:
+                pass  # qa-shard ended: the reader fails the call with its last words
+            except BaseException as e:  # interrupted while sending
+                self._break(e)
                 raise
+        try:
+            call.done.wait()
+        except BaseException as e:  # interrupted while waiting
+            self._break(e)
+            raise
+        if call.error is not None:
+            raise call.error
+        return call.out
 
-    def _exchange(self, first: int, lines: List[bytes]) -> List[Dict[str, Any]]:
-        failed: List[BaseException] = []
-        # Written by a thread while the answers are read here: a call
-        # larger than the pipes' buffers would otherwise deadlock.
-        writer = threading.Thread(target=_write, args=(self.proc.stdin, lines, failed), daemon=True)
-        writer.start()
-        out = []
-        for i in range(len(lines)):
-            raw = self.proc.stdout.readline()
-            if not raw:
-                writer.join()
-                raise self._failure("qa-shard ended after %d of %d answers" % (i, len(lines)))
-            rec = json.loads(raw)
-            if rec.get("id") != str(first + i):
-                raise QAShardError("qa-shard answered record %r where %r was expected" % (rec.get("id"), str(first + i)))
-            out.append(rec)
-        writer.join()
-        if failed:
-            raise failed[0]
-        return out
+    def _read(self) -> None:
+        """The reader thread: each answer line goes to the oldest call in
+        flight, which must be waiting for its id; at the end of the
+        stream every call still in flight fails with qa-shard's last
+        words."""
+        try:
+            for raw in self.proc.stdout:
+                rec = json.loads(raw)
+                with self._lock:
+                    call = self._calls[0] if self._calls else None
+                    want = None if call is None else str(call.first + len(call.out))
+                    if call is None or rec.get("id") != want:
+                        raise QAShardError("qa-shard answered record %r where %r was expected" % (rec.get("id"), want))
+                    call.out.append(rec)
+                    if len(call.out) == call.n:
+                        self._calls.popleft()
+                        call.done.set()
+        except BaseException as e:
+            self._break(e)
+            return
+        with self._lock:
+            self._ended = True  # a call made from now on is refused, not left waiting
+            pending = list(self._calls)
+        if pending:
+            got = sum(len(c.out) for c in pending)
+            self._break(self._failure("qa-shard ended after %d of %d answers" % (got, sum(c.n for c in pending))))
+
+    def _break(self, why: BaseException) -> None:
+        """Ends the process after a failure (why) and fails every call in
+        flight with it."""
+        with self._lock:
+            if self.broken is None:
+                self.broken = why
+            pending = list(self._calls)
+            self._calls.clear()
+        self.close(at_once=True)
+        for call in pending:
+            call.error = why
+            call.done.set()
 
     def _failure(self, what: str) -> QAShardError:
         """The exception for a process that ended: its exit status and its
@@ -202,6 +269,8 @@ class Process:
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(TERM_WAIT_S)  # it reads to the end: the process exited
         for s in (p.stdin, p.stdout):
             try:
                 s.close()
@@ -209,15 +278,6 @@ class Process:
                 pass
         self.log.join(TERM_WAIT_S)
         return p.returncode
-
-
-def _write(stream, lines: List[bytes], failed: List[BaseException]) -> None:
-    try:
-        for line in lines:
-            stream.write(line)
-        stream.flush()
-    except OSError as e:  # qa-shard ended: the reader reports why
-        failed.append(e)
 
 
 def environ(extra: Optional[Dict[str, str]]) -> Dict[str, str]:

@@ -26,7 +26,8 @@ NAMES = ("top_k", "topk", "doc_stride", "max_answer_len", "max_seq_len", "max_qu
 
 
 class Settings(NamedTuple):
-    """Everything qa-shard's answers depend on; one process per value."""
+    """Everything qa-shard's answers depend on: a run's flags, or each
+    record's own settings."""
 
     top_k: int
     doc_stride: int
@@ -35,6 +36,13 @@ class Settings(NamedTuple):
     handle_impossible_answer: bool
     align_to_words: bool
     legacy_top_k: bool
+
+    def record(self) -> Dict[str, Any]:
+        """These settings as a record's own (qa-shard's --settings-field):
+        transformers' names."""
+        return {"top_k": self.top_k, "doc_stride": self.doc_stride, "max_answer_len": self.max_answer_len,
+                "max_seq_len": self.max_seq_len, "handle_impossible_answer": self.handle_impossible_answer,
+                "align_to_words": self.align_to_words, "legacy_top_k": self.legacy_top_k}
 
     def flags(self) -> List[str]:
         """qa-shard's flags for these settings."""

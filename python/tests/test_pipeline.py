@@ -99,16 +99,21 @@ class TestShapes(PipelineCase):
 
 class TestProcess(PipelineCase):
     def test_one_process_across_calls(self):
-        p = self.pipe()
+        p = self.pipe(max_seq_len=96)
         pids = p.pids
         self.assertEqual(len(pids), 1, "the process starts with the pipeline")
-        for q, c in support.pairs():
-            p(question=q, context=c)
-        self.assertEqual(p.pids, pids, "every call with the same settings goes to the same process")
-        p(question="Who founded the company?", context=support.contexts()[0], top_k=2)
-        self.assertEqual(len(p.pids), 2)
+        q, c = support.QUESTIONS[0], support.contexts()[1]
+        for kwargs in ({}, {"top_k": 2}, {"align_to_words": False}, {"handle_impossible_answer": True},
+                       {"max_seq_len": 64, "doc_stride": 16}, {"max_answer_len": 3}):
+            p(question=q, context=c, **kwargs)
+        self.assertEqual(p.pids, pids, "every call goes to the same process, whatever its settings")
+        p(question=q, context=c, max_seq_len=128)
+        self.assertEqual(len(p.pids), 2, "longer windows than the process was started for: a process for them")
         self.assertIn(pids[0], p.pids)
-        p(question="Who founded the company?", context=support.contexts()[0], align_to_words=False)
+        both = p.pids
+        p(question=q, context=c, max_seq_len=112)
+        self.assertEqual(p.pids, both, "windows up to 128 tokens: the process for 128 answers")
+        p(question=q, context=c, max_seq_len=256)
         self.assertEqual(len(p.pids), 2, "max_processes=2: the least recently used is closed")
         self.assertNotIn(pids[0], p.pids)
         self.assertTrue(reaped(pids[0]))

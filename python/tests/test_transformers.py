@@ -1,0 +1,141 @@
+"""qa_shard.pipeline against transformers' own QuestionAnsweringPipeline
+(4.57, torch on the CPU), on qa-shard's seeded checkpoint of every family
+(config.json, model.safetensors and the family's tokenizer: the folders
+tools/refcheckpoints writes, which transformers loads as they are), for
+every call form of docs/migration.md and the answer settings: the same
+answers (text and offsets), scores within 1e-4, the same shapes (dict,
+list, iterator).
+
+It needs transformers and torch: `make test-python-reference` runs it with
+pytest in build/reference-venv (`make deps-reference` installs them; CI
+runs it). Elsewhere it is skipped, saying so.
+"""
+
+import json
+import os
+import tempfile
+import types
+import unittest
+
+import qa_shard
+
+from . import support
+
+try:
+    import torch
+    import transformers
+    from transformers.pipelines.pt_utils import KeyDataset
+except ImportError as e:  # plain `make test`: no torch there
+    transformers = None
+    MISSING = str(e)
+
+CHECKPOINTS = os.environ.get("QA_SHARD_REFERENCE_CHECKPOINTS", os.path.join(support.ROOT, "build", "reference", "checkpoints"))
+GOLDEN = os.path.join(support.ROOT, "cmd", "qa-shard", "testdata", "golden-docs.jsonl")
+
+
+def golden_contexts(n):
+    with open(GOLDEN, encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f if line.strip()]
+    return [d["context"] for d in docs[:n]]
+
+
+def same(test, got, want, where):
+    """got equals want as transformers' results: the same structure,
+    answers and offsets exactly, scores within 1e-4."""
+    if isinstance(want, (types.GeneratorType,)) or type(want).__name__ == "PipelineIterator":
+        test.assertIsInstance(got, types.GeneratorType, where + ": an iterator, as transformers returns")
+        got, want = list(got), list(want)
+    test.assertEqual(type(got), type(want), where)
+    if isinstance(want, list):
+        test.assertEqual(len(got), len(want), where)
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(test, g, w, "%s[%d]" % (where, i))
+        return
+    test.assertEqual(set(got), set(want), where)
+    test.assertEqual((got["answer"], got["start"], got["end"]), (want["answer"], want["start"], want["end"]), where)
+    test.assertAlmostEqual(got["score"], float(want["score"]), delta=1e-4, msg=where)
+
+
+@unittest.skipIf(transformers is None, "needs transformers 4.57 and torch (%s): `make test-python-reference` runs it"
+                 % ("" if transformers else MISSING))
+class TestAgainstTransformers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        support_missing = [p for p in (support.binary(),) if not os.path.exists(p)]
+        if support_missing or not os.path.isdir(CHECKPOINTS):
+            raise unittest.SkipTest("missing %s: run `make test-python-reference`" % (support_missing or CHECKPOINTS))
+        cls.cache = tempfile.TemporaryDirectory()
+        # Every family's folder (the hidden ones hold shared tokenizer
+        # material, not a model).
+        cls.families = sorted(d for d in os.listdir(CHECKPOINTS) if not d.startswith(".")
+                              and os.path.isfile(os.path.join(CHECKPOINTS, d, "config.json")))
+        if not cls.families:
+            raise AssertionError("no checkpoint under %s: run `make reference-run`" % CHECKPOINTS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cache.cleanup()
+
+    def pipelines(self, folder):
+        hf = transformers.pipeline("question-answering", model=folder, tokenizer=folder, device=-1)
+        ours = qa_shard.pipeline("question-answering", model=folder, binary=support.binary(), devices="cpu",
+                                 args=["--tune-cache", "none", "--model-cache", self.cache.name])
+        self.addCleanup(ours.close)
+        return hf, ours
+
+    def test_call_forms(self):
+        c1, c2, c3 = golden_contexts(3)
+        q1, q2 = "Who founded the company?", "Where is the headquarters?"
+        forms = [
+            ("question=, context=", (), {"question": q1, "context": c1}),
+            ("a dict", ({"question": q2, "context": c2},), {}),
+            ("a list of dicts", ([{"question": q1, "context": c1}, {"question": q2, "context": c3}],), {}),
+            ("two positional strings", (q1, c2), {}),
+            ("questions of one context", (), {"question": [q1, q2], "context": c3}),
+            ("two lists", (), {"question": [q1, q2], "context": [c1, c2]}),
+            ("X=", (), {"X": [{"question": q2, "context": c1}]}),
+            ("data=", (), {"data": {"question": q1, "context": c3}}),
+            ("SquadExamples", ([transformers.SquadExample(None, q1, c1, None, None, None),
+                                transformers.SquadExample(None, q2, c2, None, None, None)],), {}),
+            ("top_k=3", (), {"question": q1, "context": c1, "top_k": 3}),
+            ("top_k=2 of several", (), {"question": [q1, q2], "context": c2, "top_k": 2}),
+            ("handle_impossible_answer", (), {"question": q2, "context": c3, "handle_impossible_answer": True, "top_k": 2}),
+            ("max_answer_len=3", (), {"question": q1, "context": c2, "max_answer_len": 3}),
+            ("max_seq_len=128, doc_stride=32", (), {"question": q2, "context": c1, "max_seq_len": 128, "doc_stride": 32}),
+            ("align_to_words=False", (), {"question": q1, "context": c3, "align_to_words": False}),
+            ("max_question_len", (), {"question": q1, "context": c1, "max_question_len": 8}),
+        ]
+        for family in self.families:
+            folder = os.path.join(CHECKPOINTS, family)
+            hf, ours = self.pipelines(folder)
+            for name, args, kwargs in forms:
+                with self.subTest(family=family, form=name):
+                    same(self, ours(*args, **kwargs), hf(*args, **kwargs), "%s, %s" % (family, name))
+
+    def test_iterators(self):
+        """A generator, a map-style torch Dataset through KeyDataset, and an
+        IterableDataset: iterators both sides, the same answers."""
+        contexts = golden_contexts(4)
+        rows = [{"question": "Who founded the company?", "context": c} for c in contexts]
+
+        class Rows(torch.utils.data.Dataset):
+            def __len__(self):
+                return len(rows)
+
+            def __getitem__(self, i):
+                return {"item": rows[i]}
+
+        class Stream(torch.utils.data.IterableDataset):
+            def __iter__(self):
+                return iter(rows)
+
+        family = self.families[0]
+        hf, ours = self.pipelines(os.path.join(CHECKPOINTS, family))
+        for name, make in (("generator", lambda: (r for r in rows)), ("KeyDataset", lambda: KeyDataset(Rows(), "item")),
+                           ("IterableDataset", Stream)):
+            with self.subTest(form=name):
+                same(self, ours(make()), hf(make()), "%s, %s" % (family, name))
+
+
+if __name__ == "__main__":
+    unittest.main()
