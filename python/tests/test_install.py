@@ -81,6 +81,46 @@ class TestWheel(Case):
         self.assertEqual(sorted(n.split("/")[1] for n in names if n.startswith("qa_shard/")), modules)
         self.assertIn("Root-Is-Purelib: false", wheel_meta)
 
+    def test_binary_runs_where_onnx_runtime_does(self):
+        """The wheel's binary needs no glibc newer than 2.28 (ONNX
+        Runtime's own wheels' floor) and no NVIDIA library to start; the
+        NVML functions it calls are found in the libnvidia-ml.so.1 it
+        opens when it runs (a stand-in library here, built with the C
+        compiler)."""
+        wheel = built("QA_SHARD_WHEEL", "the wheel")
+        self.assertIn("-manylinux_2_28_x86_64.whl", os.path.basename(wheel), "make wheel tags the wheel for glibc 2.28")
+        with zipfile.ZipFile(wheel) as z:
+            data = z.read("qa_shard-%s.data/scripts/qa-shard" % qa_shard.__version__)
+        versions = {tuple(int(x) for x in m) for m in re.findall(rb"GLIBC_(\d+)\.(\d+)", data)}
+        self.assertTrue(versions, "the binary names the glibc versions it needs")
+        self.assertLessEqual(max(versions), (2, 28), "the binary needs glibc %d.%d" % max(versions))
+        exe = os.path.join(self.tmp, "qa-shard")
+        with open(exe, "wb") as f:
+            f.write(data)
+        os.chmod(exe, 0o755)
+        cc = shutil.which(os.environ.get("CC", "cc"))
+        if cc is None:
+            self.skipTest("no C compiler to build a stand-in NVML library with")
+        src = os.path.join(self.tmp, "nvml.c")
+        with open(src, "w") as f:
+            f.write('#include <string.h>\n'
+                    'int nvmlInit_v2(void) { return 0; }\n'
+                    'int nvmlShutdown(void) { return 0; }\n'
+                    'int nvmlDeviceGetCount_v2(unsigned *n) { *n = 0; return 0; }\n'
+                    'int nvmlSystemGetDriverVersion(char *v, unsigned n) { strncpy(v, "999.99-stand-in", n); return 0; }\n'
+                    'int nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 13000; return 0; }\n'
+                    'const char *nvmlErrorString(int r) { return "stand-in"; }\n')
+        lib = os.path.join(self.tmp, "nvml")
+        os.makedirs(lib)
+        out = run(cc, "-shared", "-fPIC", "-o", os.path.join(lib, "libnvidia-ml.so.1"), src)
+        self.assertEqual(out.returncode, 0, out.stdout)
+        without = run(exe, "devices", env=self.bare_env())
+        self.assertIn("no NVIDIA driver found", without.stdout, "it starts without a driver")
+        stand_in = run(exe, "devices", env=self.bare_env(LD_LIBRARY_PATH=lib))
+        self.assertEqual(stand_in.returncode, 0, stand_in.stdout)
+        self.assertIn("NVIDIA driver 999.99-stand-in, 0 GPU(s)", stand_in.stdout,
+                      "NVML's functions were found in the library opened at run time")
+
     def test_fresh_venv_answers(self):
         """pip install of the wheel alone, offline; then pipeline() answers
         from another folder with no trace of the checkout, as the checkout's
@@ -161,6 +201,22 @@ class TestVersions(Case):
         out = run(support.binary(), "version", env=dict(os.environ, QA_SHARD_PACKAGE_VERSION="9.9.9"))
         self.assertEqual(out.returncode, 2, out.stdout)
         self.assertIn("9.9.9", out.stdout)
+
+
+class TestPythonVersion(unittest.TestCase):
+    def test_one_version(self):
+        """The oldest Python the package supports is said once in its
+        metadata, and the README and migration.md say the same."""
+        with open(os.path.join(PACKAGE, "pyproject.toml"), encoding="utf-8") as f:
+            least = re.search(r'^requires-python = ">=(3\.\d+)"$', f.read(), re.M)
+        self.assertIsNotNone(least, "pyproject.toml states requires-python as >=3.N")
+        least = least.group(1)
+        for doc, said in (("README.md", r"\b(3\.\d+)\+ environment"), ("docs/migration.md", r"Python (3\.\d+) or newer"),
+                          ("docs/migration.md", r"\(Python (3\.\d+)\+")):
+            with open(os.path.join(support.ROOT, doc), encoding="utf-8") as f:
+                found = re.findall(said, f.read())
+            self.assertTrue(found, "%s says which Python (%s)" % (doc, said))
+            self.assertEqual(set(found), {least}, "%s says Python %s; the metadata %s" % (doc, found, least))
 
 
 class TestFindBinary(unittest.TestCase):
