@@ -53,11 +53,17 @@ test-reference: reference-run
 
 # test-python-reference: the Python package against transformers' own
 # QuestionAnsweringPipeline (python/tests/test_transformers.py, with pytest
-# in the reference venv) on the seeded checkpoint of every family.
+# in the reference venv) on the seeded checkpoint of every family, and on
+# the Japanese demo model over fugashi and pip's ipadic (its vocabulary
+# from ../shared/real-tokenizers, as make demo-ja's).
 .PHONY: test-python-reference
-test-python-reference: reference-run $(BIN)
+test-python-reference: reference-run $(BIN) $(MODELS)/demo-ja/model.onnx
+	mkdir -p $(REFERENCE_OUT)/ja
+	$(GO) run ./tools/gencorpus -lang ja -n 40 -min-words 20 -max-words 600 -seed 4242 -out $(REFERENCE_OUT)/ja/docs.jsonl \
+		-gold $(REFERENCE_OUT)/ja/gold.jsonl -tokenizer $(MODELS)/demo-ja -questions-out $(REFERENCE_OUT)/ja/questions.txt
 	QA_SHARD_BIN=$(abspath $(BIN)) QA_SHARD_REFERENCE_CHECKPOINTS=$(abspath $(REFERENCE_OUT)/checkpoints) PYTHONPATH=python \
-		$(REFERENCE_PY) -m pytest -q -p no:cacheprovider python/tests/test_transformers.py
+		QA_SHARD_REFERENCE_JA=$(abspath $(REFERENCE_OUT)/ja) QA_SHARD_REFERENCE_JA_MODEL=$(abspath $(MODELS)/demo-ja) \
+		$(REFERENCE_PY) -m pytest -q -p no:cacheprovider --disable-warnings python/tests/test_transformers.py
 
 reference-goldens: reference-run
 	cp $(REFERENCE_OUT)/answers/*.jsonl cmd/qa-shard/testdata/reference/

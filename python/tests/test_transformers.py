@@ -13,6 +13,7 @@ runs it). Elsewhere it is skipped, saying so.
 
 import json
 import os
+import subprocess
 import tempfile
 import types
 import unittest
@@ -135,6 +136,57 @@ class TestAgainstTransformers(unittest.TestCase):
                            ("IterableDataset", Stream)):
             with self.subTest(form=name):
                 same(self, ours(make()), hf(make()), "%s, %s" % (family, name))
+
+
+JAPANESE = os.environ.get("QA_SHARD_REFERENCE_JA", os.path.join(support.ROOT, "build", "reference", "ja"))
+JAPANESE_MODEL = os.environ.get("QA_SHARD_REFERENCE_JA_MODEL", os.path.join(support.ROOT, "build", "models", "demo-ja"))
+JAPANESE_TEXTS = os.path.join(support.ROOT, "tokenizer", "modeldir", "testdata", "japanese", "texts.jsonl.gz")
+
+
+@unittest.skipIf(transformers is None, "needs transformers 4.57 and torch (%s): `make test-python-reference` runs it"
+                 % ("" if transformers else MISSING))
+class TestJapaneseAgainstTransformers(unittest.TestCase):
+    """The Japanese demo model's tokenizer (BertJapaneseTokenizer: MeCab
+    with ipadic, then WordPiece) against transformers' own, which splits
+    words with fugashi over pip's ipadic: the first window of every
+    (question, context) pair has the same ids, with qa-shard reading pip's
+    ipadic and, where Debian's mecab-ipadic-utf8 is installed, Debian's.
+    The answers themselves differ by design: transformers answers a slow
+    tokenizer through squad_convert_examples_to_features, with whole
+    whitespace-separated chunks (docs/migration.md)."""
+
+    def test_first_windows(self):
+        import gzip
+
+        import ipadic
+
+        docs_path = os.path.join(JAPANESE, "docs.jsonl")
+        missing = [p for p in (docs_path, os.path.join(JAPANESE_MODEL, "vocab.txt"), support.binary()) if not os.path.exists(p)]
+        if missing:
+            raise unittest.SkipTest("missing %s: run `make test-python-reference`" % ", ".join(missing))
+        with open(docs_path, encoding="utf-8") as f:
+            texts = [json.loads(line)["context"] for line in f if line.strip()]
+        with gzip.open(JAPANESE_TEXTS, "rt", encoding="utf-8") as f:
+            texts += [json.loads(line) for line in f][::10]  # man pages, policy, hostile strings
+        with open(os.path.join(JAPANESE, "questions.txt"), encoding="utf-8") as f:
+            questions = [q.strip() for q in f if q.strip()][:2]
+        hf = transformers.AutoTokenizer.from_pretrained(JAPANESE_MODEL)
+        self.assertEqual(type(hf).__name__, "BertJapaneseTokenizer")
+        dictionaries = [("pip's ipadic", ["--mecab-dicdir", ipadic.DICDIR])]
+        if os.path.isfile("/var/lib/mecab/dic/ipadic-utf8/sys.dic"):
+            dictionaries.append(("Debian's mecab-ipadic-utf8", ["--mecab-dicdir", "/var/lib/mecab/dic/ipadic-utf8"]))
+        for name, flags in dictionaries:
+            for q in questions:
+                with self.subTest(dictionary=name, question=q):
+                    out = subprocess.run([support.binary(), "tokenize", "--model", JAPANESE_MODEL, "--json", "--question", q]
+                                         + flags + ["--"] + texts, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+                    ours = [[] for _ in texts]
+                    for line in out.stdout.decode("utf-8").splitlines()[1:]:
+                        tok = json.loads(line)
+                        ours[tok["text"]].append(tok["id"])
+                    for i, text in enumerate(texts):
+                        want = hf(q, text, truncation="only_second", max_length=384)["input_ids"]
+                        self.assertEqual(ours[i], want, "%s, text %d: %r" % (name, i, text[:60]))
 
 
 if __name__ == "__main__":

@@ -60,15 +60,17 @@ func (f Fingerprint) String() string {
 
 // Dictionaries are the dictionaries transformers names, with the
 // fingerprints measured (mecab_dictionary_info of the system dictionary).
-// IPAdic 2.7.0 is the same data in pip's ipadic and Debian's
-// mecab-ipadic-utf8 (both built from mecab-ipadic-2.7.0-20070801);
+// IPAdic 2.7.0 is built from mecab-ipadic-2.7.0-20070801 by pip's ipadic
+// 1.0.0 (392126 entries, charset written "UTF8": the build transformers
+// loads for mecab_dic "ipadic") and by Debian's mecab-ipadic-utf8 (392127
+// entries, "UTF-8"); both are taken as it, pip's first where both are;
 // Debian's unidic-mecab is UniDic 3.1.1, pip's unidic downloads 3.1.0, so
 // it is a UniDic but not the one the model names; unidic_lite is UniDic
 // 2.1.2, packaged only by pip.
 var Dictionaries = []Known{
 	{Name: "ipadic", Family: "ipadic", Package: "ipadic", Module: "ipadic", What: "IPAdic 2.7.0",
 		System: []string{"ipadic-utf8", "ipadic"},
-		Prints: []Fingerprint{{392127, 1316, 1316, "UTF-8"}}},
+		Prints: []Fingerprint{{392126, 1316, 1316, "UTF8"}, {392127, 1316, 1316, "UTF-8"}}},
 	{Name: "unidic_lite", Family: "unidic", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)"},
 	{Name: "unidic", Family: "unidic", Package: "unidic", Module: "unidic", What: "UniDic 3.1.0 (pip's unidic, after python -m unidic download)"},
 }

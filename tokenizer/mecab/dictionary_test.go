@@ -198,3 +198,21 @@ func TestReadFingerprintMatchesMecab(t *testing.T) {
 			"install Debian's mecab-ipadic-utf8 and unidic-mecab (`make deps` as root installs every system package the tests use)", nil))
 	}
 }
+
+// TestIPAdicBuilds: both builds of IPAdic 2.7.0 measured are the model's
+// ipadic: pip's ipadic 1.0.0 (the one transformers loads) and Debian's
+// mecab-ipadic-utf8; a build for another charset is not.
+func TestIPAdicBuilds(t *testing.T) {
+	for _, c := range []struct {
+		f    Fingerprint
+		want string
+	}{
+		{Fingerprint{392126, 1316, 1316, "UTF8"}, "IPAdic 2.7.0"},  // pip's ipadic 1.0.0
+		{Fingerprint{392127, 1316, 1316, "UTF-8"}, "IPAdic 2.7.0"}, // Debian's mecab-ipadic-utf8
+		{Fingerprint{392127, 1316, 1316, "EUC-JP"}, ""},
+	} {
+		if what, _ := Identify(c.f); what != c.want {
+			t.Errorf("%v is %q, want %q", c.f, what, c.want)
+		}
+	}
+}
