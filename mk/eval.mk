@@ -78,3 +78,11 @@ eval-ja: ort $(BIN) $(MODELS)/demo-ja/model.onnx
 	@echo
 	@echo "Japanese demo model (internal/testmodel/demo-ja: bert-base-japanese-v3's vocabulary, MeCab with ipadic) on gencorpus -lang ja seed $(EVAL_SEED) ($$(wc -c < $(EVAL)/docs-ja.jsonl) bytes), split at its own token 512"
 	@$(BIN) eval --gold $(EVAL)/gold-ja.jsonl "qa-shard ja=$(EVAL)/qa-shard-ja.jsonl"
+
+# make fp16-check: how far fp16's answers are from float32's, per family
+# (scripts/fp16-check.sh): the trained demo models and the seeded
+# checkpoints of every family, on the CPU (docs/models.md's table).
+.PHONY: fp16-check
+fp16-check: ort $(BIN) reference-run $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx \
+		$(MODELS)/demo-unigram/model.onnx $(MODELS)/demo-ja/model.onnx
+	scripts/fp16-check.sh $(BIN) $(MODELS) $(REFERENCE_OUT)/checkpoints $(BUILD)/fp16-check
