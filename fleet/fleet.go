@@ -77,8 +77,8 @@ func (f *Fleet) Close() { f.close() }
 // selectDevices resolves --devices with NVML (where a driver exists) and
 // CUDA_VISIBLE_DEVICES, and exports the CUDA environment before ONNX
 // Runtime touches CUDA.
-func selectDevices(spec string, log *zap.Logger) (gpu.Selection, *gpu.NVML, error) {
-	n, nerr := gpu.OpenSystem()
+func selectDevices(spec string, log *zap.Logger) (gpu.Selection, nvmlSession, error) {
+	n, nerr := openNVML()
 	var found []gpu.Device
 	if nerr == nil {
 		found, nerr = n.Devices()
@@ -201,7 +201,7 @@ func BatchRows(provider string, maxBatchTokens int) int {
 
 // watch starts the GPU sampler and the health watcher; replicas of an
 // unhealthy device are reported by name to the scheduler.
-func (f *Fleet) watch(ctx context.Context, n *gpu.NVML, devs []gpu.Device, o Options, log *zap.Logger) {
+func (f *Fleet) watch(ctx context.Context, n nvmlSession, devs []gpu.Device, o Options, log *zap.Logger) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := n.NewSampler(devs, gpu.SamplerOptions{Interval: o.SampleInterval, Log: log})
 	go s.Run(ctx)

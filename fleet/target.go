@@ -18,7 +18,7 @@ func Target(devices, provider string) string {
 	if gpu.Simulated(devices) {
 		return "sim"
 	}
-	n, nerr := gpu.OpenSystem()
+	n, nerr := openNVML()
 	var found []gpu.Device
 	if nerr == nil {
 		defer n.Close()

@@ -56,8 +56,39 @@ func open(lib Library) (*NVML, error) {
 	return nil, fmt.Errorf("NVML initialisation failed (driver and library versions, permissions?): %w", ret)
 }
 
-// OpenSystem opens the machine's NVML (libnvidia-ml.so.1).
-func OpenSystem() (*NVML, error) { return open(nvml.New()) }
+// Option configures New, as go-nvml's and go-nvlib's constructors take
+// theirs.
+type Option func(*options)
+
+type options struct {
+	lib  Library
+	path string
+}
+
+// WithLibrary makes New initialise lib (go-nvml's mock, say) instead of
+// the machine's NVML.
+func WithLibrary(lib Library) Option { return func(o *options) { o.lib = lib } }
+
+// WithLibraryPath makes New load NVML from path instead of the
+// libnvidia-ml.so.1 the dynamic loader finds.
+func WithLibraryPath(path string) Option { return func(o *options) { o.path = path } }
+
+// New opens NVML: the machine's (libnvidia-ml.so.1) unless an option
+// says otherwise. Its users declare the part of *NVML they call (fleet,
+// commands/devices). A machine without the driver is ErrNoDriver.
+func New(opts ...Option) (*NVML, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	switch {
+	case o.lib != nil:
+		return open(o.lib)
+	case o.path != "":
+		return open(nvml.New(nvml.WithLibraryPath(o.path)))
+	}
+	return open(nvml.New())
+}
 
 // Close stops every sampler and watcher of n, waits until none is inside
 // an NVML call (an event wait lasts up to WatchOptions.WaitTimeout), then

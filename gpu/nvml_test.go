@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,13 +104,24 @@ func TestOpenBrokenDriver(t *testing.T) {
 	}
 }
 
+// TestNewOptions: New takes the library it is given, and a library path
+// with nothing there is ErrNoDriver, as a machine without the driver.
+func TestNewOptions(t *testing.T) {
+	if _, err := New(WithLibrary(noDriverLib())); !errors.Is(err, ErrNoDriver) {
+		t.Errorf("New(WithLibrary(no driver)) = %v, want ErrNoDriver", err)
+	}
+	if _, err := New(WithLibraryPath(filepath.Join(t.TempDir(), "libnvidia-ml.so.1"))); !errors.Is(err, ErrNoDriver) {
+		t.Errorf("New(WithLibraryPath(nothing there)) = %v, want ErrNoDriver", err)
+	}
+}
+
 // The real NVML on whatever machine runs the tests: without a driver this
 // must be ErrNoDriver, not a dead process; with one, real GPUs.
-func TestOpenSystem(t *testing.T) {
-	n, err := OpenSystem()
+func TestNew(t *testing.T) {
+	n, err := New()
 	if err != nil {
 		if !errors.Is(err, ErrNoDriver) {
-			t.Fatalf("OpenSystem: %v", err)
+			t.Fatalf("New: %v", err)
 		}
 		return
 	}

@@ -9,7 +9,7 @@ import (
 
 // Select turns a --devices value into the devices to start replicas on and
 // the environment CUDA must see. found and foundErr are what discovery
-// returned (NVML.Devices, or the error of OpenSystem); getenv is os.LookupEnv in the
+// returned (NVML.Devices, or the error of New); getenv is os.LookupEnv in the
 // program.
 //
 // Grammar: "" or "all" (every usable whole GPU; one replica on the CPU, with

@@ -16,15 +16,15 @@ import (
 // sampling without a driver and a comparison that cannot be made exit 1;
 // command-line mistakes exit 2. NVML is replaced by what it would return.
 func TestDevicesExitCodes(t *testing.T) {
-	noDriver := func() (*gpu.NVML, error) {
+	noDriver := func() (devices.NVML, error) {
 		return nil, fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
 	}
-	broken := func() (*gpu.NVML, error) {
+	broken := func() (devices.NVML, error) {
 		return nil, errors.New("NVML initialisation failed: ERROR_LIB_RM_VERSION_MISMATCH")
 	}
 	for _, tc := range []struct {
 		name string
-		open func() (*gpu.NVML, error)
+		open func() (devices.NVML, error)
 		args []string
 		code int
 		want string // in the output (0) or the error (others)
@@ -63,7 +63,7 @@ func TestDevicesExitCodes(t *testing.T) {
 // empty (no GPUs given), no driver passes as before, and so does --devices
 // cpu (the CPU is what the run asks for, whatever the launcher gave).
 func TestDevicesCheckWithGPUsGivenAndNoDriver(t *testing.T) {
-	noDriver := func() (*gpu.NVML, error) {
+	noDriver := func() (devices.NVML, error) {
 		return nil, fmt.Errorf("%w: nvmlInit: ERROR_LIBRARY_NOT_FOUND", gpu.ErrNoDriver)
 	}
 	for _, tc := range []struct {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"qa-shard/gpu"
 	"qa-shard/internal/cli"
 	"qa-shard/internal/logs"
 )
@@ -23,13 +22,13 @@ import (
 // nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
 // --devices make of them.
 func Run(args []string) error {
-	return List(args, gpu.OpenSystem, os.Stdout)
+	return List(args, openNVML, os.Stdout)
 }
 
 // List is Run with NVML and the output as parameters, for tests.
 // Hidden flags for scripts/gpu-check.sh: --sample D prints telemetry for D,
 // --compare-smi FILE checks the list against nvidia-smi's CSV.
-func List(args []string, open func() (*gpu.NVML, error), w io.Writer) error {
+func List(args []string, open func() (NVML, error), w io.Writer) error {
 	fs := pflag.NewFlagSet("qa-shard devices", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	sample := fs.Duration("sample", 0, "print GPU telemetry and health for this long")

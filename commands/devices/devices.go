@@ -40,7 +40,7 @@ type options struct {
 // nvidia-smi numbers them, and what CUDA_VISIBLE_DEVICES and the default
 // --devices make of them; or checks them against nvidia-smi's list; then
 // samples them while ctx lasts, up to o.Sample.
-func devices(ctx context.Context, w io.Writer, open func() (*gpu.NVML, error), o options) error {
+func devices(ctx context.Context, w io.Writer, open func() (NVML, error), o options) error {
 	n, err := open()
 	var found []gpu.Device
 	driver := ""

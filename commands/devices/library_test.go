@@ -57,7 +57,7 @@ func TestGPUProblem(t *testing.T) {
 // devices (--devices sim:...) checks no GPU, as the Slurm scripts' preflight
 // runs it with the run's --devices.
 func TestCheckSkipsSimulatedDevices(t *testing.T) {
-	noDriver := func() (*gpu.NVML, error) { return nil, gpu.ErrNoDriver }
+	noDriver := func() (NVML, error) { return nil, gpu.ErrNoDriver }
 	var b strings.Builder
 	if err := devices(context.Background(), &b, noDriver, options{Check: true, Select: "sim:1:rate=4000"}); err != nil {
 		t.Errorf("--check --devices sim:1: %v, want no problem", err)

@@ -14,7 +14,7 @@ import (
 // sample prints telemetry and health of the devices found every interval
 // until ctx ends, then the summary: the check a person (or gpu-check.sh)
 // runs on a real GPU machine.
-func sample(ctx context.Context, w io.Writer, n *gpu.NVML, found []gpu.Device, every time.Duration, log *zap.Logger) {
+func sample(ctx context.Context, w io.Writer, n NVML, found []gpu.Device, every time.Duration, log *zap.Logger) {
 	s := n.NewSampler(found, gpu.SamplerOptions{Interval: every, Log: log})
 	health := n.WatchHealth(ctx, found, gpu.WatchOptions{Log: log, PollInterval: every})
 	t := time.NewTicker(every)
