@@ -48,15 +48,15 @@ build: $(BIN)
 $(BIN): $(shell find . -name '*.go' -not -path './build/*') go.mod go.sum
 	$(GO) build $(GOFLAGS_BUILD) -o $@ ./cmd/qa-shard
 
-# Generated BERT-for-question-answering model directories (see internal/testmodel/).
-$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard internal/testmodel/*.go) $(wildcard tokenizer/*.go)
+# Generated BERT-for-question-answering model directories (see internal/testing/testmodel/).
+$(MODELS)/%/model.onnx: $(VOCAB_JSON) $(wildcard internal/testing/testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -preset $(firstword $(subst -, ,$*)) -vocab $(VOCAB_JSON) -out $(MODELS)/$* \
 		$(if $(findstring notype,$*),-no-token-type-ids) $(if $(findstring fp16,$*),-fp16-logits)
 
 # The demo model: the graph above around weights trained on gencorpus's
-# facts (internal/testmodel/demo, rebuilt by `make train`, see mk/train.mk).
-DEMO_WEIGHTS := internal/testmodel/demo/model.safetensors
-$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard internal/testmodel/*.go) $(wildcard tokenizer/*.go)
+# facts (internal/testing/testmodel/demo, rebuilt by `make train`, see mk/train.mk).
+DEMO_WEIGHTS := internal/testing/testmodel/demo/model.safetensors
+$(MODELS)/demo/model.onnx: $(DEMO_WEIGHTS) $(VOCAB_JSON) $(wildcard internal/testing/testmodel/*.go) $(wildcard tokenizer/*.go)
 	$(GO) run ./tools/genmodel -weights $(DEMO_WEIGHTS) -vocab $(VOCAB_JSON) -out $(MODELS)/demo
 
 .PHONY: demo-model

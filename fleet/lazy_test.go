@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/worker"

@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // dashboard is what the tests read of configs/grafana/qa-shard.json.

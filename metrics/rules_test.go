@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"qa-shard/gpu"
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // exported is every series name (histograms' _bucket, _sum and _count

@@ -22,7 +22,7 @@ EVAL_RUN = $(BIN) --devices cpu:2 --input $(EVAL)/docs.jsonl --questions-file $(
 TOKENIZERS ?= $(BUILD)/tokenizers
 EVAL_CORPUS = -n $(EVAL_DOCS) -min-words $(EVAL_MIN_WORDS) -max-words $(EVAL_MAX_WORDS) -seed $(EVAL_SEED)
 
-# The Japanese demo model (internal/testmodel/demo-ja) gets its own held-out corpus:
+# The Japanese demo model (internal/testing/testmodel/demo-ja) gets its own held-out corpus:
 # gencorpus -lang ja on the same seed and sizes, split at its own token 512.
 EVAL_RUN_JA = $(BIN) --devices cpu:2 --input $(EVAL)/docs-ja.jsonl --questions-file $(EVAL)/questions-ja.txt \
 	--overwrite --log-format console
@@ -48,15 +48,15 @@ eval: ort $(BIN) $(MODELS)/demo/model.onnx $(MODELS)/demo-bpe/model.onnx $(MODEL
 	cmp $(EVAL)/docs.jsonl $(EVAL)/docs-unigram.jsonl
 	$(EVAL_RUN) --model $(MODELS)/demo-unigram --output $(EVAL)/qa-shard-unigram.jsonl
 	@echo
-	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model internal/testmodel/demo"
+	@echo "held-out corpus: tools/gencorpus seed $(EVAL_SEED), $(EVAL_DOCS) documents of $(EVAL_MIN_WORDS) to $(EVAL_MAX_WORDS) words ($$(wc -c < $(EVAL)/docs.jsonl) bytes); demo model internal/testing/testmodel/demo"
 	@echo "int8: qa-shard quantize's default scheme; this $$($(BIN) version | sed -n 's/^cpu: /CPU: /p') (the instruction set decides the int8 kernels)"
 	@$(BIN) eval --gold $(EVAL)/gold.jsonl "qa-shard=$(EVAL)/qa-shard.jsonl" \
 		"qa-shard int8=$(EVAL)/qa-shard-int8.jsonl" "naive 512=$(EVAL)/naive.jsonl"
 	@echo
-	@echo "demo model trained with RoBERTa's byte-level BPE (internal/testmodel/demo-bpe), split at its own token 512"
+	@echo "demo model trained with RoBERTa's byte-level BPE (internal/testing/testmodel/demo-bpe), split at its own token 512"
 	@$(BIN) eval --gold $(EVAL)/gold-bpe.jsonl "qa-shard bpe=$(EVAL)/qa-shard-bpe.jsonl"
 	@echo
-	@echo "demo model trained with ALBERT's Unigram (internal/testmodel/demo-unigram), split at its own token 512"
+	@echo "demo model trained with ALBERT's Unigram (internal/testing/testmodel/demo-unigram), split at its own token 512"
 	@$(BIN) eval --gold $(EVAL)/gold-unigram.jsonl "qa-shard unigram=$(EVAL)/qa-shard-unigram.jsonl"
 	@echo
 	@missing="$(EVAL_JA_MISSING)"; \
@@ -76,7 +76,7 @@ eval-ja: ort $(BIN) $(MODELS)/demo-ja/model.onnx
 		-tokenizer $(MODELS)/demo-ja -questions-out $(EVAL)/questions-ja.txt
 	$(EVAL_RUN_JA) --model $(MODELS)/demo-ja --output $(EVAL)/qa-shard-ja.jsonl
 	@echo
-	@echo "Japanese demo model (internal/testmodel/demo-ja: bert-base-japanese-v3's vocabulary, MeCab with ipadic) on gencorpus -lang ja seed $(EVAL_SEED) ($$(wc -c < $(EVAL)/docs-ja.jsonl) bytes), split at its own token 512"
+	@echo "Japanese demo model (internal/testing/testmodel/demo-ja: bert-base-japanese-v3's vocabulary, MeCab with ipadic) on gencorpus -lang ja seed $(EVAL_SEED) ($$(wc -c < $(EVAL)/docs-ja.jsonl) bytes), split at its own token 512"
 	@$(BIN) eval --gold $(EVAL)/gold-ja.jsonl "qa-shard ja=$(EVAL)/qa-shard-ja.jsonl"
 
 # make fp16-check: how far fp16's answers are from float32's, per family

@@ -1,10 +1,10 @@
-# Retrain the demo model's weights (internal/testmodel/demo/*.safetensors, committed)
+# Retrain the demo model's weights (internal/testing/testmodel/demo/*.safetensors, committed)
 # from scratch. Only this target needs Python: Debian's python3-torch
 # (`sudo make deps-dev` installs python3-torch libopenblas0-pthread; OpenBLAS because the
 # reference BLAS torch links by default is several times slower). Seeds are
 # fixed: the corpus, the windows, the initialisation and the batch order.
 # Then `make demo-model eval` rebuilds the ONNX model and measures it, and
-# `go test ./internal/testmodel` checks ONNX Runtime against PyTorch's logits.
+# `go test ./internal/testing/testmodel` checks ONNX Runtime against PyTorch's logits.
 PYTHON ?= python3
 TRAIN := $(BUILD)/train
 TRAIN_TOK := $(MODELS)/tiny/tokenizer.json
@@ -23,12 +23,12 @@ train: $(MODELS)/tiny/model.onnx
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w384.bin
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/docs.jsonl -gold $(TRAIN)/gold.jsonl -out $(TRAIN)/w512.bin -max-seq-len 512 -doc-stride 128
 	$(TRAIN_WINDOWS) -corpus $(TRAIN)/heldout.jsonl -gold $(TRAIN)/heldout-gold.jsonl -out $(TRAIN)/heldout.bin
-	time $(PYTHON) tools/trainqa/train.py $(TRAIN_RECIPE) --parity-windows $(TRAIN)/heldout.bin --out internal/testmodel/demo
+	time $(PYTHON) tools/trainqa/train.py $(TRAIN_RECIPE) --parity-windows $(TRAIN)/heldout.bin --out internal/testing/testmodel/demo
 
 # The same demo model on the same corpora with two other tokenizers:
-# `make train-bpe` with RoBERTa's byte-level BPE (internal/testmodel/demo-bpe; no
+# `make train-bpe` with RoBERTa's byte-level BPE (internal/testing/testmodel/demo-bpe; no
 # token_type_ids, as RoBERTa exports, so one type row) and `make
-# train-unigram` with ALBERT's Unigram (internal/testmodel/demo-unigram; token types
+# train-unigram` with ALBERT's Unigram (internal/testing/testmodel/demo-unigram; token types
 # as BERT's). The tokenizer folders come from `make tokenizer-fixtures`;
 # gold token positions and windows are the family tokenizer's own.
 TOKENIZERS ?= $(BUILD)/tokenizers
@@ -47,7 +47,7 @@ train-unigram: $(TOKENIZERS)/albert/tokenizer.json
 train-bpe train-unigram: D = $(BUILD)/$@
 train-bpe train-unigram: FTOK = $(TOKENIZERS)/$(TRAIN_FAMILY)/tokenizer.json
 train-bpe train-unigram:
-	@mkdir -p $(D) internal/testmodel/demo-$(@:train-%=%)
+	@mkdir -p $(D) internal/testing/testmodel/demo-$(@:train-%=%)
 	$(GO) run ./tools/gencorpus -n 3000 -min-words 20 -max-words 1500 -seed 1001 \
 		-out $(D)/docs.jsonl -gold $(D)/gold.jsonl -tokenizer $(FTOK)
 	$(GO) run ./tools/gencorpus -n 100 -min-words 100 -max-words 4000 -seed 1002 \
@@ -60,17 +60,17 @@ train-bpe train-unigram:
 		-out $(D)/w512.bin -max-seq-len 512 -doc-stride 128
 	$(GO) run ./tools/trainqa -family $(TRAIN_FAMILY) -tokenizer $(FTOK) -corpus $(D)/heldout.jsonl -gold $(D)/heldout-gold.jsonl \
 		-out $(D)/heldout.bin
-	time $(PYTHON) tools/trainqa/train.py $(TRAIN_FAMILY_RECIPE) --parity-windows $(D)/heldout.bin --out internal/testmodel/demo-$(@:train-%=%)
+	time $(PYTHON) tools/trainqa/train.py $(TRAIN_FAMILY_RECIPE) --parity-windows $(D)/heldout.bin --out internal/testing/testmodel/demo-$(@:train-%=%)
 
 # Their ONNX folders, in the family's export layout (tools/genmodel
 # -family), around the committed weights.
-DEMO_FAMILY_DEPS := $(wildcard internal/testmodel/*.go) $(wildcard tokenizer/*.go)
-$(MODELS)/demo-bpe/model.onnx: internal/testmodel/demo-bpe/model.safetensors $(TOKENIZERS)/roberta/tokenizer.json $(DEMO_FAMILY_DEPS)
+DEMO_FAMILY_DEPS := $(wildcard internal/testing/testmodel/*.go) $(wildcard tokenizer/*.go)
+$(MODELS)/demo-bpe/model.onnx: internal/testing/testmodel/demo-bpe/model.safetensors $(TOKENIZERS)/roberta/tokenizer.json $(DEMO_FAMILY_DEPS)
 	$(GO) run ./tools/genmodel -family roberta -tokenizer-dir $(TOKENIZERS)/roberta -weights $< -out $(@D)
-$(MODELS)/demo-unigram/model.onnx: internal/testmodel/demo-unigram/model.safetensors $(TOKENIZERS)/albert/tokenizer.json $(DEMO_FAMILY_DEPS)
+$(MODELS)/demo-unigram/model.onnx: internal/testing/testmodel/demo-unigram/model.safetensors $(TOKENIZERS)/albert/tokenizer.json $(DEMO_FAMILY_DEPS)
 	$(GO) run ./tools/genmodel -family albert -tokenizer-dir $(TOKENIZERS)/albert -weights $< -out $(@D)
 
-# The Japanese demo model (internal/testmodel/demo-ja, `make train-ja`): BERT's
+# The Japanese demo model (internal/testing/testmodel/demo-ja, `make train-ja`): BERT's
 # layout, the real vocabulary of cl-tohoku's bert-base-japanese-v3 (read
 # from ../shared/real-tokenizers at build time, never committed) and a
 # tokenizer_config.json (committed beside the weights) that splits words
@@ -85,10 +85,10 @@ JA_VOCAB := $(REAL_TOKENIZERS_DIR)/bert-base-japanese-v3/vocab.txt
 TRAIN_JA_RECIPE ?= $(TRAIN_ARCH) --phase $(BUILD)/train-ja/w128.bin:1800:2048:0.3 \
 	--phase $(BUILD)/train-ja/w384.bin+$(BUILD)/train-ja/w512.bin:1200:4096:0.4
 
-$(JA_TOK)/vocab.txt: internal/testmodel/demo-ja/tokenizer_config.json
+$(JA_TOK)/vocab.txt: internal/testing/testmodel/demo-ja/tokenizer_config.json
 	@test -f $(JA_VOCAB) || { echo "missing $(JA_VOCAB) (bert-base-japanese-v3's vocab.txt, kept outside the repository)" >&2; exit 1; }
 	@mkdir -p $(@D)
-	cp internal/testmodel/demo-ja/tokenizer_config.json $(@D)/tokenizer_config.json
+	cp internal/testing/testmodel/demo-ja/tokenizer_config.json $(@D)/tokenizer_config.json
 	cp $(JA_VOCAB) $@
 
 .PHONY: train-ja
@@ -104,9 +104,9 @@ train-ja: $(JA_TOK)/vocab.txt
 	$(JA_WINDOWS) -corpus $(D)/docs.jsonl -gold $(D)/gold.jsonl -out $(D)/w384.bin
 	$(JA_WINDOWS) -corpus $(D)/docs.jsonl -gold $(D)/gold.jsonl -out $(D)/w512.bin -max-seq-len 512 -doc-stride 128
 	$(JA_WINDOWS) -corpus $(D)/heldout.jsonl -gold $(D)/heldout-gold.jsonl -out $(D)/heldout.bin
-	time $(PYTHON) tools/trainqa/train.py $(TRAIN_JA_RECIPE) --parity-windows $(D)/heldout.bin --out internal/testmodel/demo-ja
+	time $(PYTHON) tools/trainqa/train.py $(TRAIN_JA_RECIPE) --parity-windows $(D)/heldout.bin --out internal/testing/testmodel/demo-ja
 
 # Its ONNX folder: BERT's layout around vocab.txt and tokenizer_config.json
 # (no tokenizer.json, as optimum exports a BertJapaneseTokenizer).
-$(MODELS)/demo-ja/model.onnx: internal/testmodel/demo-ja/model.safetensors $(JA_TOK)/vocab.txt $(DEMO_FAMILY_DEPS)
+$(MODELS)/demo-ja/model.onnx: internal/testing/testmodel/demo-ja/model.safetensors $(JA_TOK)/vocab.txt $(DEMO_FAMILY_DEPS)
 	$(GO) run ./tools/genmodel -family bert -tokenizer-dir $(JA_TOK) -weights $< -out $(@D)

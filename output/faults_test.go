@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/internal/faultfs"
 	"qa-shard/internal/filelock"
 	"qa-shard/internal/fingerprint"
+	"qa-shard/internal/testing/faultfs"
 	"qa-shard/journal"
 )
 

@@ -10,8 +10,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"qa-shard/internal/testfixtures"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testfixtures"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // checkpointFolder is a family's seeded checkpoint (testmodel.Checkpoints).

@@ -8,8 +8,8 @@ import (
 
 	"qa-shard/internal/cli"
 	"qa-shard/internal/errkind"
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/worker"
 )
 

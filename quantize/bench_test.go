@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"qa-shard/internal/isa"
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/qa"
 	"qa-shard/worker"
 )

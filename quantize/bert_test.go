@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/worker"

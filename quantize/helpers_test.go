@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"qa-shard/internal/onnxpb"
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // mini is a small hand-built model for the cases BERT does not exercise.

@@ -9,7 +9,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"qa-shard/internal/onnxpb"
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/worker"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/onnxpb"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // TestQuantizeTinyBERT checks the rewritten graph of the generated BERT

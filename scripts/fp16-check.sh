@@ -30,7 +30,7 @@ sys.exit("no answer check for " + sys.argv[1])' "$1"
 for m in demo demo-bpe demo-unigram demo-ja; do
 	ck=$out/ck-$m
 	mkdir -p "$ck"
-	cp "internal/testmodel/$m/model.safetensors" "$ck/"
+	cp "internal/testing/testmodel/$m/model.safetensors" "$ck/"
 	for f in "$models/$m"/*; do
 		case $(basename "$f") in model.onnx | config.json) ;; *) cp "$f" "$ck/" ;; esac
 	done

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // TestComponents: the parts are named as the file names them, a

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // TestMain removes the tokenizer.json a test generated.

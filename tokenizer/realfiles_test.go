@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // realTokenizers are tokenizer.json files written by others (older

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 )
 
 // childEnv marks a re-executed test binary that must not load ONNX

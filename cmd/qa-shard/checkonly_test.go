@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // checkRun runs `qa-shard --check` as its own process with an ONNX

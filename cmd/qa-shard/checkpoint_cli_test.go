@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // TestExport: qa-shard export writes the graph it builds from a

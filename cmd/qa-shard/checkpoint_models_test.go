@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"qa-shard/internal/testfixtures"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testfixtures"
+	"qa-shard/internal/testing/testmodel"
 	"qa-shard/output/logits"
 )
 

@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"qa-shard/evaluate"
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/tokenizer/mecab/mecabtest"
 )
 
 // TestDemoFamilyModelsAnswers runs the demo models trained with RoBERTa's
-// byte-level BPE and ALBERT's Unigram tokenizers (internal/testmodel/demo-bpe,
-// internal/testmodel/demo-unigram, in their families' export layouts) over a
+// byte-level BPE and ALBERT's Unigram tokenizers (internal/testing/testmodel/demo-bpe,
+// internal/testing/testmodel/demo-unigram, in their families' export layouts) over a
 // held-out corpus that tools/gencorpus writes for each (seed 31, 60
 // documents of 200 to 3,000 words, 360 questions, about half of the answers
 // beyond the model's own token 512): wrong offsets or windows would show as
@@ -38,7 +38,7 @@ func TestDemoFamilyModelsAnswers(t *testing.T) {
 }
 
 // TestDemoJapaneseModelAnswers is TestDemoFamilyModelsAnswers for the
-// Japanese demo model (internal/testmodel/demo-ja: bert-base-japanese-v3's
+// Japanese demo model (internal/testing/testmodel/demo-ja: bert-base-japanese-v3's
 // vocabulary, words split by MeCab with ipadic, a folder without
 // tokenizer.json) on a Japanese corpus of the same seed and sizes
 // (gencorpus -lang ja), its gold token positions from the model folder

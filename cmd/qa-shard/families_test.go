@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // familyModel is the tiny model in one family's layout (RoBERTa, XLM-R,

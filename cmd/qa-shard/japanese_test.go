@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testmodel"
 	"qa-shard/tokenizer/mecab/mecabtest"
 )
 

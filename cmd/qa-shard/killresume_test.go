@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // The model families and the int8 model, SIGKILLed by the kill hook

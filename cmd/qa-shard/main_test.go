@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 )
 
 // envAsMain makes the test binary run as qa-shard itself, so process-level

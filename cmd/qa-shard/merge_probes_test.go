@@ -14,7 +14,7 @@ import (
 
 	"qa-shard/internal/partfolder"
 	"qa-shard/internal/record"
-	"qa-shard/internal/testtree"
+	"qa-shard/internal/testing/testtree"
 	"qa-shard/output/logits"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testfixtures"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testfixtures"
+	"qa-shard/internal/testing/testmodel"
 	"qa-shard/tokenizer"
 )
 

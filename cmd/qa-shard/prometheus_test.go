@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // envRequirePrometheus makes TestPrometheusWatchesRanks fail, rather than

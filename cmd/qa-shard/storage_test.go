@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // tmpfs mounts a tmpfs of the given size (mount -o size=...) on a fresh

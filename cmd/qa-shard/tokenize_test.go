@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 func tokenizeOut(t *testing.T, args ...string) (int, string, string) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/worker"
 )
 

@@ -12,7 +12,7 @@ import (
 	"qa-shard/internal/fingerprint"
 	"qa-shard/internal/readstate"
 	"qa-shard/internal/record"
-	"qa-shard/internal/testtree"
+	"qa-shard/internal/testing/testtree"
 	"qa-shard/journal"
 	"qa-shard/output/logits"
 	"qa-shard/shard"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/onnxpb"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 func tinyModel(t *testing.T) []byte {

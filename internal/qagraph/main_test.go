@@ -7,7 +7,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // ortErr is why ONNX Runtime is unusable in this test binary, if it is.

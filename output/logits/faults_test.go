@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"qa-shard/internal/faultfs"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/testing/faultfs"
 )
 
 func withDisk(t *testing.T, d *faultfs.Disk) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 // writeDictionary writes a folder that passes for a compiled dictionary

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/mecab"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/tokenizer"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/internal/spm"
 )

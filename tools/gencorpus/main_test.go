@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 	"qa-shard/tokenizer/mecab/mecabtest"
@@ -23,7 +23,7 @@ import (
 // TestCorpusUnchanged pins the corpus of a seed: gold answers were added
 // without changing a single random draw, so the demo, benchmark and Slurm
 // corpora are those of the first version of this generator. The Japanese
-// corpus is pinned too: internal/testmodel/demo-ja was trained on it.
+// corpus is pinned too: internal/testing/testmodel/demo-ja was trained on it.
 func TestCorpusUnchanged(t *testing.T) {
 	for lang, want := range map[string]string{
 		"en": "494416b7e53be8a962ef0a4c8d8174cc4ec15969b2e20afca5d06d7ac1384c2e",
@@ -205,8 +205,8 @@ func TestGoldAnswersJapanese(t *testing.T) {
 		t.Fatal(err)
 	}
 	for src, name := range map[string]string{
-		filepath.Join(realDir, "vocab.txt"):                                              "vocab.txt",
-		filepath.Join(root, "internal", "testmodel", "demo-ja", "tokenizer_config.json"): "tokenizer_config.json",
+		filepath.Join(realDir, "vocab.txt"): "vocab.txt",
+		filepath.Join(root, "internal", "testing", "testmodel", "demo-ja", "tokenizer_config.json"): "tokenizer_config.json",
 	} {
 		b, err := os.ReadFile(src)
 		if err != nil {

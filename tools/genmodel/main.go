@@ -9,7 +9,7 @@
 // one (bert-large: 24 layers of 1024) about 1.34 GB.
 //
 // -weights builds the same graph around trained weights (a safetensors
-// file of a BertForQuestionAnswering, such as internal/testmodel/demo/model.safetensors)
+// file of a BertForQuestionAnswering, such as internal/testing/testmodel/demo/model.safetensors)
 // instead of seeded random ones; the architecture is the file's.
 //
 // -family writes the folder in a model family's export layout instead
@@ -20,7 +20,7 @@
 // example the BPE demo model:
 //
 //	go run ./tools/genmodel -family roberta -tokenizer-dir build/tokenizers/roberta \
-//	    -weights internal/testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
+//	    -weights internal/testing/testmodel/demo-bpe/model.safetensors -out build/models/demo-bpe
 package main
 
 import (
@@ -30,7 +30,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 )
 
 func main() {

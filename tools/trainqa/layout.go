@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testmodel"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )

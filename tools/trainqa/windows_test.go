@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testfixtures"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testfixtures"
 	"qa-shard/qa"
 	"qa-shard/tokenizer"
 )

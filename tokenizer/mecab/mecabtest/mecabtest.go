@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 	"qa-shard/tokenizer/mecab"
 )
 

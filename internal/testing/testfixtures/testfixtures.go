@@ -13,8 +13,8 @@ import (
 	"slices"
 	"testing"
 
-	"qa-shard/internal/testenv"
-	"qa-shard/internal/testmodel"
+	"qa-shard/internal/testing/testenv"
+	"qa-shard/internal/testing/testmodel"
 )
 
 // Variants are the generated model folders by name: the full optimum-like
@@ -86,7 +86,7 @@ func GenerateFamilies(dir string) error {
 }
 
 // DemoFamilies are the demo models trained with a family's tokenizer
-// (internal/testmodel/<name>, `make train-bpe` and `make train-unigram`), by name:
+// (internal/testing/testmodel/<name>, `make train-bpe` and `make train-unigram`), by name:
 // RoBERTa's byte-level BPE and ALBERT's Unigram.
 var DemoFamilies = map[string]string{"demo-bpe": "roberta", "demo-unigram": "albert"}
 
@@ -96,7 +96,7 @@ func demoFamily(dir, name, family, toks string) error {
 	if err != nil {
 		return err
 	}
-	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testmodel", name, "model.safetensors"))
+	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testing", "testmodel", name, "model.safetensors"))
 	if err != nil {
 		return fmt.Errorf("the %s model: %w", name, err)
 	}
@@ -114,13 +114,13 @@ func demoFamily(dir, name, family, toks string) error {
 	return nil
 }
 
-// demo generates the trained demo model (internal/testmodel/demo) as "demo".
+// demo generates the trained demo model (internal/testing/testmodel/demo) as "demo".
 func demo(dir string, vocab []string) error {
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		return err
 	}
-	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testmodel", "demo", "model.safetensors"))
+	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testing", "testmodel", "demo", "model.safetensors"))
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func Setup(t testing.TB) (dir, ortLib string) {
 	return dir, lib
 }
 
-// DemoJapanese is the Japanese demo model's name (internal/testmodel/demo-ja, `make
+// DemoJapanese is the Japanese demo model's name (internal/testing/testmodel/demo-ja, `make
 // train-ja`): BERT's layout around bert-base-japanese-v3's real vocabulary
 // and the committed tokenizer_config.json (MeCab with ipadic).
 const DemoJapanese = "demo-ja"
@@ -173,7 +173,7 @@ const DemoJapanese = "demo-ja"
 // GenerateJapanese writes the Japanese demo model under dir as
 // DemoJapanese and returns its folder: vocab.txt from the real
 // bert-base-japanese-v3 folder (../shared/real-tokenizers, never
-// committed), tokenizer_config.json from internal/testmodel/demo-ja, no
+// committed), tokenizer_config.json from internal/testing/testmodel/demo-ja, no
 // tokenizer.json, as optimum exports a BertJapaneseTokenizer.
 func GenerateJapanese(dir string) (string, error) {
 	root, err := testenv.RepoRoot()
@@ -189,8 +189,8 @@ func GenerateJapanese(dir string) (string, error) {
 		return "", err
 	}
 	for src, name := range map[string]string{
-		filepath.Join(realDir, "vocab.txt"):                                                 "vocab.txt",
-		filepath.Join(root, "internal", "testmodel", DemoJapanese, "tokenizer_config.json"): "tokenizer_config.json",
+		filepath.Join(realDir, "vocab.txt"): "vocab.txt",
+		filepath.Join(root, "internal", "testing", "testmodel", DemoJapanese, "tokenizer_config.json"): "tokenizer_config.json",
 	} {
 		b, err := os.ReadFile(src)
 		if err != nil {
@@ -200,7 +200,7 @@ func GenerateJapanese(dir string) (string, error) {
 			return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
 		}
 	}
-	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testmodel", DemoJapanese, "model.safetensors"))
+	w, err := testmodel.ReadWeights(filepath.Join(root, "internal", "testing", "testmodel", DemoJapanese, "model.safetensors"))
 	if err != nil {
 		return "", fmt.Errorf("the %s model: %w", DemoJapanese, err)
 	}

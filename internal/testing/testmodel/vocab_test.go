@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"qa-shard/internal/testenv"
+	"qa-shard/internal/testing/testenv"
 )
 
 func loadBERTVocab(t *testing.T) []string {
