@@ -29,6 +29,8 @@ func TestSettingsThatCannotMeanAnything(t *testing.T) {
 		{"gpu memory fraction 2", []string{"--gpu-mem-fraction", "2"}, []string{"--gpu-mem-fraction 2", "at most 1"}},
 		{"resume and overwrite", []string{"--resume", "--overwrite"}, []string{"--resume and --overwrite", "give one of them"}},
 		{"logits over the answers", []string{"--logits", "OUT"}, []string{"is the --output path", "answers.logits"}},
+		{"settings field is the context", []string{"--settings-field", "context"}, []string{"--settings-field context", "settings object"}},
+		{"settings field with Parquet", []string{"--settings-field", "settings", "--output", "OUT.parquet"}, []string{"--settings-field settings", "write JSONL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

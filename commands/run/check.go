@@ -67,6 +67,9 @@ func (o *options) Check() error {
 	if o.IDType != "auto" && o.IDType != "string" && o.IDType != "integer" {
 		return fmt.Errorf("%w: --id-type %q: use auto, string or integer", cli.ErrUsage, o.IDType)
 	}
+	if f := o.Fields.Names(); o.Fields.Settings != "" && slices.Contains([]string{f.ID, f.Context, f.Question, "question", "questions"}, o.Fields.Settings) {
+		return fmt.Errorf("%w: --settings-field %s names a field the records already use for their id, context or questions: name the field holding each record's settings object (say settings)", cli.ErrUsage, o.Fields.Settings)
+	}
 	if o.Fields.Settings != "" && o.Output != "-" {
 		if f, err := format.ForOutput(o.Output); err == nil && f == format.Parquet {
 			return fmt.Errorf("%w: --settings-field %s with Parquet --output %s: a record's own top_k changes the answer columns, which a Parquet file fixes for the run; write JSONL (--output ending .jsonl, .jsonl.gz or .jsonl.zst), or give the settings as flags", cli.ErrUsage, o.Fields.Settings, o.Output)

@@ -33,7 +33,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from .binary import checked_binary
 from .errors import QAShardError, RecordError
 from .inputs import Pair, examples
-from .process import Process, environ
+from .process import Process, Retired, environ
 from .settings import NAMES, Settings, model_max_length, resolve, sanitize
 
 #: transformers.pipeline's loading options, accepted and ignored: the
@@ -204,12 +204,16 @@ class QuestionAnsweringPipeline:
     def _answer(self, pairs: List[Pair], settings: Settings) -> List[Result]:
         if not pairs:
             return []
-        ceiling, proc = self._process(settings.max_seq_len)
-        try:
-            records = proc.ask(pairs, settings.record())
-        finally:
-            if proc.broken is not None:
-                self._drop(ceiling, proc)
+        while True:
+            ceiling, proc = self._process(settings.max_seq_len)
+            try:
+                records = proc.ask(pairs, settings.record())
+                break
+            except Retired:
+                continue  # another thread's call closed it to make room: ask the one kept now
+            finally:
+                if proc.broken is not None:
+                    self._drop(ceiling, proc)
         results = []
         for i, rec in enumerate(records):
             if "error" in rec:
@@ -235,10 +239,10 @@ class QuestionAnsweringPipeline:
             ceiling = max(max_seq_len, self._base.max_seq_len)
             p = self._processes.pop(ceiling, None)
             if p is not None:
-                p.close()
+                p.retire()
             while len(self._processes) >= self.max_processes:
                 _, old = self._processes.popitem(last=False)
-                old.close()
+                old.retire()
             p = Process(self.argv(ceiling), self._env)
             self._processes[ceiling] = p
             return ceiling, p
@@ -307,7 +311,7 @@ def _rebuild(model: str, devices: Optional[str], binary: str, args: tuple, env: 
 def _close_all(processes: "collections.OrderedDict[int, Process]") -> None:
     while processes:
         _, p = processes.popitem(last=False)
-        p.close()
+        p.retire()
 
 
 def result(rec: Dict[str, Any], top_k: int) -> Result:

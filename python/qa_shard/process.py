@@ -88,6 +88,12 @@ class Log:
             self._thread.join(timeout)
 
 
+class Retired(Exception):
+    """A call reached a process its pipeline has retired (closed to make
+    room, or at close()): the pipeline asks another, or says it is
+    closed."""
+
+
 class _Call:
     """One call in flight: the answers of ids first..first+n-1, filled by
     the reader thread in order, and its end (done, or error)."""
@@ -125,6 +131,7 @@ class Process:
         self._calls: Deque[_Call] = collections.deque()
         self._next = 0
         self._ended = False  # the reader saw the end of standard output
+        self.retired = False  # see retire
         self.broken: Optional[BaseException] = None
         self._reader: Optional[threading.Thread] = None
         self.log.ready.wait()
@@ -156,6 +163,8 @@ class Process:
         lines = [json.dumps(dict({"question": q, "context": c}, **extra), ensure_ascii=False).encode("utf-8")
                  for q, c in pairs]
         with self._send:
+            if self.retired:
+                raise Retired()
             with self._lock:
                 if self.broken is not None:
                     raise QAShardError("this qa-shard process was stopped after a failed call (%s); a new call "
@@ -188,6 +197,14 @@ class Process:
         if call.error is not None:
             raise call.error
         return call.out
+
+    def retire(self) -> None:
+        """Ends the process for good: a call made from now on raises
+        Retired, the calls in flight get their answers (qa-shard finishes
+        what it has read), then it exits and is reaped."""
+        with self._send:  # no call is between its check and its records
+            self.retired = True
+        self.close()
 
     def _read(self) -> None:
         """The reader thread: each answer line goes to the oldest call in

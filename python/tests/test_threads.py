@@ -15,6 +15,7 @@ import unittest
 
 import qa_shard
 from qa_shard.pipeline import result
+from qa_shard.process import Retired
 
 from . import support
 
@@ -56,6 +57,28 @@ class TestThreads(unittest.TestCase):
                     expect = want[i][t % 3::3] if n % 2 == 0 else want[i]
                     self.assertEqual(answers, expect, "thread %d, settings %s, call %d" % (t, SETTINGS[i], n))
         self.assertEqual(qa.pids, pids, "one process served every setting")
+
+
+class TestRetired(unittest.TestCase):
+    def setUp(self):
+        support.require(self)
+
+    def test_call_on_a_retired_process(self):
+        """A thread holding a process the pipeline closed to make room (a
+        call with longer windows, max_processes=1) gets Retired from it,
+        not a failure, and the pipeline's call goes to the process kept."""
+        qa = qa_shard.pipeline("question-answering", model=support.model(), binary=support.binary(),
+                               args=["--tune-cache", "none"], devices="cpu", max_processes=1)
+        self.addCleanup(qa.close)
+        q, c = support.QUESTIONS[0], support.contexts()[0]
+        want = qa(question=q, context=c)
+        _, first = qa._process(384)
+        qa(question=q, context=c, max_seq_len=512)
+        self.assertTrue(first.retired)
+        self.assertEqual(first.proc.returncode, 0, "retired: its input ended, it finished and exited 0")
+        with self.assertRaises(Retired):
+            first.ask([(q, c)])
+        self.assertEqual(qa(question=q, context=c), want, "the call went to the process kept")
 
 
 #: A stand-in for qa-shard: says it started, then answers nothing until
