@@ -112,60 +112,17 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 		out[k] = p
 		return nil
 	}
-	if parts, ok, err := output.ParquetParts(path); ok {
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInput, err)
-		}
-		for _, part := range parts {
-			err := output.EachParquetRow(part, func(_ int64, r output.ParquetRow) error {
-				p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.Error != ""}
-				if r.SpanLogit != nil && r.NullLogit != nil {
-					p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
-				}
-				return add(Key{ID: r.ID, Question: r.Question}, p)
-			})
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %w", ErrInput, part, err)
-			}
-		}
-		return out, nil
-	}
-	err := eachLine(path, func(n int, line []byte) error {
-		var r struct {
-			ID         json.RawMessage `json:"id"`
-			Question   string          `json:"question"`
-			QuestionID string          `json:"question_id"`
-			Answer     string          `json:"answer"`
-			Score      float64         `json:"score"`
-			Start      int             `json:"start"`
-			End        int             `json:"end"`
-			SpanLogit  *float64        `json:"span_logit"`
-			NullLogit  *float64        `json:"null_logit"`
-			Error      *string         `json:"error"`
-		}
-		if err := json.Unmarshal(line, &r); err != nil {
-			return err
-		}
-		if r.Error == nil && !hasKey(line, "answer") {
-			return fmt.Errorf("%w: line %d is not an answer record (it has no \"answer\" and no \"error\"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)", ErrInput, n)
-		}
-		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.Error != nil}
+	err := output.EachAnswer(path, func(_ int64, r output.Answer) error {
+		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.IsError}
 		if r.SpanLogit != nil && r.NullLogit != nil {
 			p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true
 		}
-		return add(Key{ID: idString(r.ID), Question: r.Question}, p)
+		return add(Key{ID: r.ID, Question: r.Question}, p)
 	})
-	return out, err
-}
-
-// hasKey says whether the JSON object line has the key.
-func hasKey(line []byte, key string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return false
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	_, ok := m[key]
-	return ok
+	return out, nil
 }
 
 // idString turns a record id (a JSON string or number) into the text the

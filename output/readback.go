@@ -1,6 +1,9 @@
 package output
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +21,8 @@ import (
 // JSON lines, plain or compressed by the file's name (.gz; .zst or .zstd,
 // one member or frame per checkpoint), or a .parquet folder of
 // part-NNNNN.parquet files. The resume checks (verify.go) and qa-shard
-// eval (evaluate) both read answers through it.
+// eval (evaluate) both read answers through it: EachAnswer is the one
+// reader of an answer record's fields in either format.
 
 // OpenText opens path as JSON lines, decompressed by its name.
 func OpenText(path string) (io.ReadCloser, error) {
@@ -73,19 +77,109 @@ func ParquetParts(path string) (parts []string, ok bool, err error) {
 	return parts, true, err
 }
 
-// ParquetRow is what eval reads of a Parquet answers row: the id, the
-// question and its id, the answer ("" for an error record) and the raw
-// logits (nil for an error record, or an output written before they were).
-type ParquetRow struct {
+// Answer is what a reader takes of one record of an answers output,
+// whatever its format: the id as text (integer ids in decimal), the
+// question and its id, the answer ("" for an error record), its score and
+// offsets, the raw logits (nil for an error record, or an output written
+// before they were), and an error record's reason.
+type Answer struct {
 	ID, Question, QuestionID, Answer string
 	Score                            float64
 	Start, End                       int
 	SpanLogit, NullLogit             *float64
-	Error                            string // an error record's reason; "" for an answer
+	IsError                          bool
+	Error                            string
 }
 
-// EachParquetRow calls fn with every row of one Parquet answers file.
-func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
+// EachAnswer calls fn with every record of the answers output path, in
+// order, in any format this package writes (JSON lines, plain or
+// compressed; a Parquet file or part folder); n counts records from 1. A
+// JSON line that is no answer record (neither "answer" nor "error") is an
+// error naming its line.
+func EachAnswer(path string, fn func(n int64, a Answer) error) error {
+	parts, isParquet, err := ParquetParts(path)
+	if isParquet {
+		if err != nil {
+			return err
+		}
+		var n int64
+		for _, part := range parts {
+			if err := eachParquetAnswer(part, func(a Answer) error { n++; return fn(n, a) }); err != nil {
+				return fmt.Errorf("%s: %w", part, err)
+			}
+		}
+		return nil
+	}
+	f, err := OpenText(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var n int64
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			a, derr := decodeAnswerLine(b)
+			if derr == nil {
+				n++
+				derr = fn(n, a)
+			}
+			if derr != nil {
+				return fmt.Errorf("%s line %d: %w", path, line, derr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// decodeAnswerLine reads one JSON answer or error record.
+func decodeAnswerLine(line []byte) (Answer, error) {
+	var r struct {
+		ID         json.RawMessage `json:"id"`
+		Question   string          `json:"question"`
+		QuestionID string          `json:"question_id"`
+		Answer     *string         `json:"answer"`
+		Score      float64         `json:"score"`
+		Start      int             `json:"start"`
+		End        int             `json:"end"`
+		SpanLogit  *float64        `json:"span_logit"`
+		NullLogit  *float64        `json:"null_logit"`
+		Error      *string         `json:"error"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Answer{}, err
+	}
+	if r.Error == nil && r.Answer == nil {
+		return Answer{}, errors.New("not an answer record (it has no \"answer\" and no \"error\"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)")
+	}
+	a := Answer{ID: idText(r.ID), Question: r.Question, QuestionID: r.QuestionID, Score: r.Score, Start: r.Start, End: r.End,
+		SpanLogit: r.SpanLogit, NullLogit: r.NullLogit, IsError: r.Error != nil}
+	if r.Answer != nil {
+		a.Answer = *r.Answer
+	}
+	if r.Error != nil {
+		a.Error = *r.Error
+	}
+	return a, nil
+}
+
+// idText is a JSON id (a string or a number) as text.
+func idText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// eachParquetAnswer calls fn with every row of one Parquet answers file.
+func eachParquetAnswer(path string, fn func(a Answer) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -114,12 +208,14 @@ func EachParquetRow(path string, fn func(row int64, r ParquetRow) error) error {
 		k, err := r.Read(rows)
 		for _, m := range rows[:k] {
 			n++
-			r := ParquetRow{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
-				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"]), Error: text(m["error"])}
+			a := Answer{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
+				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"]),
+				Error: text(m["error"])}
+			a.IsError = a.Error != ""
 			if s := float(m["score"]); s != nil {
-				r.Score = *s
+				a.Score = *s
 			}
-			if ferr := fn(n, r); ferr != nil {
+			if ferr := fn(a); ferr != nil {
 				return fmt.Errorf("row %d: %w", n, ferr)
 			}
 		}
