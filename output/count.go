@@ -6,12 +6,12 @@ import "qa-shard/internal/record"
 // earlier processes included (from the journal), so that --max-errors is
 // judged on the whole output.
 type counter struct {
-	Records
+	record.Sink
 	records, errors int64
 }
 
 func (c *counter) WriteAnswer(r record.AnswerRecord) error {
-	if err := c.Records.WriteAnswer(r); err != nil {
+	if err := c.Sink.WriteAnswer(r); err != nil {
 		return err
 	}
 	c.records++
@@ -19,7 +19,7 @@ func (c *counter) WriteAnswer(r record.AnswerRecord) error {
 }
 
 func (c *counter) WriteError(r record.ErrorRecord) error {
-	if err := c.Records.WriteError(r); err != nil {
+	if err := c.Sink.WriteError(r); err != nil {
 		return err
 	}
 	c.records++

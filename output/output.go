@@ -57,18 +57,12 @@ func (o *Options) open(name string, flag int) (file, error) {
 	return os.OpenFile(name, flag, 0o644)
 }
 
-// Records receives answer and error records in input order.
-type Records interface {
-	WriteAnswer(record.AnswerRecord) error
-	WriteError(record.ErrorRecord) error
-}
-
 // Outputs are the answers, the logits directory and the journal that
 // makes them resumable. Records go to the final path directly; the journal
 // says how much of it is complete, so a killed run is resumed, not
 // restarted, and an unfinished file is never mistaken for a finished one.
 type Outputs struct {
-	Answers  Records
+	Answers  record.Sink
 	Logits   *logits.Parts // nil without a logits folder
 	Skip     int64         // documents already in the output (resume)
 	Complete bool          // a resumed run that had already finished
@@ -101,7 +95,7 @@ type Outputs struct {
 
 // sink is one answers format.
 type sink interface {
-	Records
+	record.Sink
 	// seal makes what was written one complete unit: flushed, a gzip
 	// member or zstd frame ended, a Parquet part sealed.
 	seal() error
@@ -131,7 +125,7 @@ func Open(o Options) (*Outputs, error) {
 			return nil, err
 		}
 		s := newStdout(o.Keep)
-		out := &Outputs{path: "-", sink: s, count: &counter{Records: s}}
+		out := &Outputs{path: "-", sink: s, count: &counter{Sink: s}}
 		out.Answers = out.count
 		return out, out.openLogits(o, journal.State{})
 	}
@@ -152,7 +146,7 @@ func Open(o Options) (*Outputs, error) {
 		if err != nil {
 			return nil, Fault(denied(fmt.Errorf("opening %s to resume: %w", o.Answers, err)))
 		}
-		c := &counter{Records: s, records: st.Records, errors: st.Errors}
+		c := &counter{Sink: s, records: st.Records, errors: st.Errors}
 		out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, Skip: st.Done, Input: &st.Input}
 		if err := out.pinJournal(); err != nil {
 			return nil, err
@@ -198,7 +192,7 @@ func fresh(o Options) (*Outputs, error) {
 	if err != nil {
 		return nil, errors.Join(Fault(denied(fmt.Errorf("cannot create --output: %w", err))), remove(o.Answers))
 	}
-	c := &counter{Records: s}
+	c := &counter{Sink: s}
 	out := &Outputs{path: o.Answers, sink: s, Answers: c, count: c, journal: j, created: true, logitsPath: o.Logits, logitsCreated: logitsCreated}
 	if err := out.pinJournal(); err != nil {
 		return nil, errors.Join(Fault(err), out.Discard())

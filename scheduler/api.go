@@ -50,12 +50,6 @@ type Source interface {
 	Next() (record.Document, error)
 }
 
-// AnswerSink receives the records in input order; *record.Writer is one.
-type AnswerSink interface {
-	WriteAnswer(record.AnswerRecord) error
-	WriteError(record.ErrorRecord) error
-}
-
 // LogitsSink receives every window's raw logits in input order;
 // output/logits's Parts is one.
 type LogitsSink interface {
@@ -224,7 +218,7 @@ func (c *Config) defaults() {
 // Run processes every document of in and returns when all records are
 // written, or with the first error. Per-record problems become error
 // records and are counted, not returned.
-func Run(ctx context.Context, cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) (Summary, error) {
+func Run(ctx context.Context, cfg Config, src Source, tok Tokenizer, replicas []Replica, answers record.Sink, lg LogitsSink) (Summary, error) {
 	cfg.defaults()
 	p := newPipeline(cfg, src, tok, replicas, answers, lg)
 	return p.run(ctx)

@@ -221,7 +221,7 @@ func guard(t *testing.T) context.Context {
 	return ctx
 }
 
-func runGuarded(t *testing.T, ctx context.Context, cfg Config, src Source, rs []Replica, sink AnswerSink, lg LogitsSink) (Summary, error) {
+func runGuarded(t *testing.T, ctx context.Context, cfg Config, src Source, rs []Replica, sink record.Sink, lg LogitsSink) (Summary, error) {
 	t.Helper()
 	type result struct {
 		sum Summary

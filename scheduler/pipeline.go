@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"qa-shard/internal/record"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -40,7 +41,7 @@ type pipeline struct {
 	complete atomic.Bool // ... without error, the input read to its end
 }
 
-func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answers AnswerSink, lg LogitsSink) *pipeline {
+func newPipeline(cfg Config, src Source, tok Tokenizer, replicas []Replica, answers record.Sink, lg LogitsSink) *pipeline {
 	p := &pipeline{
 		cfg: cfg, replicas: replicas,
 		progress: newProgress(cfg, replicaNames(replicas)),

@@ -24,7 +24,7 @@ var ErrWrite = errkind.NewInternal("writing the records")
 // document's records to the sinks, releases its budget and makes the
 // written prefix durable every checkpoint interval.
 type writeStage struct {
-	answers    AnswerSink
+	answers    record.Sink
 	logits     LogitsSink // nil: no logits kept
 	checkpoint func(next int64) error
 	interval   time.Duration
@@ -36,7 +36,7 @@ type writeStage struct {
 	next atomic.Int64 // first Seq not yet written
 }
 
-func newWriteStage(cfg Config, answers AnswerSink, lg LogitsSink, inflight *semaphore.Weighted, prog *progress) *writeStage {
+func newWriteStage(cfg Config, answers record.Sink, lg LogitsSink, inflight *semaphore.Weighted, prog *progress) *writeStage {
 	return &writeStage{answers: answers, logits: lg, checkpoint: cfg.Checkpoint, interval: cfg.CheckpointInterval,
 		first: cfg.SkipBelow, inflight: inflight, progress: prog, observer: cfg.Observer}
 }

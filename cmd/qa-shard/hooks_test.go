@@ -117,12 +117,12 @@ func installHooks() {
 		return
 	}
 	hold := os.Getenv(envHold)
-	run.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
-		replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
+	run.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers record.Sink,
+		replicas []scheduler.Replica) (scheduler.Source, record.Sink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}
 		if killAt >= 0 || outputAt >= 0 || writeAt >= 0 {
-			answers = &recordSink{AnswerSink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath,
+			answers = &recordSink{Sink: answers, in: h, out: out, seq: out.Skip, killAt: killAt, changeAt: outputAt, change: outputAction, changePath: outputPath,
 				pauseAt: writeAt}
 		}
 		if hold != "" {
@@ -227,7 +227,7 @@ func (r *holdReplica) Run(ctx context.Context, b qa.Batch) (qa.Logits, error) {
 // hands them over in Seq order) to kill the process (envKillAt), change
 // the answers file (envOutputAt) or pause (envWriteAt) at a chosen one.
 type recordSink struct {
-	scheduler.AnswerSink
+	record.Sink
 	in                             *hookSource
 	out                            *output.Outputs
 	seq, killAt, changeAt, pauseAt int64
@@ -237,12 +237,12 @@ type recordSink struct {
 
 func (k *recordSink) WriteAnswer(r record.AnswerRecord) error {
 	k.hook()
-	return k.done(k.AnswerSink.WriteAnswer(r))
+	return k.done(k.Sink.WriteAnswer(r))
 }
 
 func (k *recordSink) WriteError(r record.ErrorRecord) error {
 	k.hook()
-	return k.done(k.AnswerSink.WriteError(r))
+	return k.done(k.Sink.WriteError(r))
 }
 
 // hook runs before a record: at the first record of document pauseAt it

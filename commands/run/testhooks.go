@@ -5,6 +5,7 @@ package run
 import (
 	"context"
 
+	"qa-shard/internal/record"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 )
@@ -14,13 +15,13 @@ import (
 // the answers to stop, pause or kill the process at a chosen document, so
 // that those tests depend on progress, never on timing. Only a build with
 // the tag testhooks has it (make test); the product has nohooks.go.
-var TestHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
-	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica)
+var TestHook func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers record.Sink,
+	replicas []scheduler.Replica) (scheduler.Source, record.Sink, []scheduler.Replica)
 
 // hooked is the run's input, answers and replicas, wrapped by TestHook
 // when a test set it.
-func hooked(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers scheduler.AnswerSink,
-	replicas []scheduler.Replica) (scheduler.Source, scheduler.AnswerSink, []scheduler.Replica) {
+func hooked(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers record.Sink,
+	replicas []scheduler.Replica) (scheduler.Source, record.Sink, []scheduler.Replica) {
 	if TestHook == nil {
 		return src, answers, replicas
 	}

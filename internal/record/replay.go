@@ -9,8 +9,11 @@ import (
 	"io"
 )
 
-// RecordSink takes records in order: what Replay hands them to.
-type RecordSink interface {
+// Sink takes answer and error records in input order: what Replay hands
+// them to, what the scheduler writes a run's records to, and what each
+// answers format of package output is (*Writer is one). The one name of
+// the one interface.
+type Sink interface {
 	WriteAnswer(AnswerRecord) error
 	WriteError(ErrorRecord) error
 }
@@ -21,7 +24,7 @@ type RecordSink interface {
 // converting ranks' JSONL into Parquet) with the values a run had. An
 // error record is a line with an "error"; a line this package did not
 // write is an error naming its number.
-func Replay(r io.Reader, keep []string, sink RecordSink) error {
+func Replay(r io.Reader, keep []string, sink Sink) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
@@ -41,7 +44,7 @@ func Replay(r io.Reader, keep []string, sink RecordSink) error {
 
 // replayLine decodes one record: the id, the kept fields in their order,
 // then the record's own keys.
-func replayLine(line []byte, keep []string, sink RecordSink) error {
+func replayLine(line []byte, keep []string, sink Sink) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	t, err := dec.Token()
 	if err != nil {
