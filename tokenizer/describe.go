@@ -29,7 +29,7 @@ func describe(cfg fileConfig, m model) []string {
 	return []string{
 		"normalizer: " + componentTree(cfg.Normalizer, "normalizers"),
 		"pre_tokenizer: " + componentTree(cfg.PreTokenizer, "pretokenizers"),
-		fmt.Sprintf("model: %s (%d tokens)", modelKind(m), m.size()),
+		fmt.Sprintf("model: %s (%d tokens)", m.kind(), m.size()),
 		"post_processor: " + componentTree(cfg.PostProcessor, "processors"),
 	}
 }
@@ -54,16 +54,4 @@ func componentTree(raw json.RawMessage, key string) string {
 		return "Sequence[" + strings.Join(parts, ", ") + "]"
 	}
 	return typ
-}
-
-func modelKind(m model) string {
-	switch m.(type) {
-	case *wordPiece:
-		return "WordPiece"
-	case *bpe:
-		return "BPE"
-	case *unigram:
-		return "Unigram"
-	}
-	return fmt.Sprintf("%T", m)
 }

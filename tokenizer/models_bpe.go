@@ -208,6 +208,8 @@ func (m *bpe) idToToken(id int32) (string, bool) {
 
 func (m *bpe) size() int { return len(m.tokens) }
 
+func (m *bpe) kind() string { return "BPE" }
+
 // tokenize is BPE::tokenize: with ignore_merges a word found whole in the
 // vocab is one token; otherwise its merged pieces, from the cache when the
 // word was seen before (HF caches words under 256 bytes).

@@ -97,6 +97,8 @@ func (u *unigram) idToToken(id int32) (string, bool) {
 
 func (u *unigram) size() int { return len(u.tokens) }
 
+func (u *unigram) kind() string { return "Unigram" }
+
 // uniLattice is one word's best paths: for every byte position, the best path
 // ending there (its score, where its last piece starts, and that piece).
 type uniLattice struct {

@@ -58,6 +58,8 @@ func (wp *wordPiece) idToToken(id int32) (string, bool) {
 
 func (wp *wordPiece) size() int { return len(wp.tokens) }
 
+func (wp *wordPiece) kind() string { return "WordPiece" }
+
 // tokenizeBytes appends the pieces of word (normalized, valid UTF-8, at
 // most maxChars chars) to dst. When some suffix cannot be matched the whole
 // word becomes one unk piece, as in HF.

@@ -36,6 +36,9 @@ type model interface {
 	idToToken(id int32) (string, bool)
 	// size is one more than the largest id in the vocabulary.
 	size() int
+	// kind is the model's type as tokenizer.json names it (WordPiece,
+	// BPE, Unigram), for Components.
+	kind() string
 }
 
 // piece is one token of a word: an id and a byte range of the word.
