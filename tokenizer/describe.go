@@ -40,13 +40,11 @@ func componentTree(raw json.RawMessage, key string) string {
 	if isNull(raw) {
 		return "none"
 	}
-	var c map[string]json.RawMessage
-	if json.Unmarshal(raw, &c) != nil {
+	typ, err := typeOf(raw)
+	if err != nil {
 		return "?"
 	}
-	typ, _ := typeOf(raw)
-	var members []json.RawMessage
-	if typ == "Sequence" && json.Unmarshal(c[key], &members) == nil {
+	if members, err := sequenceMembers(raw, key, "Sequence"); typ == "Sequence" && err == nil {
 		parts := make([]string, len(members))
 		for i, m := range members {
 			parts[i] = componentTree(m, key)

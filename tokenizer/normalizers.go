@@ -43,24 +43,11 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		n, err := parseBertNormalizer(raw)
 		return bertNormalizer{n: n}, err
 	case "Sequence":
-		var c struct {
-			Type        string            `json:"type"`
-			Normalizers []json.RawMessage `json:"normalizers"`
-		}
-		if err := strict(raw, &c, "Sequence normalizer"); err != nil {
+		seq, err := parseSequence(raw, "normalizers", "Sequence normalizer", parseNormalizer)
+		if err != nil {
 			return nil, err
 		}
-		var seq normalizers
-		for _, r := range c.Normalizers {
-			n, err := parseNormalizer(r)
-			if err != nil {
-				return nil, err
-			}
-			if n != nil {
-				seq = append(seq, n)
-			}
-		}
-		return seq, nil
+		return normalizers(seq), nil
 	case "Precompiled":
 		return parsePrecompiled(raw)
 	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents":

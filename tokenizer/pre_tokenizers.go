@@ -43,24 +43,11 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 		}
 		return whitespaceWords{}, nil
 	case "Sequence":
-		var c struct {
-			Type          string            `json:"type"`
-			PreTokenizers []json.RawMessage `json:"pretokenizers"`
-		}
-		if err := strict(raw, &c, "Sequence pre_tokenizer"); err != nil {
+		seq, err := parseSequence(raw, "pretokenizers", "Sequence pre_tokenizer", parsePreTokenizer)
+		if err != nil {
 			return nil, err
 		}
-		var seq sequenceOf
-		for _, r := range c.PreTokenizers {
-			p, err := parsePreTokenizer(r)
-			if err != nil {
-				return nil, err
-			}
-			if p != nil {
-				seq = append(seq, p)
-			}
-		}
-		return seq, nil
+		return sequenceOf(seq), nil
 	case "ByteLevel":
 		return parseByteLevel(raw)
 	case "Metaspace":

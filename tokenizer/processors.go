@@ -88,14 +88,11 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			pp.trim, pp.prefixSpace = true, orTrue(c.AddPrefixSpace)
 		}
 	case "Sequence":
-		var c struct {
-			Type       string            `json:"type"`
-			Processors []json.RawMessage `json:"processors"`
-		}
-		if err := strict(raw, &c, "Sequence post_processor"); err != nil {
+		members, err := sequenceMembers(raw, "processors", "Sequence post_processor")
+		if err != nil {
 			return err
 		}
-		for _, p := range c.Processors {
+		for _, p := range members {
 			if err := pp.add(p); err != nil {
 				return err
 			}
