@@ -14,6 +14,7 @@ runs it). Elsewhere it is skipped, saying so.
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import types
 import unittest
@@ -150,7 +151,9 @@ class TestJapaneseAgainstTransformers(unittest.TestCase):
     with ipadic, then WordPiece) against transformers' own, which splits
     words with fugashi over pip's ipadic: the first window of every
     (question, context) pair has the same ids, with qa-shard reading pip's
-    ipadic and, where Debian's mecab-ipadic-utf8 is installed, Debian's.
+    ipadic and, where Debian's mecab-ipadic-utf8 is installed, Debian's;
+    and cl-tohoku's bert-base-japanese-v3 as released (unidic_lite, pip's
+    unidic-lite, which qa-shard finds in the environment itself).
     The answers themselves differ by design: transformers answers a slow
     tokenizer through squad_convert_examples_to_features, with whole
     whitespace-separated chunks (docs/migration.md)."""
@@ -170,16 +173,23 @@ class TestJapaneseAgainstTransformers(unittest.TestCase):
             texts += [json.loads(line) for line in f][::10]  # man pages, policy, hostile strings
         with open(os.path.join(JAPANESE, "questions.txt"), encoding="utf-8") as f:
             questions = [q.strip() for q in f if q.strip()][:2]
-        hf = transformers.AutoTokenizer.from_pretrained(JAPANESE_MODEL)
-        self.assertEqual(type(hf).__name__, "BertJapaneseTokenizer")
-        dictionaries = [("pip's ipadic", ["--mecab-dicdir", ipadic.DICDIR])]
+        folders = [(JAPANESE_MODEL, "pip's ipadic", ["--mecab-dicdir", ipadic.DICDIR])]
         if os.path.isfile("/var/lib/mecab/dic/ipadic-utf8/sys.dic"):
-            dictionaries.append(("Debian's mecab-ipadic-utf8", ["--mecab-dicdir", "/var/lib/mecab/dic/ipadic-utf8"]))
-        for name, flags in dictionaries:
+            folders.append((JAPANESE_MODEL, "Debian's mecab-ipadic-utf8", ["--mecab-dicdir", "/var/lib/mecab/dic/ipadic-utf8"]))
+        real = os.path.join(os.environ.get("QA_SHARD_REAL_TOKENIZERS") or os.path.join(support.ROOT, "..", "shared", "real-tokenizers"),
+                            "bert-base-japanese-v3")
+        if os.path.isdir(real):  # cl-tohoku's v3 as released: unidic_lite, found by qa-shard in this environment
+            folders.append((real, "bert-base-japanese-v3 with pip's unidic-lite", []))
+        elif os.environ.get("CI") == "true":
+            self.fail("missing %s (kept outside the repository)" % real)
+        for folder, name, flags in folders:
+            hf = transformers.AutoTokenizer.from_pretrained(folder)
+            self.assertEqual(type(hf).__name__, "BertJapaneseTokenizer")
+            env = dict(os.environ, VIRTUAL_ENV=sys.prefix)  # where qa-shard looks for pip's dictionaries first
             for q in questions:
                 with self.subTest(dictionary=name, question=q):
-                    out = subprocess.run([support.binary(), "tokenize", "--model", JAPANESE_MODEL, "--json", "--question", q]
-                                         + flags + ["--"] + texts, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+                    out = subprocess.run([support.binary(), "tokenize", "--model", folder, "--json", "--question", q]
+                                         + flags + ["--"] + texts, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True, env=env)
                     ours = [[] for _ in texts]
                     for line in out.stdout.decode("utf-8").splitlines()[1:]:
                         tok = json.loads(line)

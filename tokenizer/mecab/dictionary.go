@@ -66,12 +66,13 @@ func (f Fingerprint) String() string {
 // entries, "UTF-8"); both are taken as it, pip's first where both are;
 // Debian's unidic-mecab is UniDic 3.1.1, pip's unidic downloads 3.1.0, so
 // it is a UniDic but not the one the model names; unidic_lite is UniDic
-// 2.1.2, packaged only by pip.
+// 2.1.2, packaged only by pip (unidic-lite 1.0.8 measured).
 var Dictionaries = []Known{
 	{Name: "ipadic", Family: "ipadic", Package: "ipadic", Module: "ipadic", What: "IPAdic 2.7.0",
 		System: []string{"ipadic-utf8", "ipadic"},
 		Prints: []Fingerprint{{392126, 1316, 1316, "UTF8"}, {392127, 1316, 1316, "UTF-8"}}},
-	{Name: "unidic_lite", Family: "unidic", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)"},
+	{Name: "unidic_lite", Family: "unidic", Package: "unidic-lite", Module: "unidic_lite", What: "UniDic 2.1.2 (unidic-lite)",
+		Prints: []Fingerprint{{756264, 5981, 5981, "UTF8"}}}, // pip's unidic-lite 1.0.8
 	{Name: "unidic", Family: "unidic", Package: "unidic", Module: "unidic", What: "UniDic 3.1.0 (pip's unidic, after python -m unidic download)"},
 }
 

@@ -201,7 +201,8 @@ func TestReadFingerprintMatchesMecab(t *testing.T) {
 
 // TestIPAdicBuilds: both builds of IPAdic 2.7.0 measured are the model's
 // ipadic: pip's ipadic 1.0.0 (the one transformers loads) and Debian's
-// mecab-ipadic-utf8; a build for another charset is not.
+// mecab-ipadic-utf8; a build for another charset is not; pip's
+// unidic-lite is UniDic 2.1.2.
 func TestIPAdicBuilds(t *testing.T) {
 	for _, c := range []struct {
 		f    Fingerprint
@@ -210,6 +211,7 @@ func TestIPAdicBuilds(t *testing.T) {
 		{Fingerprint{392126, 1316, 1316, "UTF8"}, "IPAdic 2.7.0"},  // pip's ipadic 1.0.0
 		{Fingerprint{392127, 1316, 1316, "UTF-8"}, "IPAdic 2.7.0"}, // Debian's mecab-ipadic-utf8
 		{Fingerprint{392127, 1316, 1316, "EUC-JP"}, ""},
+		{Fingerprint{756264, 5981, 5981, "UTF8"}, "UniDic 2.1.2 (unidic-lite)"}, // pip's unidic-lite 1.0.8
 	} {
 		if what, _ := Identify(c.f); what != c.want {
 			t.Errorf("%v is %q, want %q", c.f, what, c.want)
