@@ -1,4 +1,4 @@
-package output
+package record
 
 import (
 	"reflect"
@@ -6,23 +6,22 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-
-	"qa-shard/internal/record"
 )
 
-// TestParquetColumnsAreRecordColumns: the Parquet answers' columns are
-// the id, the kept fields, then record.AnswerColumns in order (the list
+// TestParquetColumnsAreRecordColumns: the Parquet answers' columns
+// (ParquetRows) are
+// the id, the kept fields, then AnswerColumns in order (the list
 // --keep-fields is checked against), the answers list only with top-k
 // above 1.
 func TestParquetColumnsAreRecordColumns(t *testing.T) {
 	for _, topK := range []int{1, 3} {
-		o := Options{Keep: []string{"url", "meta.lang"}, Schema: record.Schema{ID: record.Int, Keep: []record.Kind{record.String, record.JSON}}, TopK: topK}
-		s := parquet.SchemaOf(reflect.New(rowType(o)).Interface())
+		keep, schema := []string{"url", "meta.lang"}, Schema{ID: Int, Keep: []Kind{String, JSON}}
+		s := parquet.SchemaOf(reflect.New(NewParquetRows(keep, schema, topK).Type()).Interface())
 		var got []string
 		for _, f := range s.Fields() {
 			got = append(got, f.Name())
 		}
-		want := append([]string{record.IDColumn, "url", "meta.lang"}, record.AnswerColumns...)
+		want := append([]string{IDColumn, "url", "meta.lang"}, AnswerColumns...)
 		if topK == 1 {
 			want = slices.DeleteFunc(want, func(c string) bool { return c == "answers" })
 		}
