@@ -10,6 +10,7 @@ import (
 
 	"qa-shard/internal/errkind"
 	"qa-shard/internal/format"
+	"qa-shard/internal/record"
 	"qa-shard/output"
 )
 
@@ -112,7 +113,7 @@ func ReadAnswers(path string) (map[Key]Prediction, error) {
 		out[k] = p
 		return nil
 	}
-	err := output.EachAnswer(path, func(_ int64, r output.Answer) error {
+	err := output.EachAnswer(path, func(_ int64, r record.Read) error {
 		p := Prediction{Answer: r.Answer, Score: r.Score, Start: r.Start, End: r.End, QuestionID: r.QuestionID, Error: r.IsError}
 		if r.SpanLogit != nil && r.NullLogit != nil {
 			p.SpanLogit, p.NullLogit, p.Logits = *r.SpanLogit, *r.NullLogit, true

@@ -3,17 +3,16 @@ package output
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 
 	"qa-shard/internal/format"
 	"qa-shard/internal/partfolder"
+	"qa-shard/internal/record"
 	"qa-shard/output/logits"
 )
 
@@ -21,8 +20,9 @@ import (
 // JSON lines, plain or compressed by the file's name (.gz; .zst or .zstd,
 // one member or frame per checkpoint), or a .parquet folder of
 // part-NNNNN.parquet files. The resume checks (verify.go) and qa-shard
-// eval (evaluate) both read answers through it: EachAnswer is the one
-// reader of an answer record's fields in either format.
+// eval (evaluate) both read answers through it: EachAnswer opens an
+// output in either format and hands each record as internal/record reads
+// it (record.ReadLine, record.ReadRow).
 
 // OpenText opens path as JSON lines, decompressed by its name.
 func OpenText(path string) (io.ReadCloser, error) {
@@ -77,26 +77,12 @@ func ParquetParts(path string) (parts []string, ok bool, err error) {
 	return parts, true, err
 }
 
-// Answer is what a reader takes of one record of an answers output,
-// whatever its format: the id as text (integer ids in decimal), the
-// question and its id, the answer ("" for an error record), its score and
-// offsets, the raw logits (nil for an error record, or an output written
-// before they were), and an error record's reason.
-type Answer struct {
-	ID, Question, QuestionID, Answer string
-	Score                            float64
-	Start, End                       int
-	SpanLogit, NullLogit             *float64
-	IsError                          bool
-	Error                            string
-}
-
 // EachAnswer calls fn with every record of the answers output path, in
 // order, in any format this package writes (JSON lines, plain or
 // compressed; a Parquet file or part folder); n counts records from 1. A
 // JSON line that is no answer record (neither "answer" nor "error") is an
 // error naming its line.
-func EachAnswer(path string, fn func(n int64, a Answer) error) error {
+func EachAnswer(path string, fn func(n int64, a record.Read) error) error {
 	parts, isParquet, err := ParquetParts(path)
 	if isParquet {
 		if err != nil {
@@ -104,7 +90,7 @@ func EachAnswer(path string, fn func(n int64, a Answer) error) error {
 		}
 		var n int64
 		for _, part := range parts {
-			if err := eachParquetAnswer(part, func(a Answer) error { n++; return fn(n, a) }); err != nil {
+			if err := eachParquetAnswer(part, func(a record.Read) error { n++; return fn(n, a) }); err != nil {
 				return fmt.Errorf("%s: %w", part, err)
 			}
 		}
@@ -120,7 +106,7 @@ func EachAnswer(path string, fn func(n int64, a Answer) error) error {
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			a, derr := decodeAnswerLine(b)
+			a, derr := record.ReadLine(b)
 			if derr == nil {
 				n++
 				derr = fn(n, a)
@@ -138,48 +124,8 @@ func EachAnswer(path string, fn func(n int64, a Answer) error) error {
 	}
 }
 
-// decodeAnswerLine reads one JSON answer or error record.
-func decodeAnswerLine(line []byte) (Answer, error) {
-	var r struct {
-		ID         json.RawMessage `json:"id"`
-		Question   string          `json:"question"`
-		QuestionID string          `json:"question_id"`
-		Answer     *string         `json:"answer"`
-		Score      float64         `json:"score"`
-		Start      int             `json:"start"`
-		End        int             `json:"end"`
-		SpanLogit  *float64        `json:"span_logit"`
-		NullLogit  *float64        `json:"null_logit"`
-		Error      *string         `json:"error"`
-	}
-	if err := json.Unmarshal(line, &r); err != nil {
-		return Answer{}, err
-	}
-	if r.Error == nil && r.Answer == nil {
-		return Answer{}, errors.New("not an answer record (it has no \"answer\" and no \"error\"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)")
-	}
-	a := Answer{ID: idText(r.ID), Question: r.Question, QuestionID: r.QuestionID, Score: r.Score, Start: r.Start, End: r.End,
-		SpanLogit: r.SpanLogit, NullLogit: r.NullLogit, IsError: r.Error != nil}
-	if r.Answer != nil {
-		a.Answer = *r.Answer
-	}
-	if r.Error != nil {
-		a.Error = *r.Error
-	}
-	return a, nil
-}
-
-// idText is a JSON id (a string or a number) as text.
-func idText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(bytes.TrimSpace(raw))
-}
-
 // eachParquetAnswer calls fn with every row of one Parquet answers file.
-func eachParquetAnswer(path string, fn func(a Answer) error) error {
+func eachParquetAnswer(path string, fn func(a record.Read) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -193,7 +139,7 @@ func eachParquetAnswer(path string, fn func(a Answer) error) error {
 	if err != nil {
 		return err
 	}
-	for _, col := range []string{"id", "question", "answer"} {
+	for _, col := range record.RowColumns {
 		if _, ok := pf.Schema().Lookup(col); !ok {
 			return fmt.Errorf("no %q column (qa-shard's answers have id, question and answer)", col)
 		}
@@ -208,13 +154,7 @@ func eachParquetAnswer(path string, fn func(a Answer) error) error {
 		k, err := r.Read(rows)
 		for _, m := range rows[:k] {
 			n++
-			a := Answer{ID: text(m["id"]), Question: text(m["question"]), QuestionID: text(m["question_id"]), Answer: text(m["answer"]),
-				Start: integer(m["start"]), End: integer(m["end"]), SpanLogit: float(m["span_logit"]), NullLogit: float(m["null_logit"]),
-				Error: text(m["error"])}
-			a.IsError = a.Error != ""
-			if s := float(m["score"]); s != nil {
-				a.Score = *s
-			}
+			a := record.ReadRow(m)
 			if ferr := fn(a); ferr != nil {
 				return fmt.Errorf("row %d: %w", n, ferr)
 			}
@@ -268,37 +208,3 @@ type openError struct{ err error }
 
 func (e *openError) Error() string { return e.err.Error() }
 func (e *openError) Unwrap() error { return e.err }
-
-// text is a Parquet value as the JSON answers would spell it: strings as
-// they are, integer ids in decimal, null as "".
-func text(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	}
-	return fmt.Sprint(v)
-}
-
-// integer is a Parquet int64, 0 for null.
-func integer(v any) int {
-	if x, ok := v.(int64); ok {
-		return int(x)
-	}
-	return 0
-}
-
-// float is a Parquet double as a pointer, nil for null or a missing column.
-func float(v any) *float64 {
-	if x, ok := v.(float64); ok {
-		return &x
-	}
-	return nil
-}
