@@ -3,8 +3,8 @@ package record
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"qa-shard/internal/errkind"
 	"strconv"
 )
 
@@ -25,7 +25,7 @@ type Read struct {
 
 // ErrNotARecord is a JSON line that is neither an answer nor an error
 // record.
-var ErrNotARecord = errors.New(`not an answer record (it has no "answer" and no "error"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)`)
+var ErrNotARecord = errkind.NewUser(`not an answer record (it has no "answer" and no "error"): give the --output of a qa-shard run (or another reader's answers with id, question and answer)`)
 
 // ReadLine reads one JSON answer or error record, as Writer writes them
 // (or another reader's answers with id, question and answer), leniently:
