@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/tokens"
@@ -14,6 +15,16 @@ import (
 // BertPreTokenizer does and runs WordPiece on each, several times faster
 // than the general pipeline (pipeline.go), which the golden tests run too.
 
+// bertFast is the fused encoder's state: the WordPiece model, the
+// normalizer's table of chars, the raw added tokens, and per-call buffers.
+type bertFast struct {
+	wp         *wordPiece
+	chars      *charTable
+	added      []addedToken // raw added tokens, longest first
+	addedFirst [256]bool    // first bytes of added tokens: the only places a match can start
+	scratch    sync.Pool    // *scratch, per-call buffers
+}
+
 // useBertFastPath turns the fused encoder on when the general pipeline is
 // exactly BERT's.
 func (t *Tokenizer) useBertFastPath() {
@@ -22,12 +33,12 @@ func (t *Tokenizer) useBertFastPath() {
 	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.trim {
 		return
 	}
-	t.wp = wp
-	t.chars = newCharTable(bertConfig{})
+	f := &bertFast{wp: wp, chars: newCharTable(bertConfig{})}
 	if bn, ok := p.norm.(bertNormalizer); ok {
-		t.chars = newCharTable(bn.n)
+		f.chars = newCharTable(bn.n)
 	}
-	t.added, t.addedFirst = p.added.raw, p.added.rawFirst
+	f.added, f.addedFirst = p.added.raw, p.added.rawFirst
+	t.fast = f
 }
 
 // isBertLayout says whether the fused BERT encoder reproduces the file.
@@ -114,7 +125,7 @@ type scratch struct {
 // encoder is the state of one Encode call: a single pass that normalizes,
 // pre-tokenizes and runs WordPiece word by word.
 type encoder struct {
-	t    *Tokenizer
+	f    *bertFast
 	s    *scratch
 	out  tokens.Tokens
 	word int32 // index of the next pre-tokenizer word
@@ -127,25 +138,25 @@ type encoder struct {
 
 // encode is Encode on the BERT fast path; when words is not nil it also collects the normalized
 // pre-tokenizer words, which tests compare with Hugging Face's.
-func (t *Tokenizer) encode(text string, words *[]string) tokens.Tokens {
-	s, _ := t.scratch.Get().(*scratch)
+func (f *bertFast) encode(text string, words *[]string) tokens.Tokens {
+	s, _ := f.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
-	defer t.scratch.Put(s)
+	defer f.scratch.Put(s)
 	guess := len(text)/4 + 4
-	e := encoder{t: t, s: s, words: words, out: tokens.Tokens{
+	e := encoder{f: f, s: s, words: words, out: tokens.Tokens{
 		IDs:     make([]int32, 0, guess),
 		Offsets: make([]tokens.Span, 0, guess),
 		Words:   make([]int32, 0, guess),
 	}}
 	s.word, s.orig = s.word[:0], s.orig[:0]
-	tbl := t.chars
+	tbl := f.chars
 	ci := int32(0) // code-point index of text[i]
 	for i := 0; i < len(text); {
 		b := text[i]
-		if t.addedFirst[b] {
-			if a := t.matchAdded(text[i:]); a != nil {
+		if f.addedFirst[b] {
+			if a := f.matchAdded(text[i:]); a != nil {
 				e.flush()
 				e.emit(a.id, ci, ci+a.chars)
 				e.word++
@@ -174,7 +185,7 @@ func (t *Tokenizer) encode(text string, words *[]string) tokens.Tokens {
 
 // char feeds the normalized form of one non-ASCII original char.
 func (e *encoder) char(r rune, ci int32) {
-	tbl := e.t.chars
+	tbl := e.f.chars
 	var norm []rune
 	iso := false
 	if r < 0x10000 {
@@ -232,7 +243,7 @@ func (e *encoder) appendChar(r rune, ci int32) {
 	e.chars++
 	// A word past the limit becomes one [UNK] whatever its content, so
 	// stop buffering: a megabyte without spaces costs no memory.
-	if e.chars > e.t.wp.maxChars {
+	if e.chars > e.f.wp.maxChars {
 		return
 	}
 	s := e.s
@@ -252,10 +263,10 @@ func (e *encoder) flush() {
 	if e.words != nil {
 		*e.words = append(*e.words, string(s.word))
 	}
-	if e.chars > e.t.wp.maxChars {
-		e.emit(e.t.wp.unk, e.firstOrig, e.lastOrig+1)
+	if e.chars > e.f.wp.maxChars {
+		e.emit(e.f.wp.unk, e.firstOrig, e.lastOrig+1)
 	} else {
-		s.pieces = e.t.wp.tokenizeBytes(s.word, s.pieces[:0])
+		s.pieces = e.f.wp.tokenizeBytes(s.word, s.pieces[:0])
 		for _, p := range s.pieces {
 			e.emit(p.id, s.orig[p.start], s.orig[p.end-1]+1)
 		}
@@ -272,10 +283,10 @@ func (e *encoder) emit(id, start, end int32) {
 }
 
 // matchAdded returns the longest added token that text starts with.
-func (t *Tokenizer) matchAdded(text string) *addedToken {
-	for i := range t.added {
-		if strings.HasPrefix(text, t.added[i].text) {
-			return &t.added[i]
+func (f *bertFast) matchAdded(text string) *addedToken {
+	for i := range f.added {
+		if strings.HasPrefix(text, f.added[i].text) {
+			return &f.added[i]
 		}
 	}
 	return nil

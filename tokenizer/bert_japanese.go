@@ -59,7 +59,7 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 	if !ok || t.pipe.norm != nil || t.pipe.pre != nil || len(t.pipe.added.norm) > 0 {
 		return nil, fmt.Errorf("load tokenizer %s: a word-split tokenizer needs a WordPiece model, no normalizer or pre-tokenizer, and raw added tokens", name)
 	}
-	t.wp = nil // the general pipeline, with the stages below
+	t.fast = nil // the general pipeline, with the stages below
 	var norm normalizers
 	if w.Lowercase {
 		norm = append(norm, lowercase{})

@@ -97,7 +97,7 @@ func TestParityGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	general.wp = nil
+	general.fast = nil
 	for _, tk := range []*Tokenizer{fast, general} {
 		for _, p := range loadGolden(t) {
 			t.Run(p.Name, func(t *testing.T) { checkPair(t, tk, p) })

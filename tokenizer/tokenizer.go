@@ -40,20 +40,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"qa-shard/tokenizer/tokens"
 )
 
 // Tokenizer is immutable after Load and safe for concurrent use.
 type Tokenizer struct {
-	// The BERT fast path, when the file is exactly BERT's layout (wp not
-	// nil).
-	wp         *wordPiece
-	chars      *charTable
-	added      []addedToken // raw added tokens, longest first
-	addedFirst [256]bool    // first bytes of added tokens: the only places a match can start
-	scratch    sync.Pool    // *scratch, per-call buffers
+	// fast is the BERT fast path, when the file is exactly BERT's layout
+	// (nil otherwise: the general pipeline encodes).
+	fast *bertFast
 
 	pipe      *pipeline // the general pipeline
 	model     model
@@ -159,8 +154,8 @@ func parse(raw []byte) (*Tokenizer, error) {
 // Invalid UTF-8 never panics: each invalid byte counts as one code point.
 // Hugging Face cannot take such input at all; callers reject it first.
 func (t *Tokenizer) Encode(text string) tokens.Tokens {
-	if t.wp != nil {
-		return t.encode(text, nil)
+	if t.fast != nil {
+		return t.fast.encode(text, nil)
 	}
 	if !t.post.trim {
 		return t.pipe.encode(text, nil)
