@@ -312,3 +312,13 @@ func splitChars(n normalized, pred func(rune) bool, b behavior, dst []normalized
 	}
 	return dst
 }
+
+// decodeAt decodes the char at byte i of s, ASCII first; an invalid byte is
+// a char of its own (RuneError, size 1). Every stage that walks a string
+// char by char (ByteLevel, BPE's words) uses it.
+func decodeAt(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}

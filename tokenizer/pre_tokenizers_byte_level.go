@@ -186,15 +186,6 @@ func gpt2Match(s string, i int, t *[0x10000]uint8) int {
 	return j
 }
 
-// decodeAt decodes the char at byte i of s, ASCII first; an invalid byte is
-// a char of its own (RuneError, size 1).
-func decodeAt(s string, i int) (rune, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
-	}
-	return utf8.DecodeRuneInString(s[i:])
-}
-
 // byteChars is GPT-2's bytes_to_unicode (tokenizers' bytes_char): the
 // printable Latin-1 bytes ('!'..'~', '¡'..'¬', '®'..'ÿ') stand for
 // themselves, the other 68 bytes, in order, for U+0100 upwards. Each entry
