@@ -1,8 +1,11 @@
 // Package record owns the program's records: the streaming JSONL reader
 // that validates input documents, maps their fields and places them, the
-// run's schema (the type of ids and kept fields), the writer of JSONL
-// answers, and the logits row a window's raw logits travel in. It imports only the standard library and knows nothing of
-// files, formats, the model or the pipeline.
+// run's schema (the type of ids and kept fields), the answer record's
+// codec (the JSONL writer and its replay, the Parquet row layout, the
+// reading of a record's fields from a JSON line or a Parquet row, and
+// Sink, what records are written to), and the logits row a window's raw
+// logits travel in. It imports only the standard library and knows
+// nothing of files, the model or the pipeline.
 package record
 
 import (

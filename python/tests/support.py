@@ -74,3 +74,18 @@ def cli_answers(pairs_, *flags):
                         "--max-errors", "100%"] + FLAGS + list(flags), check=True, stderr=subprocess.PIPE)
         with open(out, encoding="utf-8") as f:
             return [json.loads(line) for line in f]
+
+
+def assert_same_results(case: unittest.TestCase, got, want, msg: str = "") -> None:
+    """Pipeline results equal: the same shape, answers and offsets exactly,
+    scores within a relative 1e-5 (runs that batch differently may round
+    differently on another processor, as cmd/qa-shard's golden test
+    allows)."""
+    case.assertEqual(type(got), type(want), msg)
+    if isinstance(want, list):
+        case.assertEqual(len(got), len(want), msg)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_results(case, g, w, "%s[%d]" % (msg, i))
+        return
+    case.assertEqual({k: v for k, v in got.items() if k != "score"}, {k: v for k, v in want.items() if k != "score"}, msg)
+    case.assertAlmostEqual(got["score"], want["score"], delta=1e-5 * max(1.0, abs(want["score"])), msg=msg)

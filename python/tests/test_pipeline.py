@@ -58,7 +58,7 @@ class TestAnswers(PipelineCase):
             with self.subTest(settings=kwargs):
                 want = [result(rec, kwargs.get("top_k", 1)) for rec in support.cli_answers(pairs, *flags)]
                 got = p(question=[q for q, _ in pairs], context=[c for _, c in pairs], **kwargs)
-                self.assertEqual(got, want)
+                support.assert_same_results(self, got, want, str(kwargs))
                 self.assertGreater(max(rec["windows"] for rec in support.cli_answers(pairs[-2:], *flags)), 1,
                                    "the corpus has a document of several windows")
 

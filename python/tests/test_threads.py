@@ -31,7 +31,8 @@ class TestThreads(unittest.TestCase):
     def test_threads_mixed_settings(self):
         """Twelve threads, each calling repeatedly with its own settings,
         through one process: every answer equals the CLI's with the same
-        settings as flags, and no call started another process."""
+        settings as flags (scores within support's tolerance: the batches
+        differ), and no call started another process."""
         pairs = support.pairs()
         flags = {0: [], 1: ["--top-k", "3"], 2: ["--max-seq-len", "96", "--doc-stride", "32"],
                  3: ["--top-k", "2", "--handle-impossible-answer"], 4: ["--align-to-words=false", "--max-answer-len", "4"],
@@ -55,7 +56,7 @@ class TestThreads(unittest.TestCase):
             for i, t, got in ex.map(work, range(12)):
                 for n, answers in enumerate(got):
                     expect = want[i][t % 3::3] if n % 2 == 0 else want[i]
-                    self.assertEqual(answers, expect, "thread %d, settings %s, call %d" % (t, SETTINGS[i], n))
+                    support.assert_same_results(self, answers, expect, "thread %d, settings %s, call %d" % (t, SETTINGS[i], n))
         self.assertEqual(qa.pids, pids, "one process served every setting")
 
 
