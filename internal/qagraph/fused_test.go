@@ -17,6 +17,25 @@ import (
 // that a few layers move the logits), LayerNorm scales near 1.
 type random map[string][]int64
 
+// randomModel is config.json js with random weights: its config and a
+// Source of every weight Specs lists for it.
+func randomModel(t *testing.T, js string) (Config, random) {
+	t.Helper()
+	c, err := ParseConfig("config.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := Specs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := random{}
+	for _, s := range specs {
+		src[s.Name] = s.Shape
+	}
+	return c, src
+}
+
 func (r random) Weight(name string, want []int64) (Weight, error) {
 	shape := r[name]
 	return Weight{Shape: shape, Write: func(w io.Writer, transpose bool) error {
@@ -89,18 +108,7 @@ func TestFusedEqualsUnfused(t *testing.T) {
 	types := [][]int64{{0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0}, {0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0}}
 	for name, js := range fusedConfigs {
 		t.Run(name, func(t *testing.T) {
-			c, err := ParseConfig("config.json", []byte(js))
-			if err != nil {
-				t.Fatal(err)
-			}
-			specs, err := Specs(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := random{}
-			for _, s := range specs {
-				src[s.Name] = s.Shape
-			}
+			c, src := randomModel(t, js)
 			plain, fused := t.TempDir(), t.TempDir()
 			if _, err := Build(plain, c, src); err != nil {
 				t.Fatal(err)
@@ -176,18 +184,7 @@ func TestFloat16(t *testing.T) {
 	mask := [][]int64{{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}}
 	for name, js := range fusedConfigs {
 		t.Run(name, func(t *testing.T) {
-			c, err := ParseConfig("config.json", []byte(js))
-			if err != nil {
-				t.Fatal(err)
-			}
-			specs, err := Specs(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := random{}
-			for _, s := range specs {
-				src[s.Name] = s.Shape
-			}
+			c, src := randomModel(t, js)
 			plain, half := t.TempDir(), t.TempDir()
 			if _, err := Build(plain, c, src); err != nil {
 				t.Fatal(err)
