@@ -87,7 +87,7 @@ demo: ort $(BIN) demo-model
 include mk/tokenizers.mk
 
 # Every test build carries GO_TEST_TAGS: test hooks (a child process
-# stopped at a chosen document: commands/run/testhooks.go) are built only
+# stopped at a chosen document: job/testhooks.go) are built only
 # with the tag testhooks, so the product binary links none
 # (TestProductLinksNoHooks). Every `go test` and `go vet` below and in mk/
 # passes it, and golangci-lint's build-tags name it.

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"qa-shard/commands/merge"
-	"qa-shard/commands/run"
 	"qa-shard/internal/record"
 	"qa-shard/internal/signals"
+	"qa-shard/job"
 	"qa-shard/output"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
@@ -72,7 +72,7 @@ const (
 	envMergeKillAt = "QA_SHARD_TEST_MERGE_KILL_AT"
 )
 
-// installHooks sets run.TestHook (and merge.TestStep) from the environment.
+// installHooks sets job.TestHook (and merge.TestStep) from the environment.
 func installHooks() {
 	if v, ok := os.LookupEnv(envMergeKillAt); ok {
 		killAt, _ := strconv.Atoi(v)
@@ -117,7 +117,7 @@ func installHooks() {
 		return
 	}
 	hold := os.Getenv(envHold)
-	run.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers record.Sink,
+	job.TestHook = func(ctx context.Context, stop <-chan struct{}, out *output.Outputs, src scheduler.Source, answers record.Sink,
 		replicas []scheduler.Replica) (scheduler.Source, record.Sink, []scheduler.Replica) {
 		h := &hookSource{Source: src, ctx: ctx, stop: stop, pauseAt: pauseAt, signalAt: signalAt, signals: signals, twice: signalTwice, records: map[int64]int{},
 			inputAt: inputAt, inputAction: inputAction, inputPath: inputPath}

@@ -9,14 +9,14 @@ import (
 )
 
 // TestProductLinksNoHooks: the product binary, built without tags as make
-// build builds it, has no test hook (its symbols have no run.TestHook or merge.TestStep),
+// build builds it, has no test hook (its symbols have no job.TestHook or merge.TestStep),
 // and links the simulated devices (worker/sim) only through the benchmark
 // harness (commands/bench: bench --scheduling, --inputs), as depguard's
 // rule simulated-devices says of the code. The same check on a build with
 // the tag testhooks finds the hook, so it can see one.
 func TestProductLinksNoHooks(t *testing.T) {
 	dir := t.TempDir()
-	hook := regexp.MustCompile(`(?m) qa-shard/commands/(run\.TestHook|merge\.TestStep)$`)
+	hook := regexp.MustCompile(`(?m) qa-shard/(job\.TestHook|commands/merge\.TestStep)$`)
 	for _, tags := range []string{"", "testhooks"} {
 		bin := filepath.Join(dir, "qa-shard"+tags)
 		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {

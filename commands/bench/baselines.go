@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"qa-shard/fleet"
+	"qa-shard/job"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 	"qa-shard/tokenizer"
@@ -47,8 +47,9 @@ func (ms *models) naiveRun(ctx context.Context, o options, docs []benchDoc) (nai
 	if err != nil {
 		return naiveResult{}, err
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: 1, MaxBatchTokens: 512,
-		MaxSeqLen: 512, TRTCacheDir: "trt-cache"}, mi.m)
+	fl, err := job.StartFleet(ctx, job.Replicas{Simulate: Simulated, MaxSeqLen: 512,
+		Devices:  job.DeviceOptions{Devices: o.Devices, Provider: o.Provider, ReplicasPerDevice: 1, TRTCacheDir: "trt-cache"},
+		Pipeline: job.PipelineOptions{MaxBatchTokens: 512}}, mi.m)
 	if err != nil {
 		return naiveResult{}, err
 	}

@@ -20,8 +20,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/fleet"
 	"qa-shard/input"
+	"qa-shard/job"
 	"qa-shard/qa"
 )
 
@@ -63,8 +63,8 @@ func measure(ctx context.Context, w io.Writer, o options) error {
 	}
 	p := picture{o: o, load0: loadAvg(), docs: len(docs)}
 	seq := qa.DefaultSettings().MaxSeqLen
-	fo := fleet.Options{Simulate: Simulated, Devices: o.Devices, Provider: o.Provider, MaxSeqLen: seq, TRTCacheDir: "trt-cache"}
-	if err := p.measureRaw(ctx, fo, mi, seq); err != nil { // the by-hand shape comes from this first pass
+	fr := job.Replicas{Devices: job.DeviceOptions{Devices: o.Devices, Provider: o.Provider, TRTCacheDir: "trt-cache"}, MaxSeqLen: seq, Simulate: Simulated}
+	if err := p.measureRaw(ctx, fr, mi, seq); err != nil { // the by-hand shape comes from this first pass
 		return err
 	}
 	best := p.shapes[p.bestRaw()]
@@ -72,7 +72,7 @@ func measure(ctx context.Context, w io.Writer, o options) error {
 	p.runs = make([][]e2eResult, len(p.configs))
 	for rep := range o.Reps {
 		if rep > 0 { // the ceiling too is measured in every repetition, beside the runs
-			if err := p.measureRaw(ctx, fo, mi, seq); err != nil {
+			if err := p.measureRaw(ctx, fr, mi, seq); err != nil {
 				return err
 			}
 		}
@@ -101,8 +101,8 @@ func measure(ctx context.Context, w io.Writer, o options) error {
 }
 
 // measureRaw adds one repetition of the raw model at every candidate shape.
-func (p *picture) measureRaw(ctx context.Context, fo fleet.Options, mi *modelInfo, seq int) error {
-	fl, err := fleet.Start(ctx, fo, mi.m)
+func (p *picture) measureRaw(ctx context.Context, fr job.Replicas, mi *modelInfo, seq int) error {
+	fl, err := job.StartFleet(ctx, fr, mi.m)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"qa-shard/fleet"
 	"qa-shard/internal/record"
+	"qa-shard/job"
 	"qa-shard/qa"
 	"qa-shard/qamodel"
 	"qa-shard/scheduler"
@@ -89,13 +89,10 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	if c.fresh {
 		os.Remove(c.cache)
 	}
-	precision := "fp32"
-	if mi.m.QuantizedActivations {
-		precision = "int8"
-	}
-	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: ms.o.Devices, Provider: ms.o.Provider, ReplicasPerDevice: c.sessions,
-		Threads: c.threads, MaxBatchTokens: c.budget, SingleWindow: mi.m.QuantizedActivations, MaxSeqLen: qa.DefaultSettings().MaxSeqLen,
-		Precision: precision, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
+	fl, err := job.StartFleet(ctx, job.Replicas{Simulate: Simulated, MaxSeqLen: qa.DefaultSettings().MaxSeqLen,
+		Devices: job.DeviceOptions{Devices: ms.o.Devices, Provider: ms.o.Provider, ReplicasPerDevice: c.sessions, Threads: c.threads,
+			Precision: "fp32", TRTCacheDir: "trt-cache", GPUSampleInterval: time.Second},
+		Pipeline: job.PipelineOptions{MaxBatchTokens: c.budget}}, mi.m)
 	if err != nil {
 		return e2eResult{}, err
 	}
@@ -114,8 +111,9 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 		Settings: qa.DefaultSettings(),
 		Template: mi.tok.Template(),
 		PadID:    pad,
-		Batching: scheduler.Batching{MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(ms.o.Provider, tn.MaxBudget()), Shaper: tn, SingleWindowBatches: mi.m.QuantizedActivations},
+		Batching: job.Batching(ms.o.Provider, tn.MaxBudget(), mi.m),
 	}
+	cfg.Batching.Shaper = tn
 	src := record.NewStream(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, src, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)
 	wall, cpu := time.Since(start), cpuTime()-cpu0

@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"qa-shard/fleet"
 	"qa-shard/internal/record"
+	"qa-shard/job"
 	"qa-shard/qa"
 	"qa-shard/scheduler"
 )
@@ -39,9 +39,10 @@ func one(ctx context.Context, w io.Writer, o oneOptions) error {
 	if err != nil {
 		return err
 	}
-	fl, err := fleet.Start(ctx, fleet.Options{Simulate: Simulated, Devices: o.Devices, Threads: o.Threads, ReplicasPerDevice: o.ReplicasPerDevice,
-		Provider: o.Provider, MaxBatchTokens: o.MaxBatchTokens, SingleWindow: mi.m.QuantizedActivations,
-		MaxSeqLen: qa.DefaultSettings().MaxSeqLen, TRTCacheDir: "trt-cache", SampleInterval: time.Second}, mi.m)
+	fl, err := job.StartFleet(ctx, job.Replicas{Simulate: Simulated, MaxSeqLen: qa.DefaultSettings().MaxSeqLen,
+		Devices: job.DeviceOptions{Devices: o.Devices, Provider: o.Provider, Threads: o.Threads, ReplicasPerDevice: o.ReplicasPerDevice,
+			TRTCacheDir: "trt-cache", GPUSampleInterval: time.Second},
+		Pipeline: job.PipelineOptions{MaxBatchTokens: o.MaxBatchTokens}}, mi.m)
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func one(ctx context.Context, w io.Writer, o oneOptions) error {
 		Settings: qa.DefaultSettings(),
 		Template: sp,
 		PadID:    pad,
-		Batching: scheduler.Batching{MaxBatchTokens: o.MaxBatchTokens, MaxBatchRows: fleet.BatchRows(o.Provider, o.MaxBatchTokens), SingleWindowBatches: mi.m.QuantizedActivations},
+		Batching: job.Batching(o.Provider, o.MaxBatchTokens, mi.m),
 	}
 	sum, err := scheduler.Run(ctx, cfg, record.NewStream(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
 	if err != nil {

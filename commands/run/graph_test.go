@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"qa-shard/internal/cli"
+	"qa-shard/job"
 	"qa-shard/qamodel"
 	"qa-shard/worker"
 )
@@ -51,7 +52,7 @@ func TestModelGraph(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		g, err := modelGraph(o, tc.target)
+		g, err := job.ModelGraph(o, tc.target)
 		switch {
 		case tc.refuse == "" && (err != nil || g != tc.want):
 			t.Errorf("%v on %s: %+v, %v; want %+v", tc.args, tc.target, g, err, tc.want)

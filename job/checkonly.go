@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"go.uber.org/zap"
@@ -13,7 +13,7 @@ import (
 // ONNX Runtime, devices or the network, and changing nothing: the
 // outputs as --resume or --overwrite find them, the model (qamodel.Check)
 // and the questions against its tokenizer. A line says what was found.
-func checkOnly(o *options, in *inputs, questions []string, log *zap.Logger) error {
+func checkOnly(o *Options, in *inputs, questions []string, log *zap.Logger) error {
 	if err := output.Precheck(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite}); err != nil {
 		return err
 	}

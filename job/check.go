@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 )
 
 // Check refuses settings no run can use, before anything is opened.
-func (o *options) Check() error {
+func (o *Options) Check() error {
 	if o.Model == "" {
 		return fmt.Errorf("%w: --model is required: a question-answering checkpoint folder (config.json with model.safetensors or pytorch_model.bin), a Hugging Face Hub id such as deepset/roberta-base-squad2, or an ONNX export", cli.ErrUsage)
 	}
@@ -100,7 +100,7 @@ func (o *options) Check() error {
 // checkLimits refuses counts and durations that cannot mean anything:
 // a negative thread count, a checkpoint never or always, a progress line
 // more often than a person reads one.
-func (o *options) checkLimits() error {
+func (o *Options) checkLimits() error {
 	for _, d := range []struct {
 		flag     string
 		v, least time.Duration
@@ -181,7 +181,7 @@ func checkKeep(keep []string) error {
 
 // Warnings are settings a run can use but that are likely mistakes, one
 // sentence each, said once at the start.
-func (o deviceOptions) Warnings() []string {
+func (o DeviceOptions) Warnings() []string {
 	var w []string
 	if n := gpu.CPUSessions(o.Devices); n > runtime.NumCPU() {
 		w = append(w, fmt.Sprintf("--devices cpu:%d starts %d sessions on %d cores: they share the cores, which is slower than one session per core (--devices cpu measures the best layout)", n, n, runtime.NumCPU()))

@@ -1,7 +1,11 @@
-// Package run is `qa-shard run`, the default subcommand: its options
-// (grouped by what uses them: options.go), flags, checks and help, the
-// steps that open and run a job, and how the run ends (outcome.go).
-package run
+// Package job assembles one run of qa-shard from its options: the
+// inputs, the outputs, the model, the fleet of replicas, the tuner, the
+// metrics and the scheduler, in one order (Run), and how the run ends
+// (outcome.go). Every caller goes through it: `qa-shard run` (the Python
+// pipeline and the checks of quantize and export run that command),
+// and `qa-shard bench` starts its fleets and batches with FleetOptions
+// and Batching, the same rules a run follows.
+package job
 
 import (
 	"context"
@@ -34,62 +38,43 @@ import (
 	"qa-shard/worker"
 )
 
-// Command is `qa-shard run`, the default subcommand, with what main
-// gives it.
-type Command struct {
+// Env is what the program gives a run beside its options.
+type Env struct {
 	// Build is this build's version, for the run's metrics.
 	Build string
-	// ExitCodes is main's table of exit codes, a line a code, for --help.
-	ExitCodes string
 	// Simulate builds the replicas of a "sim:..." --devices spec, for tests
 	// (nil: such a spec is refused).
 	Simulate fleet.Simulator
 }
 
-// Run answers the questions of a corpus.
-func (c Command) Run(args []string) error {
-	o, err := parse(args, Help(c.ExitCodes))
-	if err != nil {
-		return err
-	}
-	log, err := logs.New(o.LogFormat, o.LogLevel)
-	if err != nil {
-		return err
-	}
-	defer log.Sync()
-	h, release := signals.Handle(o.DrainTimeout, log)
-	defer release()
-	return c.runJob(h, o, log)
-}
-
-// runJob runs one job as a list of steps, each a function below: check
+// Run runs one job as a list of steps, each a function below: check
 // the options, open the inputs, claim the outputs, open the model, start
 // the fleet, fingerprint the run, start the tuner, open the outputs, open
 // the source, start the metrics, run the scheduler; finish ends it (what
 // is saved, what the outcome means: outcome.go).
-func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
+func Run(h *signals.Handler, o *Options, env Env, log *zap.Logger) error {
 	ctx := h.Context
 	questions, err := checkOptions(o, log)
 	if err != nil {
 		return err
 	}
-	in, err := openInputs(o.inputOptions, o.rankOptions, &o.outputOptions, questions, log)
+	in, err := openInputs(o.InputOptions, o.RankOptions, &o.OutputOptions, questions, log)
 	if err != nil {
 		return err
 	}
 	if o.CheckOnly {
 		return checkOnly(o, in, questions, log)
 	}
-	locks, err := claimOutputs(o.outputOptions)
+	locks, err := claimOutputs(o.OutputOptions)
 	if err != nil {
 		return err
 	}
 	defer locks.Release()
-	graph, err := modelGraph(o, deviceTarget(o))
+	graph, err := ModelGraph(o, deviceTarget(o))
 	if err != nil {
 		return err
 	}
-	m, err := openModel(o.modelOptions, graph, o.Settings.MaxSeqLen, o.LogFormat, log)
+	m, err := openModel(o.ModelOptions, graph, o.Settings.MaxSeqLen, o.LogFormat, log)
 	if err != nil {
 		return err
 	}
@@ -97,7 +82,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err := questionsFit(m.Tok, questions, o.Settings); err != nil {
 		return err
 	}
-	fl, err := startFleet(ctx, o, c.Simulate, m, in.plan.Rank.World, log)
+	fl, err := startFleet(ctx, o, env.Simulate, m, in.plan.Rank.World, log)
 	if err != nil {
 		return err
 	}
@@ -110,7 +95,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	if err = stoppedEarly(ctx, err); err != nil {
 		return err
 	}
-	out, err := openOutputs(o.outputOptions, o.Fields.Keep, o.Settings.TopK, in, fp)
+	out, err := openOutputs(o.OutputOptions, o.Fields.Keep, o.Settings.TopK, in, fp)
 	if err != nil {
 		return err
 	}
@@ -132,7 +117,7 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 	defer src.Close()
 	cfg := schedulerConfig(o, m, tn, fl, out, src, in, h.Drain, log)
 	logStart(log, o, m, fl, in, src, out, len(questions))
-	stopMetrics, err := startMetrics(ctx, o, c.Build, in.plan.Rank, fl, out.Journal(), &cfg, log)
+	stopMetrics, err := startMetrics(ctx, o, env.Build, in.plan.Rank, fl, out.Journal(), &cfg, log)
 	if err != nil {
 		return errors.Join(err, out.Discard())
 	}
@@ -147,20 +132,20 @@ func (c Command) runJob(h *signals.Handler, o *options, log *zap.Logger) error {
 }
 
 // ending is what finish needs of the run to end it.
-func ending(o *options, fl *fleet.Fleet, log *zap.Logger) runEnd {
-	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o.LogFormat, o.outputOptions, s, fl) }}
+func ending(o *Options, fl *fleet.Fleet, log *zap.Logger) runEnd {
+	return runEnd{Model: o.Model, Output: o.Output, MaxErrors: o.MaxErrors, Report: func(s scheduler.Summary) { report(log, o.LogFormat, o.OutputOptions, s, fl) }}
 }
 
 // checkOptions refuses settings no run can use, logs the warnings, and
 // returns every question, each once (one asked twice is said so).
-func checkOptions(o *options, log *zap.Logger) ([]string, error) {
+func checkOptions(o *Options, log *zap.Logger) ([]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	for _, w := range o.deviceOptions.Warnings() {
+	for _, w := range o.DeviceOptions.Warnings() {
 		log.Warn(w)
 	}
-	all, err := o.inputOptions.AllQuestions()
+	all, err := o.InputOptions.AllQuestions()
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +172,7 @@ func repeated(qs []string) []string {
 // claimOutputs, before anything expensive: the outputs must be writable,
 // this run their only writer, and not existing, foreign or mismatched
 // (refused now, not after the model has loaded).
-func claimOutputs(o outputOptions) (filelock.Set, error) {
+func claimOutputs(o OutputOptions) (filelock.Set, error) {
 	locks, err := claim(o)
 	if err != nil {
 		return nil, err
@@ -203,7 +188,7 @@ func claimOutputs(o outputOptions) (filelock.Set, error) {
 // tokenizer (for windows of maxSeqLen tokens), refusing a folder whose
 // parts do not fit together; a checkpoint's graph is built as graph says;
 // logFormat json quiets the runtime's own log.
-func openModel(o modelOptions, graph qamodel.Graph, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
+func openModel(o ModelOptions, graph qamodel.Graph, maxSeqLen int, logFormat string, log *zap.Logger) (*qamodel.Model, error) {
 	if err := worker.Init(worker.FindLib(o.ORTLib)); err != nil {
 		return nil, err
 	}
@@ -238,15 +223,8 @@ func shorten(q string) string {
 
 // startFleet opens a replica per device session; ranks is the job's world
 // size (CPU ranks on one node share its cores).
-func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
-	fo := fleetOptions(o.deviceOptions, o.pipelineOptions, o.Settings.MaxSeqLen, log)
-	fo.Simulate = simulate
-	fo.Ranks = ranks
-	if m.Graph.QuantizedActivations {
-		// One unpadded window per batch: the layout is measured, not the budget.
-		fo.Precision, fo.SingleWindow = "int8", true
-	}
-	fl, err := fleet.Start(ctx, fo, m.Graph)
+func startFleet(ctx context.Context, o *Options, simulate fleet.Simulator, m *qamodel.Model, ranks int, log *zap.Logger) (*fleet.Fleet, error) {
+	fl, err := StartFleet(ctx, Replicas{Devices: o.DeviceOptions, Pipeline: o.PipelineOptions, MaxSeqLen: o.Settings.MaxSeqLen, Ranks: ranks, Simulate: simulate, Log: log}, m.Graph)
 	if err = stoppedEarly(ctx, err); err != nil {
 		return nil, err
 	}
@@ -255,7 +233,7 @@ func startFleet(ctx context.Context, o *options, simulate fleet.Simulator, m *qa
 
 // fingerprintRun is what the answers depend on, so --resume refuses another
 // run's outputs. A run to standard output keeps no journal: none.
-func fingerprintRun(o *options, m *qamodel.Model, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
+func fingerprintRun(o *Options, m *qamodel.Model, in *inputs, questions []string) (fingerprint.Fingerprint, error) {
 	if o.Output == "-" {
 		return fingerprint.Fingerprint{}, nil
 	}
@@ -270,7 +248,7 @@ func fingerprintRun(o *options, m *qamodel.Model, in *inputs, questions []string
 
 // openOutputs opens the answers (and logits) where a resumed run ends, or
 // new ones, with the kept fields and top-k answers of every record.
-func openOutputs(o outputOptions, keep []string, topK int, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
+func openOutputs(o OutputOptions, keep []string, topK int, in *inputs, fp fingerprint.Fingerprint) (*output.Outputs, error) {
 	return output.Open(output.Options{Answers: o.Output, Logits: o.Logits, Resume: o.Resume, Overwrite: o.Overwrite, Fingerprint: fp,
 		Keep: keep, Schema: in.record.Schema, TopK: topK})
 }
@@ -289,16 +267,12 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 }
 
 // schedulerConfig is the run's options as the scheduler takes them.
-func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
+func schedulerConfig(o *Options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
 	cfg := scheduler.Config{
 		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
-		Batching: scheduler.Batching{
-			MaxBatchTokens: tn.MaxBudget(), MaxBatchRows: fleet.BatchRows(o.Provider, tn.MaxBudget()), Shaper: tn,
-			TokenizeWorkers: o.TokenizeWorkers, SingleWindowBatches: m.Graph.QuantizedActivations,
-			MaxInFlightBytes: int64(o.MaxInflightMB) << 20, MaxWindowsPerDoc: o.MaxWindowsPerDoc, InputIdle: in.paused,
-		},
-		Faults: scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
+		Batching: Batching(o.Provider, tn.MaxBudget(), m.Graph),
+		Faults:   scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
 		Checkpoints: scheduler.Checkpoints{
 			Stop: stop, SkipBelow: out.Skip, Checkpoint: src.Guard(out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
 		},
@@ -307,6 +281,8 @@ func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 			ProgressInterval: o.ProgressInterval, Status: fl.Status,
 		},
 	}
+	cfg.Batching.Shaper, cfg.Batching.TokenizeWorkers, cfg.Batching.InputIdle = tn, o.TokenizeWorkers, in.paused
+	cfg.Batching.MaxInFlightBytes, cfg.Batching.MaxWindowsPerDoc = int64(o.MaxInflightMB)<<20, o.MaxWindowsPerDoc
 	if bar := logs.Bar(o.LogFormat); bar != nil {
 		cfg.ProgressBar = bar // a nil *logs.Status would be a non-nil interface
 	}
@@ -314,7 +290,7 @@ func schedulerConfig(o *options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fle
 }
 
 // logStart says what is about to run.
-func logStart(log *zap.Logger, o *options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
+func logStart(log *zap.Logger, o *Options, m *qamodel.Model, fl *fleet.Fleet, in *inputs, src *input.Reader, out *output.Outputs, questions int) {
 	running, plans := fl.Starting()
 	graph := "as exported"
 	if m.Built {
@@ -335,7 +311,7 @@ func logStart(log *zap.Logger, o *options, m *qamodel.Model, fl *fleet.Fleet, in
 // journal is the file whose time is the last checkpoint's. A refusal (a
 // port in use, a textfile folder that cannot be written) stops what it
 // started.
-func startMetrics(ctx context.Context, o *options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
+func startMetrics(ctx context.Context, o *Options, build string, rank shard.Rank, fl *fleet.Fleet, journal string, cfg *scheduler.Config, log *zap.Logger) (func(), error) {
 	names := make([]string, len(fl.Replicas))
 	for i, r := range fl.Replicas {
 		names[i] = r.Name()
@@ -369,7 +345,7 @@ func runScheduler(ctx context.Context, stop <-chan struct{}, cfg scheduler.Confi
 // claim checks that the outputs can be written and locks them for the
 // life of the run (see output.Claim), so a second run on the same files
 // stops here, before any model is loaded.
-func claim(o outputOptions) (filelock.Set, error) {
+func claim(o OutputOptions) (filelock.Set, error) {
 	locks, err := output.Claim(o.Output, o.Logits, strings.Join(os.Args, " "), !o.NoLock)
 	if errors.Is(err, filelock.ErrUnsupported) {
 		return nil, fmt.Errorf("%w; or, making sure yourself that no other run writes these outputs, add --no-lock", err)

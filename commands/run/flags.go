@@ -3,103 +3,20 @@ package run
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"qa-shard/internal/cli"
-	"qa-shard/internal/record"
-	"qa-shard/output"
+	"qa-shard/job"
 	"qa-shard/qa"
 )
 
-// options is the run command's settings; every field is a flag, and every
-// flag can also be set in --config FILE.yaml under the same name. They are
-// grouped by what uses them, so a step of the run that needs one group
-// takes only that group.
-type options struct {
-	Config string
-	// CheckOnly is --check: say whether the run would start, and stop.
-	CheckOnly bool
-	Settings  qa.Settings // how answers are found (the answer settings)
-	inputOptions
-	outputOptions
-	modelOptions
-	deviceOptions
-	rankOptions
-	pipelineOptions
-	observeOptions
-}
-
-// inputOptions are what is read and how records are read.
-type inputOptions struct {
-	Inputs        []string
-	Questions     []string
-	QuestionsFile string
-	Fields        record.Fields
-	IDType        string
-	MaxLineBytes  int
-}
-
-// outputOptions are where the answers go and how existing outputs are
-// treated.
-type outputOptions struct {
-	Output, Logits            string
-	Overwrite, Resume, NoLock bool
-}
-
-// modelOptions open the model: its folder, ONNX Runtime and MeCab.
-type modelOptions struct {
-	Model, ORTLib, ModelCache, Revision string
-	MecabLib, MecabDicdir               string
-	// Graph is --graph: how a checkpoint's graph is built (auto, fused,
-	// standard).
-	Graph string
-}
-
-// deviceOptions are where replicas run and how their sessions are made.
-type deviceOptions struct {
-	Devices, Provider, TRTCacheDir string
-	Threads, ReplicasPerDevice     int
-	// Precision is --precision (fp32, fp16); --fp16, TensorRT's older
-	// flag, means fp16.
-	Precision         string
-	FP16              bool
-	GPUMemFraction    float64
-	GPUSampleInterval time.Duration
-}
-
-// rankOptions name this process among the ranks sharing the corpus.
-type rankOptions struct {
-	Rank, WorldSize int
-}
-
-// pipelineOptions are the limits of the pipeline: batch shapes and their
-// search, memory, workers, timeouts, checkpoints and errors tolerated.
-type pipelineOptions struct {
-	MaxBatchTokens   int
-	MaxInflightMB    int
-	MaxWindowsPerDoc int
-	TokenizeWorkers  int
-	TuneCache        string
-	TuneShare        float64 // percent of the run the shape search may take
-
-	BatchTimeout, DrainTimeout, CheckpointInterval time.Duration
-	MaxErrors                                      string
-}
-
-// observeOptions are how the run is watched: metrics, logs, progress.
-type observeOptions struct {
-	MetricsAddr, MetricsTextfile, LogFormat, LogLevel string
-	MetricsInterval, ProgressInterval                 time.Duration
-}
-
 // parse parses the run command's arguments (help is the top of
 // --help) and merges --config.
-func parse(args []string, help string) (*options, error) {
-	o := &options{}
-	fs := o.flagSet()
+func parse(args []string, help string) (*job.Options, error) {
+	o := &job.Options{}
+	fs := flagSet(o)
 	if err := cli.Parse(fs, args, help); err != nil {
 		return nil, err
 	}
@@ -114,7 +31,8 @@ func parse(args []string, help string) (*options, error) {
 	return o, nil
 }
 
-func (o *options) flagSet() *pflag.FlagSet {
+// flagSet is the run command's flags, each setting a field of o.
+func flagSet(o *job.Options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("qa-shard", pflag.ContinueOnError)
 	d := qa.DefaultSettings()
 	fs.StringVar(&o.Config, "config", "", "YAML file of flag values (keys are flag names without dashes); flags on the command line win")
@@ -176,24 +94,4 @@ func (o *options) flagSet() *pflag.FlagSet {
 	cli.AddLogFlags(fs, &o.LogFormat, &o.LogLevel)
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 30*time.Second, "how often a progress line is logged")
 	return fs
-}
-
-// AnswerSettings are the settings of o that the answers depend on, with
-// the run's record schema.
-func (o *options) AnswerSettings(schema record.Schema) output.AnswerSettings {
-	return output.AnswerSettings{QA: o.Settings, Fields: o.Fields, Schema: schema, MaxLineBytes: o.MaxLineBytes,
-		Logits: o.Logits != "", MaxWindowsPerDoc: o.MaxWindowsPerDoc}
-}
-
-// AllQuestions are the --question flags followed by the lines of
-// --questions-file.
-func (o inputOptions) AllQuestions() ([]string, error) {
-	if o.QuestionsFile == "" {
-		return o.Questions, nil
-	}
-	qs, err := record.ReadQuestionsFile(o.QuestionsFile)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --questions-file: %w", cli.ErrUsage, err)
-	}
-	return append(slices.Clone(o.Questions), qs...), nil
 }

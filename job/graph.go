@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"fmt"
@@ -11,14 +11,14 @@ import (
 	"qa-shard/worker"
 )
 
-// modelGraph is how the model's graph is built for the devices the run
+// ModelGraph is how the model's graph is built for the devices the run
 // uses (target: fleet.Target), from --graph and --precision, or why that
 // cannot run there. auto is the fused graph on CUDA GPUs (what ONNX
 // Runtime runs fastest there) and the standard one on the CPU, where
 // ONNX Runtime 1.30's fused kernels measured 1-5% slower than its own
 // fusions of the standard graph (docs/benchmarks.md), and with TensorRT,
 // which parses ONNX's standard operators.
-func modelGraph(o *options, target string) (qamodel.Graph, error) {
+func ModelGraph(o *Options, target string) (qamodel.Graph, error) {
 	fp16 := o.Precision == "fp16"
 	export := isExport(o.Model)
 	switch {
@@ -48,6 +48,6 @@ func isExport(model string) bool {
 }
 
 // deviceTarget is the provider of the run's devices (fleet.Target).
-func deviceTarget(o *options) string {
+func deviceTarget(o *Options) string {
 	return fleet.Target(o.Devices, o.Provider)
 }

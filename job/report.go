@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"go.uber.org/zap"
@@ -10,7 +10,7 @@ import (
 
 // report says what the run did into o: one "summary" object when the
 // log format is JSON, a table for a person on a console.
-func report(log *zap.Logger, logFormat string, o outputOptions, s scheduler.Summary, fl *fleet.Fleet) {
+func report(log *zap.Logger, logFormat string, o OutputOptions, s scheduler.Summary, fl *fleet.Fleet) {
 	shapes, gpus := fl.Describe()
 	if logs.Resolve(logFormat) == "json" {
 		log.Info("summary", append(s.Fields(), zap.String("output", o.Output), zap.String("logits", o.Logits),

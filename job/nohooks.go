@@ -1,6 +1,6 @@
 //go:build !testhooks
 
-package run
+package job
 
 import (
 	"context"

@@ -2,10 +2,8 @@ package run
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -69,20 +67,6 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 	}
 }
 
-// TestWarnings: more CPU sessions than cores is said once; a sensible
-// --devices is not.
-func TestWarnings(t *testing.T) {
-	o := deviceOptions{Devices: fmt.Sprintf("cpu:%d", runtime.NumCPU()+1)}
-	if w := o.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cores") {
-		t.Errorf("warnings for %s: %q", o.Devices, w)
-	}
-	for _, d := range []string{"cpu", "cpu:1", "all", "0,1"} {
-		if w := (deviceOptions{Devices: d}).Warnings(); len(w) != 0 {
-			t.Errorf("warnings for %s: %q", d, w)
-		}
-	}
-}
-
 // TestAnswerSettingsAreFlags: every answer setting is keyed by its flag,
 // so a refused resume can name it.
 func TestAnswerSettingsAreFlags(t *testing.T) {
@@ -90,7 +74,7 @@ func TestAnswerSettingsAreFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := o.flagSet()
+	fs := flagSet(o)
 	for k := range o.AnswerSettings(record.Schema{}).Keyed() {
 		if fs.Lookup(k) == nil && k != "keep-field-types" && k != "record-layout" {
 			t.Errorf("answer setting %q is not a flag", k)

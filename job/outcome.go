@@ -1,4 +1,4 @@
-package run
+package job
 
 // A run's outcome: what ends the run makes what was written durable
 // whatever happened, and says what the outcome means as an error of its

@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"os"
@@ -22,7 +22,7 @@ type inputs struct {
 
 // openInputs finds this process's rank (ranks) and its share of the input
 // files (giving a rank its own output files in out) and the run's schema.
-func openInputs(o inputOptions, ranks rankOptions, out *outputOptions, questions []string, log *zap.Logger) (*inputs, error) {
+func openInputs(o InputOptions, ranks RankOptions, out *OutputOptions, questions []string, log *zap.Logger) (*inputs, error) {
 	r, err := shard.Detect(ranks.Rank, ranks.WorldSize, os.LookupEnv)
 	if err != nil {
 		return nil, err
