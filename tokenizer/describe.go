@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 )
 
@@ -37,14 +38,14 @@ func describe(cfg fileConfig, m model) []string {
 // componentTree is a component's type, with a Sequence's members in
 // brackets (their list under key).
 func componentTree(raw json.RawMessage, key string) string {
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return "none"
 	}
-	typ, err := typeOf(raw)
+	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return "?"
 	}
-	if members, err := sequenceMembers(raw, key, "Sequence"); typ == "Sequence" && err == nil {
+	if members, err := hfjson.SequenceMembers(raw, key, "Sequence"); typ == "Sequence" && err == nil {
 		parts := make([]string, len(members))
 		for i, m := range members {
 			parts[i] = componentTree(m, key)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // The models tokenizer.json may name (tokenizers' models/): WordPiece
@@ -16,13 +17,13 @@ const supportedModels = "WordPiece, BPE and Unigram"
 // parseModel is ModelWrapper's deserializer: by "type", or by shape for a
 // file that names none.
 func parseModel(raw json.RawMessage) (model, error) {
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return nil, fmt.Errorf("model: missing")
 	}
-	if !hasType(raw) {
+	if !hfjson.HasType(raw) {
 		return modelByShape(raw)
 	}
-	typ, err := typeOf(raw)
+	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -34,7 +35,7 @@ func parseModel(raw json.RawMessage) (model, error) {
 	case "Unigram":
 		return parseUnigram(raw)
 	}
-	return nil, unsupported("model", typ, supportedModels)
+	return nil, hfjson.Unsupported("model", typ, supportedModels)
 }
 
 // modelByShape reads a model written without "type", as files from older
@@ -106,7 +107,7 @@ func modelByShape(raw json.RawMessage) (model, error) {
 		}
 	}
 	if vocabMap && has("unk_token") {
-		return nil, unsupported("model", "WordLevel", supportedModels+" (this model has no \"type\"; its vocab and unk_token make it WordLevel)")
+		return nil, hfjson.Unsupported("model", "WordLevel", supportedModels+" (this model has no \"type\"; its vocab and unk_token make it WordLevel)")
 	}
 	if kind("vocab") == '[' {
 		if m := try(parseUnigram); m != nil {

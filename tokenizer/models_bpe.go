@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 )
 
@@ -52,10 +53,10 @@ type bpeConfig struct {
 
 func parseBPE(raw json.RawMessage) (model, error) {
 	var c bpeConfig
-	if err := strict(raw, &c, "BPE model"); err != nil {
+	if err := hfjson.Strict(raw, &c, "BPE model"); err != nil {
 		return nil, err
 	}
-	if c.Vocab == nil || isNull(c.Merges) {
+	if c.Vocab == nil || hfjson.IsNull(c.Merges) {
 		return nil, fmt.Errorf("BPE model: missing vocab/merges")
 	}
 	m := &bpe{vocab: make(map[string]int32, len(c.Vocab)), unk: -1, cache: newBPECache()}

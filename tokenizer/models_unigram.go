@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"qa-shard/tokenizer/internal/hfjson"
 	"sync"
 	"unicode/utf8"
 )
@@ -33,7 +34,7 @@ func parseUnigram(raw json.RawMessage) (model, error) {
 		Vocab        [][]json.RawMessage `json:"vocab"`
 		ByteFallback bool                `json:"byte_fallback"`
 	}
-	if err := strict(raw, &c, "Unigram model"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Unigram model"); err != nil {
 		return nil, err
 	}
 	if c.Vocab == nil {
@@ -59,7 +60,7 @@ func parseUnigram(raw json.RawMessage) (model, error) {
 		if err := json.Unmarshal(e[0], &u.tokens[id]); err != nil {
 			return nil, fmt.Errorf("Unigram model: vocab entry %d: %w", id, err)
 		}
-		score, err := serdeFloat(string(e[1]))
+		score, err := hfjson.SerdeFloat(string(e[1]))
 		if err != nil {
 			return nil, fmt.Errorf("Unigram model: vocab entry %d: %w", id, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 	"unicode/utf8"
 )
@@ -106,7 +107,7 @@ func parseWordPiece(raw json.RawMessage) (*wordPiece, error) {
 		MaxChars *float64         `json:"max_input_chars_per_word"`
 		Vocab    map[string]int64 `json:"vocab"`
 	}
-	if err := strict(raw, &c, "WordPiece model"); err != nil {
+	if err := hfjson.Strict(raw, &c, "WordPiece model"); err != nil {
 		return nil, err
 	}
 	if len(c.Vocab) == 0 {

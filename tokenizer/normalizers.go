@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 	"unicode/utf8"
 )
 
@@ -31,10 +32,10 @@ var fieldlessNormalizers = map[string]normalizer{
 // parseNormalizer is NormalizerWrapper's deserializer: each normalizer
 // with exactly the fields tokenizers serializes.
 func parseNormalizer(raw json.RawMessage) (normalizer, error) {
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
-	typ, err := typeOf(raw)
+	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return nil, fmt.Errorf("normalizer: %w", err)
 	}
@@ -43,7 +44,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		n, err := parseBertNormalizer(raw)
 		return bertNormalizer{n: n}, err
 	case "Sequence":
-		seq, err := parseSequence(raw, "normalizers", "Sequence normalizer", parseNormalizer)
+		seq, err := hfjson.ParseSequence(raw, "normalizers", "Sequence normalizer", parseNormalizer)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +52,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 	case "Precompiled":
 		return parsePrecompiled(raw)
 	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents":
-		if err := noOptions(raw, typ+" normalizer"); err != nil {
+		if err := hfjson.NoOptions(raw, typ+" normalizer"); err != nil {
 			return nil, err
 		}
 		return fieldlessNormalizers[typ], nil
@@ -62,7 +63,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 	case "Replace":
 		return parseReplace(raw)
 	}
-	return nil, unsupported("normalizer", typ, supportedNormalizer)
+	return nil, hfjson.Unsupported("normalizer", typ, supportedNormalizer)
 }
 
 // normalizers is normalizers.Sequence: each normalizer in turn.

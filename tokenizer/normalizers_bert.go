@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"qa-shard/tokenizer/internal/hfjson"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -35,10 +36,10 @@ func parseBertNormalizer(raw json.RawMessage) (bertConfig, error) {
 		StripAccents *bool  `json:"strip_accents"`
 		Lowercase    *bool  `json:"lowercase"`
 	}
-	if err := strict(raw, &c, "BertNormalizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "BertNormalizer"); err != nil {
 		return bertConfig{}, err
 	}
-	n := bertConfig{cleanText: orTrue(c.CleanText), chineseChars: orTrue(c.ChineseChars), lowercase: orTrue(c.Lowercase)}
+	n := bertConfig{cleanText: hfjson.OrTrue(c.CleanText), chineseChars: hfjson.OrTrue(c.ChineseChars), lowercase: hfjson.OrTrue(c.Lowercase)}
 	// strip_accents null means "whatever lowercase is".
 	n.stripAccents = n.lowercase
 	if c.StripAccents != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -30,7 +31,7 @@ func parsePrecompiled(raw json.RawMessage) (normalizer, error) {
 		Type    string  `json:"type"`
 		Charsap *string `json:"precompiled_charsmap"`
 	}
-	if err := strict(raw, &c, "Precompiled normalizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Precompiled normalizer"); err != nil {
 		return nil, err
 	}
 	if c.Charsap == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -17,7 +18,7 @@ func parsePrepend(raw json.RawMessage) (normalizer, error) {
 		Type    string  `json:"type"`
 		Prepend *string `json:"prepend"`
 	}
-	if err := strict(raw, &c, "Prepend normalizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Prepend normalizer"); err != nil {
 		return nil, err
 	}
 	if c.Prepend == nil {

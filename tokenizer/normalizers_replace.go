@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -25,7 +26,7 @@ func parseReplace(raw json.RawMessage) (normalizer, error) {
 		Pattern json.RawMessage `json:"pattern"`
 		Content *string         `json:"content"`
 	}
-	if err := strict(raw, &c, "Replace normalizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Replace normalizer"); err != nil {
 		return nil, err
 	}
 	if c.Content == nil {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 	"unicode"
 )
@@ -47,7 +48,7 @@ func parseStrip(raw json.RawMessage) (normalizer, error) {
 		Left  *bool  `json:"strip_left"`
 		Right *bool  `json:"strip_right"`
 	}
-	if err := strict(raw, &c, "Strip normalizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Strip normalizer"); err != nil {
 		return nil, err
 	}
 	if c.Left == nil || c.Right == nil {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -32,7 +33,7 @@ func parsePattern(raw json.RawMessage, what string) (*hfRegex, error) {
 		String *string `json:"String"`
 		Regex  *string `json:"Regex"`
 	}
-	if err := strict(raw, &p, what+" pattern"); err != nil {
+	if err := hfjson.Strict(raw, &p, what+" pattern"); err != nil {
 		return nil, err
 	}
 	switch {

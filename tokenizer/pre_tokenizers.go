@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // The pre-tokenizers tokenizer.json may name (tokenizers'
@@ -19,31 +20,31 @@ const supportedPreTok = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit
 // parsePreTokenizer is PreTokenizerWrapper's deserializer: each
 // pre-tokenizer with exactly the fields tokenizers serializes.
 func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
-	typ, err := typeOf(raw)
+	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return nil, fmt.Errorf("pre_tokenizer: %w", err)
 	}
 	switch typ {
 	case "BertPreTokenizer":
-		if err := noOptions(raw, "BertPreTokenizer"); err != nil {
+		if err := hfjson.NoOptions(raw, "BertPreTokenizer"); err != nil {
 			return nil, err
 		}
 		return bertPreTokenizer{}, nil
 	case "WhitespaceSplit":
-		if err := noOptions(raw, "WhitespaceSplit pre_tokenizer"); err != nil {
+		if err := hfjson.NoOptions(raw, "WhitespaceSplit pre_tokenizer"); err != nil {
 			return nil, err
 		}
 		return whitespaceSplit{}, nil
 	case "Whitespace":
-		if err := noOptions(raw, "Whitespace pre_tokenizer"); err != nil {
+		if err := hfjson.NoOptions(raw, "Whitespace pre_tokenizer"); err != nil {
 			return nil, err
 		}
 		return whitespaceWords{}, nil
 	case "Sequence":
-		seq, err := parseSequence(raw, "pretokenizers", "Sequence pre_tokenizer", parsePreTokenizer)
+		seq, err := hfjson.ParseSequence(raw, "pretokenizers", "Sequence pre_tokenizer", parsePreTokenizer)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +60,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	case "Split":
 		return parseSplit(raw)
 	}
-	return nil, unsupported("pre_tokenizer", typ, supportedPreTok)
+	return nil, hfjson.Unsupported("pre_tokenizer", typ, supportedPreTok)
 }
 
 // sequenceOf applies pre-tokenizers one after the other

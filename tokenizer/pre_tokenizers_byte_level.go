@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -29,14 +30,14 @@ func parseByteLevel(raw json.RawMessage) (preTokenizer, error) {
 		TrimOffsets    *bool  `json:"trim_offsets"`
 		UseRegex       *bool  `json:"use_regex"`
 	}
-	if err := strict(raw, &c, "ByteLevel pre_tokenizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "ByteLevel pre_tokenizer"); err != nil {
 		return nil, err
 	}
 	// tokenizers requires both flags; only use_regex has a default (true).
 	if c.AddPrefixSpace == nil || c.TrimOffsets == nil {
 		return nil, fmt.Errorf("ByteLevel pre_tokenizer: add_prefix_space and trim_offsets are required")
 	}
-	return byteLevel{prefixSpace: *c.AddPrefixSpace, useRegex: orTrue(c.UseRegex), classes: bmpClasses()}, nil
+	return byteLevel{prefixSpace: *c.AddPrefixSpace, useRegex: hfjson.OrTrue(c.UseRegex), classes: bmpClasses()}, nil
 }
 
 func (b byteLevel) split(n normalized, dst []normalized) []normalized {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,7 +18,7 @@ func parseDigits(raw json.RawMessage) (preTokenizer, error) {
 		Type       string `json:"type"`
 		Individual *bool  `json:"individual_digits"`
 	}
-	if err := strict(raw, &c, what); err != nil {
+	if err := hfjson.Strict(raw, &c, what); err != nil {
 		return nil, err
 	}
 	if c.Individual == nil {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -47,7 +48,7 @@ func parseMetaspace(raw json.RawMessage) (preTokenizer, error) {
 		Split          *bool   `json:"split"`
 		StrRep         *string `json:"str_rep"`
 	}
-	if err := strict(raw, &c, "Metaspace pre_tokenizer"); err != nil {
+	if err := hfjson.Strict(raw, &c, "Metaspace pre_tokenizer"); err != nil {
 		return nil, err
 	}
 	if c.Replacement == nil {

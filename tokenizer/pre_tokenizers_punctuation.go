@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // punctuation is Punctuation: every char that is ASCII punctuation or
@@ -15,7 +16,7 @@ func parsePunctuation(raw json.RawMessage) (preTokenizer, error) {
 		Type     string  `json:"type"`
 		Behavior *string `json:"behavior"`
 	}
-	if err := strict(raw, &c, what); err != nil {
+	if err := hfjson.Strict(raw, &c, what); err != nil {
 		return nil, err
 	}
 	p := punctuation{b: isolated} // serde default

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // split is Split: the pattern's matches (or, inverted, what lies between
@@ -22,7 +23,7 @@ func parseSplit(raw json.RawMessage) (preTokenizer, error) {
 		Behavior *string         `json:"behavior"`
 		Invert   *bool           `json:"invert"`
 	}
-	if err := strict(raw, &c, what); err != nil {
+	if err := hfjson.Strict(raw, &c, what); err != nil {
 		return nil, err
 	}
 	if c.Pattern == nil || c.Behavior == nil || c.Invert == nil {

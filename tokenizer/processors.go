@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -25,19 +26,19 @@ type postProcessor struct {
 
 func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
 	var pp postProcessor
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return pp, nil
 	}
 	return pp, pp.add(raw)
 }
 
 func (pp *postProcessor) add(raw json.RawMessage) error {
-	typ, err := typeOf(raw)
+	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return fmt.Errorf("post_processor: %w", err)
 	}
 	if pp.specials && typ != "Sequence" {
-		return unsupported("post_processor", typ+" after a processor that adds special tokens", supportedPostProcessors)
+		return hfjson.Unsupported("post_processor", typ+" after a processor that adds special tokens", supportedPostProcessors)
 	}
 	switch typ {
 	case "BertProcessing":
@@ -46,7 +47,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			Sep  specialTokenID `json:"sep"`
 			CLS  specialTokenID `json:"cls"`
 		}
-		if err := strict(raw, &c, "BertProcessing"); err != nil {
+		if err := hfjson.Strict(raw, &c, "BertProcessing"); err != nil {
 			return err
 		}
 		pp.tpl = tokens.BertTemplate(c.CLS.id, c.Sep.id)
@@ -59,7 +60,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			TrimOffsets    *bool          `json:"trim_offsets"`
 			AddPrefixSpace *bool          `json:"add_prefix_space"`
 		}
-		if err := strict(raw, &c, "RobertaProcessing"); err != nil {
+		if err := hfjson.Strict(raw, &c, "RobertaProcessing"); err != nil {
 			return err
 		}
 		pp.tpl = tokens.Template{
@@ -67,7 +68,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			BeforeTypes: []int32{0}, BetweenTypes: []int32{0, 0}, AfterTypes: []int32{0},
 		}
 		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
-		pp.trim, pp.prefixSpace = orTrue(c.TrimOffsets), orTrue(c.AddPrefixSpace)
+		pp.trim, pp.prefixSpace = hfjson.OrTrue(c.TrimOffsets), hfjson.OrTrue(c.AddPrefixSpace)
 	case "TemplateProcessing":
 		tpl, err := parseTemplate(raw)
 		if err != nil {
@@ -81,14 +82,14 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			TrimOffsets    *bool  `json:"trim_offsets"`
 			UseRegex       *bool  `json:"use_regex"`
 		}
-		if err := strict(raw, &c, "ByteLevel post_processor"); err != nil {
+		if err := hfjson.Strict(raw, &c, "ByteLevel post_processor"); err != nil {
 			return err
 		}
-		if orTrue(c.TrimOffsets) {
-			pp.trim, pp.prefixSpace = true, orTrue(c.AddPrefixSpace)
+		if hfjson.OrTrue(c.TrimOffsets) {
+			pp.trim, pp.prefixSpace = true, hfjson.OrTrue(c.AddPrefixSpace)
 		}
 	case "Sequence":
-		members, err := sequenceMembers(raw, "processors", "Sequence post_processor")
+		members, err := hfjson.SequenceMembers(raw, "processors", "Sequence post_processor")
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			}
 		}
 	default:
-		return unsupported("post_processor", typ, supportedPostProcessors)
+		return hfjson.Unsupported("post_processor", typ, supportedPostProcessors)
 	}
 	return nil
 }

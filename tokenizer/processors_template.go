@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -32,7 +33,7 @@ func parseTemplate(raw json.RawMessage) (tokens.Template, error) {
 		} `json:"special_tokens"`
 	}
 	var tpl tokens.Template
-	if err := strict(raw, &c, "TemplateProcessing"); err != nil {
+	if err := hfjson.Strict(raw, &c, "TemplateProcessing"); err != nil {
 		return tpl, err
 	}
 	seen := ""

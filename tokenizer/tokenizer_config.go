@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 )
 
@@ -19,7 +20,7 @@ func (t *Tokenizer) setPadding(raw json.RawMessage) error {
 			break
 		}
 	}
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return nil
 	}
 	var p struct {
@@ -96,7 +97,7 @@ func (t *Tokenizer) readSideConfigs(dir string) error {
 // tokenContent reads a special token given as a string or as an AddedToken
 // object ({"content": ...}).
 func tokenContent(raw json.RawMessage) string {
-	if isNull(raw) {
+	if hfjson.IsNull(raw) {
 		return ""
 	}
 	var s string

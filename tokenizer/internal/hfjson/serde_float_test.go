@@ -1,10 +1,8 @@
-package tokenizer
+package hfjson
 
 import (
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -43,28 +41,14 @@ func TestSerdeFloat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := serdeFloat(c.in)
+		got, err := SerdeFloat(c.in)
 		if err != nil || got != want || math.Signbit(got) != math.Signbit(want) {
-			t.Errorf("serdeFloat(%s) = %v, %v; want %v", c.in, got, err, want)
+			t.Errorf("SerdeFloat(%s) = %v, %v; want %v", c.in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "-", "01", "1.", "1e", "1e+", ".5", "1x", "2e999999999999"} {
-		if _, err := serdeFloat(in); err == nil {
-			t.Errorf("serdeFloat(%q) accepted", in)
+		if _, err := SerdeFloat(in); err == nil {
+			t.Errorf("SerdeFloat(%q) accepted", in)
 		}
-	}
-}
-
-// TestSerdeScoresXLMR: the one word of the 5 MB parity corpus whose
-// segmentation hangs on the scores' last bits. With ALBERT's scores as
-// serde_json reads them, npm tokenizers@0.23.2 cuts "l" + 500 "o" + "ng"
-// into 127 tokens beginning ▁lo, oooo, oooo, oo; with correctly rounded
-// scores the third token would be oooo and the second oo.
-func TestSerdeScoresXLMR(t *testing.T) {
-	tk := familyTokenizer(t, "xlmr")
-	e := tk.Encode("l" + strings.Repeat("o", 500) + "ng")
-	want := []int32{2204, 28289, 28289, 4327}
-	if e.Len() != 127 || !slices.Equal(e.IDs[:4], want) {
-		t.Errorf("got %d tokens beginning %v, want 127 beginning %v", e.Len(), e.IDs[:min(4, e.Len())], want)
 	}
 }

@@ -1,4 +1,4 @@
-package tokenizer
+package hfjson
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// serdeFloat reads a JSON number as serde_json reads it into an f64
+// SerdeFloat reads a JSON number as serde_json reads it into an f64
 // without its float_roundtrip feature, which is how tokenizers reads the
 // Unigram scores: the digits are gathered into a u64 significand (digits
 // that would overflow it are dropped and only shift the exponent), the
@@ -15,7 +15,7 @@ import (
 // strconv gives (a score written with 17 significant digits can be one ulp
 // away), and Viterbi ties hang on the last bit, so the scores are read the
 // same way.
-func serdeFloat(s string) (float64, error) {
+func SerdeFloat(s string) (float64, error) {
 	bad := errors.New("invalid number " + strconv.Quote(s))
 	i := 0
 	positive := true
