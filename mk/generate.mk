@@ -5,7 +5,7 @@
 # on 2 cores) and never committed. `make generate` rewrites the files;
 # `git diff --exit-code` after it shows they are reproduced byte for byte.
 #
-# tokenizer/graphemes_table.go is generated from the Rust crate
+# tokenizer/internal/chars/graphemes_table.go is generated from the Rust crate
 # unicode-segmentation 1.13's src/tables.rs, which no npm package ships:
 # set QA_SHARD_GCB_TABLES to that file (from `cargo vendor` or
 # ~/.cargo/registry/src) to regenerate it too.
@@ -26,4 +26,4 @@ $(NORM_CODEPOINTS): $(FAMILY_DATA)/normcodepoints.mjs $(FAMILY_DATA)/normprobes.
 .PHONY: generate
 generate: $(BERT_CODEPOINTS) $(NORM_CODEPOINTS)
 	$(GO) generate -run '$(GENERATE_RUN)' ./...
-	@$(if $(QA_SHARD_GCB_TABLES),,echo "tokenizer/graphemes_table.go kept as committed (QA_SHARD_GCB_TABLES not set)")
+	@$(if $(QA_SHARD_GCB_TABLES),,echo "tokenizer/internal/chars/graphemes_table.go kept as committed (QA_SHARD_GCB_TABLES not set)")

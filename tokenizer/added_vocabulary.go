@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -100,10 +101,10 @@ func (v *addedVocab) split(n normalized, toks []addedToken, first *[256]bool, ds
 			continue
 		}
 		if t.lstrip {
-			start = max(len(strings.TrimRightFunc(s[:start], isWhitespace)), done)
+			start = max(len(strings.TrimRightFunc(s[:start], chars.IsWhitespace)), done)
 		}
 		if t.rstrip {
-			stop = len(s) - len(strings.TrimLeftFunc(s[stop:], isWhitespace))
+			stop = len(s) - len(strings.TrimLeftFunc(s[stop:], chars.IsWhitespace))
 			i = stop
 		}
 		if done < start {

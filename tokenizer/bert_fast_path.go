@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -69,9 +70,9 @@ const (
 
 func preTokClass(r rune) uint8 {
 	switch {
-	case isWhitespace(r):
+	case chars.IsWhitespace(r):
 		return clsSpace
-	case isBertPunc(r):
+	case chars.IsBertPunc(r):
 		return clsPunct
 	}
 	return clsWord

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"unicode/utf8"
 
@@ -61,34 +62,34 @@ type bertConfig struct {
 // with spaces (so it becomes a word of its own).
 func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 	if n.cleanText {
-		if isCleanControl(r) {
+		if chars.IsCleanControl(r) {
 			return dst, false
 		}
-		if isWhitespace(r) {
+		if chars.IsWhitespace(r) {
 			r = ' '
 		}
 	}
-	iso := n.chineseChars && isChineseChar(r)
+	iso := n.chineseChars && chars.IsChineseChar(r)
 	// HF order: strip accents (NFD, then drop Mn) before lowercasing, so
 	// "İ" loses its dot as U+0307 before lowercase could add one back.
 	var buf [4]rune
-	chars := buf[:0]
+	kept := buf[:0]
 	if n.stripAccents {
 		var dec [4 * utf8.UTFMax]byte
 		d := nfd(r, dec[:0])
 		for len(d) > 0 {
 			c, size := utf8.DecodeRune(d)
 			d = d[size:]
-			if !isMarkNonspacing(c) {
-				chars = append(chars, c)
+			if !chars.IsMarkNonspacing(c) {
+				kept = append(kept, c)
 			}
 		}
 	} else {
-		chars = append(chars, r)
+		kept = append(kept, r)
 	}
-	for _, c := range chars {
+	for _, c := range kept {
 		if n.lowercase {
-			dst = toLowerFull(c, dst)
+			dst = chars.ToLowerFull(c, dst)
 		} else {
 			dst = append(dst, c)
 		}
@@ -98,7 +99,7 @@ func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 
 // nfd appends the canonical decomposition of r as HF computes it.
 func nfd(r rune, dst []byte) []byte {
-	if s, ok := hfNFD[r]; ok {
+	if s, ok := chars.NFD[r]; ok {
 		return append(dst, s...)
 	}
 	var enc [utf8.UTFMax]byte

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -35,7 +36,7 @@ func (lowercase) normalize(n *normalized) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		a := n.align[i]
-		for _, c := range toLowerFull(r, buf[:0]) {
+		for _, c := range chars.ToLowerFull(r, buf[:0]) {
 			k := len(out)
 			out = utf8.AppendRune(out, c)
 			for range len(out) - k {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/tokens"
 )
@@ -171,7 +172,7 @@ func (p *precompiled) normalize(n *normalized) {
 			i = end
 			continue
 		}
-		end = graphemeEnd(s, i)
+		end = chars.GraphemeEnd(s, i)
 		g := s[i:end]
 		if len(g) < 6 {
 			r, size := utf8.DecodeRuneInString(g)

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
 	"unicode"
@@ -31,7 +32,7 @@ func isCombiningMark(r rune) bool {
 	if r < 0x300 {
 		return false
 	}
-	if m, ok := hfMark[r]; ok {
+	if m, ok := chars.Mark[r]; ok {
 		return m
 	}
 	return unicode.Is(unicode.M, r)
@@ -60,10 +61,10 @@ func parseStrip(raw json.RawMessage) (normalizer, error) {
 func (s strip) normalize(n *normalized) {
 	a, b := 0, len(n.s)
 	if s.left {
-		a = len(n.s) - len(strings.TrimLeftFunc(n.s, isWhitespace))
+		a = len(n.s) - len(strings.TrimLeftFunc(n.s, chars.IsWhitespace))
 	}
 	if s.right {
-		b = max(a, len(strings.TrimRightFunc(n.s, isWhitespace)))
+		b = max(a, len(strings.TrimRightFunc(n.s, chars.IsWhitespace)))
 	}
 	if a == 0 && b == len(n.s) {
 		return

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"qa-shard/tokenizer/internal/chars"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -156,10 +157,10 @@ func decomposeRune(r rune, compat bool, dst []rune) []rune {
 		}
 		return dst
 	}
-	exc := hfCanonical
+	exc := chars.Canonical
 	form := norm.NFD
 	if compat {
-		exc, form = hfCompat, norm.NFKD
+		exc, form = chars.Compat, norm.NFKD
 	}
 	if d, ok := exc[r]; ok {
 		for _, c := range d {
@@ -185,7 +186,7 @@ func combiningClass(r rune) uint8 {
 	if r < 0x300 {
 		return 0
 	}
-	if _, ok := hfStarters[r]; ok {
+	if _, ok := chars.Starters[r]; ok {
 		return 0
 	}
 	var buf [utf8.UTFMax]byte
@@ -240,11 +241,11 @@ func buildCompose() {
 		}
 		if norm.NFD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition() == nil {
 			// No canonical decomposition in golang.org/x/text's tables,
-			// and none in the crate's (hfCanonical only takes some away):
+			// and none in the crate's (chars.Canonical only takes some away):
 			// most chars, skipped before the lookups below.
 			continue
 		}
-		if _, ok := hfCanonical[r]; ok {
+		if _, ok := chars.Canonical[r]; ok {
 			continue
 		}
 		d = decomposeRune(r, false, d[:0])

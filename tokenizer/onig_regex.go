@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"regexp"
 	"strings"
@@ -63,16 +64,16 @@ func compileOnig(src, what string) (*hfRegex, error) {
 // ¹²³¼½¾ are word chars. \w is Letter, Mark, Decimal_Number and
 // Connector_Punctuation; \s is White_Space.
 var onigClasses = map[string][2]string{
-	"w": {`\p{L}\p{M}\p{Nd}\p{Pc}` + onigWordExtra, `\p{L}\p{M}\p{Nd}\p{Pc}` + onigWordInClassExtra},
+	"w": {`\p{L}\p{M}\p{Nd}\p{Pc}` + chars.OnigWordExtra, `\p{L}\p{M}\p{Nd}\p{Pc}` + chars.OnigWordInClassExtra},
 	"s": {onigSpace, onigSpace},
-	"d": {`\p{Nd}` + onigDigitExtra, `\p{Nd}` + onigDigitInClassExtra},
+	"d": {`\p{Nd}` + chars.OnigDigitExtra, `\p{Nd}` + chars.OnigDigitInClassExtra},
 	"h": {`0-9A-Fa-f`, `0-9A-Fa-f`},
 	// \p{...}: the classes measured on every code point against Oniguruma;
 	// other property names are Go's tables as they are, which may miss
 	// chars assigned in the latest Unicode version.
-	"L":  {`\p{L}` + onigLetterExtra, `\p{L}` + onigLetterInClassExtra},
-	"N":  {`\p{N}` + onigNumberExtra, `\p{N}` + onigNumberInClassExtra},
-	"Nd": {`\p{Nd}` + onigDigitExtra, `\p{Nd}` + onigDigitInClassExtra},
+	"L":  {`\p{L}` + chars.OnigLetterExtra, `\p{L}` + chars.OnigLetterInClassExtra},
+	"N":  {`\p{N}` + chars.OnigNumberExtra, `\p{N}` + chars.OnigNumberInClassExtra},
+	"Nd": {`\p{Nd}` + chars.OnigDigitExtra, `\p{Nd}` + chars.OnigDigitInClassExtra},
 }
 
 const onigSpace = `\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"unicode"
 	"unicode/utf8"
@@ -41,5 +42,5 @@ func isRustNumeric(r rune) bool {
 	if r < utf8.RuneSelf {
 		return '0' <= r && r <= '9'
 	}
-	return unicode.IsNumber(r) || unicode.Is(hfRustNumericExtra, r)
+	return unicode.IsNumber(r) || unicode.Is(chars.RustNumericExtra, r)
 }

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 )
 
@@ -31,5 +32,5 @@ func parsePunctuation(raw json.RawMessage) (preTokenizer, error) {
 }
 
 func (p punctuation) split(n normalized, dst []normalized) []normalized {
-	return splitChars(n, isBertPunc, p.b, dst)
+	return splitChars(n, chars.IsBertPunc, p.b, dst)
 }

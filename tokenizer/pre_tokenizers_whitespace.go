@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"qa-shard/tokenizer/internal/chars"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,7 +11,7 @@ import (
 type whitespaceSplit struct{}
 
 func (whitespaceSplit) split(n normalized, dst []normalized) []normalized {
-	return splitChars(n, isWhitespace, removed, dst)
+	return splitChars(n, chars.IsWhitespace, removed, dst)
 }
 
 // whitespaceWords is Whitespace: the matches of \w+|[^\w\s]+ (Rust's regex
@@ -22,7 +23,7 @@ func (whitespaceWords) split(n normalized, dst []normalized) []normalized {
 	s := n.s
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if isWhitespace(r) && !isRustWord(r) {
+		if chars.IsWhitespace(r) && !isRustWord(r) {
 			i += size
 			continue
 		}
@@ -31,7 +32,7 @@ func (whitespaceWords) split(n normalized, dst []normalized) []normalized {
 		j := i + size
 		for j < len(s) {
 			r, size := utf8.DecodeRuneInString(s[j:])
-			if isRustWord(r) != word || !word && isWhitespace(r) {
+			if isRustWord(r) != word || !word && chars.IsWhitespace(r) {
 				break
 			}
 			j += size
@@ -48,5 +49,5 @@ func isRustWord(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
-	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control, hfRustWordExtra)
+	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control, chars.RustWordExtra)
 }

@@ -9,9 +9,9 @@
 //   node tokenizer/testdata/codepoints.mjs build/bert-tokenizer/tokenizer.json build/bert-tokenizer/codepoints.tsv
 //   QA_SHARD_PARITY_CODEPOINTS=$PWD/build/bert-tokenizer/codepoints.tsv go test -tags parity ./tokenizer -run TestCodepointParity -v
 //
-// The same file is the input of the table generator (see char_classes_tables.go):
+// The same file is the input of the table generator (see tokenizer/internal/chars/char_classes_tables.go):
 //
-//   go run ./tokenizer/internal/hftables -in build/bert-tokenizer/codepoints.tsv -o tokenizer/char_classes_tables.go
+//   go run ./tokenizer/internal/hftables -in build/bert-tokenizer/codepoints.tsv -o tokenizer/internal/chars/char_classes_tables.go
 //
 // Each line, tab-separated: the code point (decimal); JSON strings of c under
 // BertNormalizers doing only clean_text, only strip_accents (NFD + drop Mn),

@@ -8,7 +8,7 @@
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/normcodepoints.mjs build/normcodepoints.tsv
 //   QA_SHARD_PARITY_NORM=$PWD/build/normcodepoints.tsv go test -tags parity ./tokenizer -run TestNormalizerCodepointParity -v
-//   go run ./tokenizer/internal/normtables -in build/normcodepoints.tsv -o tokenizer/unicode_tables.go
+//   go run ./tokenizer/internal/normtables -in build/normcodepoints.tsv -o tokenizer/internal/chars/unicode_tables.go
 //
 // Each line, tab-separated: the code point (decimal), then one JSON value
 // per probe of normprobes.json (normalizers: the normalized string; pre-

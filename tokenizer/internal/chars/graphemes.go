@@ -1,4 +1,4 @@
-package tokenizer
+package chars
 
 import (
 	"sort"
@@ -82,9 +82,9 @@ func graphemeCat(r rune) gcb {
 	return gcOther
 }
 
-// graphemeEnd is the end of the extended grapheme cluster that starts at
+// GraphemeEnd is the end of the extended grapheme cluster that starts at
 // byte i of s (i < len(s)). An invalid byte is a cluster of its own.
-func graphemeEnd(s string, i int) int {
+func GraphemeEnd(s string, i int) int {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if r == utf8.RuneError && size == 1 {
 		return i + 1

@@ -1,4 +1,4 @@
-package tokenizer
+package chars
 
 import "unicode"
 
@@ -10,25 +10,25 @@ import "unicode"
 // (char_classes_tables.go); the rest match Go's package unicode on every
 // code point, as TestCodepointParity checks.
 
-// isCleanControl is what clean_text drops: NUL, U+FFFD and the "other"
+// IsCleanControl is what clean_text drops: NUL, U+FFFD and the "other"
 // chars Cc (except tab, newline and carriage return, which are whitespace),
 // Cf and Co. Unassigned code points are kept.
-func isCleanControl(r rune) bool { return unicode.Is(hfCleanDrop, r) }
+func IsCleanControl(r rune) bool { return unicode.Is(hfCleanDrop, r) }
 
-// isWhitespace is Rust's char::is_whitespace, the White_Space property.
-func isWhitespace(r rune) bool { return unicode.Is(unicode.White_Space, r) }
+// IsWhitespace is Rust's char::is_whitespace, the White_Space property.
+func IsWhitespace(r rune) bool { return unicode.Is(unicode.White_Space, r) }
 
-// isBertPunc is HF's is_bert_punc: Rust's ASCII punctuation (every printable
+// IsBertPunc is HF's is_bert_punc: Rust's ASCII punctuation (every printable
 // ASCII char that is not a letter, digit or space, so "$+<=>^`|~" too) or a
 // Unicode P* char.
-func isBertPunc(r rune) bool { return unicode.Is(hfPunct, r) }
+func IsBertPunc(r rune) bool { return unicode.Is(hfPunct, r) }
 
-// isMarkNonspacing is the Mn category, the only one strip_accents removes.
-func isMarkNonspacing(r rune) bool { return unicode.Is(hfMn, r) }
+// IsMarkNonspacing is the Mn category, the only one strip_accents removes.
+func IsMarkNonspacing(r rune) bool { return unicode.Is(hfMn, r) }
 
-// isChineseChar lists the CJK ideograph blocks BERT isolates as words, the
+// IsChineseChar lists the CJK ideograph blocks BERT isolates as words, the
 // same ranges as HF's is_chinese_char (not all of CJK: no kana, no hangul).
-func isChineseChar(r rune) bool {
+func IsChineseChar(r rune) bool {
 	switch {
 	case 0x4E00 <= r && r <= 0x9FFF,
 		0x3400 <= r && r <= 0x4DBF,
@@ -43,11 +43,11 @@ func isChineseChar(r rune) bool {
 	return false
 }
 
-// toLowerFull is Rust's char::to_lowercase: the simple mapping plus the one
+// ToLowerFull is Rust's char::to_lowercase: the simple mapping plus the one
 // unconditional multi-char mapping of SpecialCasing.txt, İ -> i + U+0307.
 // Like HF, it is applied char by char, so there is no final-sigma context.
 // hfLower adds the mappings of Unicode versions newer than Go's tables.
-func toLowerFull(r rune, dst []rune) []rune {
+func ToLowerFull(r rune, dst []rune) []rune {
 	if r == 0x130 {
 		return append(dst, 'i', 0x307)
 	}

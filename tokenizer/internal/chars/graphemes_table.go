@@ -1,4 +1,4 @@
-package tokenizer
+package chars
 
 // Code generated from unicode-segmentation 1.13's grapheme_cat_table
 // (Unicode 17.0.0), the crate tokenizers 0.23.2 segments graphemes with.

@@ -1,6 +1,6 @@
 //go:build gcbgen
 
-package tokenizer
+package chars
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func TestGenerateGCB(t *testing.T) {
 	}
 	names := map[string]string{"Control": "gcControl", "Extend": "gcExtend", "Extended_Pictographic": "gcPict", "L": "gcL", "V": "gcV", "T": "gcT", "Prepend": "gcPrepend", "Regional_Indicator": "gcRI", "SpacingMark": "gcSpacingMark", "ZWJ": "gcZWJ"}
 	var b strings.Builder
-	b.WriteString(`package tokenizer
+	b.WriteString(`package chars
 
 // Code generated from unicode-segmentation 1.13's grapheme_cat_table
 // (Unicode 17.0.0), the crate tokenizers 0.23.2 segments graphemes with.
