@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -33,14 +34,14 @@ type addedVocab struct {
 	normFirst [256]bool
 }
 
-func newAddedVocab(tokens []addedToken, norm normalizer) *addedVocab {
+func newAddedVocab(tokens []addedToken, norm stage.Normalizer) *addedVocab {
 	v := &addedVocab{}
 	for _, t := range tokens {
 		if t.normalized {
 			if norm != nil {
-				n := newNormalized(t.text, 0)
-				norm.normalize(&n)
-				t.text = n.s
+				n := stage.NewNormalized(t.text, 0)
+				norm.Normalize(&n)
+				t.text = n.S
 			}
 			if t.text == "" {
 				continue // nothing to find: the normalizer removes all of it
@@ -63,7 +64,7 @@ func newAddedVocab(tokens []addedToken, norm normalizer) *addedVocab {
 // segment is one split of the text: an added token (tok set) or a piece
 // for the normalizer and model.
 type segment struct {
-	n   normalized
+	n   stage.Normalized
 	tok *addedToken
 }
 
@@ -71,20 +72,20 @@ type segment struct {
 // alignments are built in *buf (grown when too small), which the
 // segments share.
 func (v *addedVocab) splitRaw(text string, buf *[]tokens.Span) []segment {
-	n := newNormalizedIn(text, 0, *buf)
-	*buf = n.align
+	n := stage.NewNormalizedIn(text, 0, *buf)
+	*buf = n.Align
 	return v.split(n, v.raw, &v.rawFirst, nil)
 }
 
 // splitNormalized cuts one normalized piece at the normalized added tokens.
-func (v *addedVocab) splitNormalized(n normalized) []segment {
+func (v *addedVocab) splitNormalized(n stage.Normalized) []segment {
 	return v.split(n, v.norm, &v.normFirst, nil)
 }
 
 // split is AddedVocabulary::find_matches and split_with_indices: empty
 // pieces are dropped.
-func (v *addedVocab) split(n normalized, toks []addedToken, first *[256]bool, dst []segment) []segment {
-	s := n.s
+func (v *addedVocab) split(n stage.Normalized, toks []addedToken, first *[256]bool, dst []segment) []segment {
+	s := n.S
 	if len(toks) == 0 {
 		return append(dst, segment{n: n})
 	}
@@ -108,13 +109,13 @@ func (v *addedVocab) split(n normalized, toks []addedToken, first *[256]bool, ds
 			i = stop
 		}
 		if done < start {
-			dst = append(dst, segment{n: n.slice(done, start)})
+			dst = append(dst, segment{n: n.Slice(done, start)})
 		}
-		dst = append(dst, segment{n: n.slice(start, stop), tok: t})
+		dst = append(dst, segment{n: n.Slice(start, stop), tok: t})
 		done = stop
 	}
 	if done < len(s) {
-		dst = append(dst, segment{n: n.slice(done, len(s))})
+		dst = append(dst, segment{n: n.Slice(done, len(s))})
 	}
 	return dst
 }
@@ -169,7 +170,7 @@ func (t *Tokenizer) parseAdded(tokens []addedTokenConfig) ([]addedToken, error) 
 		if a.ID < 0 || a.ID > 1<<31-1 {
 			return nil, fmt.Errorf("added token %q has id %d", a.Content, a.ID)
 		}
-		if id, ok := t.model.tokenToID(a.Content); ok {
+		if id, ok := t.model.TokenToID(a.Content); ok {
 			// AddedVocabulary::add_tokens: a token the model's vocab
 			// already holds keeps the vocab's id, whatever the file says.
 			a.ID = int64(id)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -43,7 +44,7 @@ func (t *Tokenizer) useBertFastPath() {
 }
 
 // isBertLayout says whether the fused BERT encoder reproduces the file.
-func isBertLayout(norm normalizer, pre preTokenizer, v *addedVocab) bool {
+func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *addedVocab) bool {
 	if _, ok := pre.(bertPreTokenizer); !ok {
 		return false
 	}
@@ -119,7 +120,7 @@ func newCharTable(n bertConfig) *charTable {
 type scratch struct {
 	word   []byte  // normalized UTF-8 of the current word
 	orig   []int32 // original code-point index of every byte of word
-	pieces []piece
+	pieces []stage.Piece
 	runes  []rune // normalized chars of one char outside the BMP
 }
 
@@ -269,7 +270,7 @@ func (e *encoder) flush() {
 	} else {
 		s.pieces = e.f.wp.tokenizeBytes(s.word, s.pieces[:0])
 		for _, p := range s.pieces {
-			e.emit(p.id, s.orig[p.start], s.orig[p.end-1]+1)
+			e.emit(p.ID, s.orig[p.Start], s.orig[p.End-1]+1)
 		}
 	}
 	e.word++

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -104,24 +105,24 @@ type wordStage struct {
 	character bool
 }
 
-func (s *wordStage) split(n normalized, dst []normalized) []normalized {
-	s.eachWord(n, func(w normalized) { dst = append(dst, w) })
+func (s *wordStage) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	s.eachWord(n, func(w stage.Normalized) { dst = append(dst, w) })
 	return dst
 }
 
 // eachWord is split handing each word to f as it is cut, for the
 // pipeline: a long Japanese text has a word every few bytes, and no list
 // of them all is kept.
-func (s *wordStage) eachWord(n normalized, f func(w normalized)) {
+func (s *wordStage) eachWord(n stage.Normalized, f func(w stage.Normalized)) {
 	if s.splitter == nil {
-		for _, w := range (bertPreTokenizer{}).split(n, nil) {
+		for _, w := range (bertPreTokenizer{}).Split(n, nil) {
 			s.subwords(w, f)
 		}
 		return
 	}
 	buf := spanBuffers.Get().(*[][2]int)
 	defer spanBuffers.Put(buf)
-	spans, err := s.splitter.Split(n.s, (*buf)[:0])
+	spans, err := s.splitter.Split(n.S, (*buf)[:0])
 	if err != nil {
 		// MeCab fails only when it cannot allocate its lattice: no
 		// answer can be right without its words.
@@ -129,9 +130,9 @@ func (s *wordStage) eachWord(n normalized, f func(w normalized)) {
 	}
 	*buf = spans
 	for _, sp := range spans {
-		w := n.slice(sp[0], sp[1])
-		if s.lower && !s.never[w.s] {
-			lowercase{}.normalize(&w)
+		w := n.Slice(sp[0], sp[1])
+		if s.lower && !s.never[w.S] {
+			lowercase{}.Normalize(&w)
 		}
 		s.subwords(w, f)
 	}
@@ -143,24 +144,24 @@ var spanBuffers = sync.Pool{New: func() any { return new([][2]int) }}
 
 // subwords is step 3 up to the model for one word: NFKC for the
 // character model, else the parts between whitespace.
-func (s *wordStage) subwords(w normalized, f func(w normalized)) {
+func (s *wordStage) subwords(w stage.Normalized, f func(w stage.Normalized)) {
 	if s.character {
-		nfkcWords{}.normalize(&w)
+		nfkcWords{}.Normalize(&w)
 		f(w)
 		return
 	}
 	start := 0
-	for i, r := range w.s {
+	for i, r := range w.S {
 		if !isPySpace(r) {
 			continue
 		}
 		if start < i {
-			f(w.slice(start, i))
+			f(w.Slice(start, i))
 		}
 		start = i + max(utf8.RuneLen(r), 1)
 	}
-	if start < len(w.s) {
-		f(w.slice(start, len(w.s)))
+	if start < len(w.S) {
+		f(w.Slice(start, len(w.S)))
 	}
 }
 
@@ -174,8 +175,8 @@ func isPySpace(r rune) bool {
 // _run_strip_accents does after NFD.
 type stripMn struct{}
 
-func (stripMn) normalize(n *normalized) {
-	n.mapRunes(func(r rune, dst []rune) []rune {
+func (stripMn) Normalize(n *stage.Normalized) {
+	n.MapRunes(func(r rune, dst []rune) []rune {
 		if unicode.Is(unicode.Mn, r) {
 			return dst
 		}
@@ -187,7 +188,7 @@ func (stripMn) normalize(n *normalized) {
 // token, [UNK] when the vocabulary lacks it.
 type charModel struct{ *wordPiece }
 
-func (c charModel) tokenize(word string, dst []piece) []piece {
+func (c charModel) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 	for i, r := range word {
 		size := utf8.RuneLen(r)
 		if size < 0 {
@@ -197,7 +198,7 @@ func (c charModel) tokenize(word string, dst []piece) []piece {
 		if !ok {
 			id = c.unk
 		}
-		dst = append(dst, piece{id: id, start: int32(i), end: int32(i + size)})
+		dst = append(dst, stage.Piece{ID: id, Start: int32(i), End: int32(i + size)})
 	}
 	return dst
 }

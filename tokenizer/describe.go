@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"strings"
 )
 
@@ -20,17 +21,17 @@ func (t *Tokenizer) Token(id int32) string {
 	if s, ok := t.addedByID[id]; ok {
 		return s
 	}
-	s, _ := t.model.idToToken(id)
+	s, _ := t.model.IDToToken(id)
 	return s
 }
 
 // describe lists cfg's components for Components; m is the model parsed
 // from it (its kind is decided by shape when the file names none).
-func describe(cfg fileConfig, m model) []string {
+func describe(cfg fileConfig, m stage.Model) []string {
 	return []string{
 		"normalizer: " + componentTree(cfg.Normalizer, "normalizers"),
 		"pre_tokenizer: " + componentTree(cfg.PreTokenizer, "pretokenizers"),
-		fmt.Sprintf("model: %s (%d tokens)", m.kind(), m.size()),
+		fmt.Sprintf("model: %s (%d tokens)", m.Kind(), m.Size()),
 		"post_processor: " + componentTree(cfg.PostProcessor, "processors"),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // The models tokenizer.json may name (tokenizers' models/): WordPiece
@@ -16,7 +17,7 @@ const supportedModels = "WordPiece, BPE and Unigram"
 
 // parseModel is ModelWrapper's deserializer: by "type", or by shape for a
 // file that names none.
-func parseModel(raw json.RawMessage) (model, error) {
+func parseModel(raw json.RawMessage) (stage.Model, error) {
 	if hfjson.IsNull(raw) {
 		return nil, fmt.Errorf("model: missing")
 	}
@@ -54,7 +55,7 @@ func parseModel(raw json.RawMessage) (model, error) {
 //
 // A shape the next variant would take after a failed one is tried too, as
 // serde does; the error of the first shape that matched is reported.
-func modelByShape(raw json.RawMessage) (model, error) {
+func modelByShape(raw json.RawMessage) (stage.Model, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, fmt.Errorf("model: decode: %w", err)
@@ -83,7 +84,7 @@ func modelByShape(raw json.RawMessage) (model, error) {
 	}
 	vocabMap := kind("vocab") == '{'
 	var first error
-	try := func(parse func(json.RawMessage) (model, error)) model {
+	try := func(parse func(json.RawMessage) (stage.Model, error)) stage.Model {
 		m, err := parse(raw)
 		if err != nil && first == nil {
 			first = err
@@ -96,7 +97,7 @@ func modelByShape(raw json.RawMessage) (model, error) {
 		}
 	}
 	if vocabMap && has("unk_token", "continuing_subword_prefix", "max_input_chars_per_word") {
-		if m := try(func(r json.RawMessage) (model, error) {
+		if m := try(func(r json.RawMessage) (stage.Model, error) {
 			wp, err := parseWordPiece(r)
 			if err != nil {
 				return nil, err

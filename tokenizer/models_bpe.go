@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"strings"
 )
 
@@ -51,7 +52,7 @@ type bpeConfig struct {
 	Merges       json.RawMessage  `json:"merges"`
 }
 
-func parseBPE(raw json.RawMessage) (model, error) {
+func parseBPE(raw json.RawMessage) (stage.Model, error) {
 	var c bpeConfig
 	if err := hfjson.Strict(raw, &c, "BPE model"); err != nil {
 		return nil, err
@@ -195,32 +196,32 @@ func (m *bpe) setMerges(pairs [][2]string) error {
 	return nil
 }
 
-func (m *bpe) tokenToID(tok string) (int32, bool) {
+func (m *bpe) TokenToID(tok string) (int32, bool) {
 	id, ok := m.vocab[tok]
 	return id, ok
 }
 
-func (m *bpe) idToToken(id int32) (string, bool) {
+func (m *bpe) IDToToken(id int32) (string, bool) {
 	if id < 0 || int(id) >= len(m.tokens) || !m.known[id] {
 		return "", false
 	}
 	return m.tokens[id], true
 }
 
-func (m *bpe) size() int { return len(m.tokens) }
+func (m *bpe) Size() int { return len(m.tokens) }
 
-func (m *bpe) kind() string { return "BPE" }
+func (m *bpe) Kind() string { return "BPE" }
 
-// tokenize is BPE::tokenize: with ignore_merges a word found whole in the
+// Tokenize is BPE::Tokenize: with ignore_merges a word found whole in the
 // vocab is one token; otherwise its merged pieces, from the cache when the
 // word was seen before (HF caches words under 256 bytes).
-func (m *bpe) tokenize(word string, dst []piece) []piece {
+func (m *bpe) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 	if word == "" {
 		return dst
 	}
 	if m.ignoreMerges && !m.noMerges {
 		if id, ok := m.vocab[word]; ok {
-			return append(dst, piece{id: id, start: 0, end: int32(len(word))})
+			return append(dst, stage.Piece{ID: id, Start: 0, End: int32(len(word))})
 		}
 	}
 	if len(word) >= bpeCacheMaxWord || m.noMerges {

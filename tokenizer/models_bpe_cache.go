@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"maps"
+	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"sync/atomic"
 )
@@ -18,19 +19,19 @@ const (
 )
 
 type bpeCache struct {
-	published atomic.Pointer[map[string][]piece]
+	published atomic.Pointer[map[string][]stage.Piece]
 	waiting   atomic.Int32 // len(pending), read without the lock
 	mu        sync.Mutex
-	pending   map[string][]piece
+	pending   map[string][]stage.Piece
 	size      int // published + pending words
 }
 
 func newBPECache() *bpeCache {
-	return &bpeCache{pending: make(map[string][]piece)}
+	return &bpeCache{pending: make(map[string][]stage.Piece)}
 }
 
 // get returns the cached pieces of word; the caller must not change them.
-func (c *bpeCache) get(word string) ([]piece, bool) {
+func (c *bpeCache) get(word string) ([]stage.Piece, bool) {
 	if m := c.published.Load(); m != nil {
 		if ps, ok := (*m)[word]; ok {
 			return ps, true
@@ -46,7 +47,7 @@ func (c *bpeCache) get(word string) ([]piece, bool) {
 }
 
 // put stores a copy of word's pieces, unless the cache is full.
-func (c *bpeCache) put(word string, ps []piece) {
+func (c *bpeCache) put(word string, ps []stage.Piece) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.size >= bpeCacheWords {
@@ -55,7 +56,7 @@ func (c *bpeCache) put(word string, ps []piece) {
 	if _, ok := c.pending[word]; ok {
 		return
 	}
-	c.pending[word] = append([]piece(nil), ps...)
+	c.pending[word] = append([]stage.Piece(nil), ps...)
 	c.size++
 	old := c.published.Load()
 	n := 0
@@ -66,12 +67,12 @@ func (c *bpeCache) put(word string, ps []piece) {
 		c.waiting.Store(int32(len(c.pending)))
 		return
 	}
-	next := make(map[string][]piece, n+len(c.pending))
+	next := make(map[string][]stage.Piece, n+len(c.pending))
 	if old != nil {
 		maps.Copy(next, *old)
 	}
 	maps.Copy(next, c.pending)
 	c.published.Store(&next)
-	c.pending = make(map[string][]piece)
+	c.pending = make(map[string][]stage.Piece)
 	c.waiting.Store(0)
 }

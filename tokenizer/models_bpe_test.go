@@ -147,19 +147,19 @@ func TestBPERefused(t *testing.T) {
 // TestBPEVocab: the vocabulary both ways, with a gap in the ids.
 func TestBPEVocab(t *testing.T) {
 	tk := tinyTokenizer(t, `{"type":"BPE","vocab":{"a":0,"b":1,"ab":3},"merges":[["a","b"]]}`, "null")
-	if id, ok := tk.model.tokenToID("ab"); !ok || id != 3 {
+	if id, ok := tk.model.TokenToID("ab"); !ok || id != 3 {
 		t.Errorf("tokenToID(ab) = %d, %v", id, ok)
 	}
-	if s, ok := tk.model.idToToken(3); !ok || s != "ab" {
+	if s, ok := tk.model.IDToToken(3); !ok || s != "ab" {
 		t.Errorf("idToToken(3) = %q, %v", s, ok)
 	}
 	for _, id := range []int32{-1, 2, 4} {
-		if s, ok := tk.model.idToToken(id); ok {
+		if s, ok := tk.model.IDToToken(id); ok {
 			t.Errorf("idToToken(%d) = %q", id, s)
 		}
 	}
-	if tk.model.size() != 4 {
-		t.Errorf("size %d, want 4", tk.model.size())
+	if tk.model.Size() != 4 {
+		t.Errorf("size %d, want 4", tk.model.Size())
 	}
 }
 

@@ -1,5 +1,7 @@
 package tokenizer
 
+import "qa-shard/tokenizer/internal/stage"
+
 // bpeSymbol is one symbol of a word being merged (tokenizers' Symbol): a
 // token id, its neighbours in the word (-1: none) and its length in bytes
 // (0 once merged into the symbol on its left).
@@ -19,7 +21,7 @@ func (a bpeCandidate) less(b bpeCandidate) bool {
 
 // mergeWord is BPE::merge_word: the word's symbols, then Word::merge_all,
 // appended to dst as pieces whose offsets add up the symbols' lengths.
-func (m *bpe) mergeWord(w string, dst []piece) []piece {
+func (m *bpe) mergeWord(w string, dst []stage.Piece) []stage.Piece {
 	var symStack [24]bpeSymbol
 	var queueStack [24]bpeCandidate
 	syms := m.symbols(w, symStack[:0])
@@ -32,7 +34,7 @@ func (m *bpe) mergeWord(w string, dst []piece) []piece {
 			continue
 		}
 		end := pos + s.len
-		dst = append(dst, piece{id: s.id, start: min(pos, int32(len(w))), end: min(end, int32(len(w)))})
+		dst = append(dst, stage.Piece{ID: s.id, Start: min(pos, int32(len(w))), End: min(end, int32(len(w)))})
 		pos = end
 	}
 	return dst
@@ -54,7 +56,7 @@ func (m *bpe) symbols(w string, syms []bpeSymbol) []bpeSymbol {
 	unkLen := int32(0) // pending unk, when > 0
 	var buf []byte
 	for i := 0; i < len(w); {
-		r, size := decodeAt(w, i)
+		r, size := stage.DecodeAt(w, i)
 		first, last := i == 0, i+size == len(w)
 		var id int32 = -1
 		if (first || m.prefix == "") && (!last || m.suffix == "") {

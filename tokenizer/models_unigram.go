@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"unicode/utf8"
 )
@@ -27,7 +28,7 @@ type unigram struct {
 	scratch  sync.Pool // *uniLattice
 }
 
-func parseUnigram(raw json.RawMessage) (model, error) {
+func parseUnigram(raw json.RawMessage) (stage.Model, error) {
 	var c struct {
 		Type         string              `json:"type"`
 		UnkID        *int64              `json:"unk_id"`
@@ -84,21 +85,21 @@ func parseUnigram(raw json.RawMessage) (model, error) {
 	return u, nil
 }
 
-func (u *unigram) tokenToID(tok string) (int32, bool) {
+func (u *unigram) TokenToID(tok string) (int32, bool) {
 	id, ok := u.ids[tok]
 	return id, ok
 }
 
-func (u *unigram) idToToken(id int32) (string, bool) {
+func (u *unigram) IDToToken(id int32) (string, bool) {
 	if id < 0 || int(id) >= len(u.tokens) {
 		return "", false
 	}
 	return u.tokens[id], true
 }
 
-func (u *unigram) size() int { return len(u.tokens) }
+func (u *unigram) Size() int { return len(u.tokens) }
 
-func (u *unigram) kind() string { return "Unigram" }
+func (u *unigram) Kind() string { return "Unigram" }
 
 // uniLattice is one word's best paths: for every byte position, the best path
 // ending there (its score, where its last piece starts, and that piece).
@@ -106,11 +107,11 @@ type uniLattice struct {
 	score []float64
 	from  []int32 // -1: not reached yet
 	id    []int32
-	back  []piece
+	back  []stage.Piece
 }
 
-// tokenize is Unigram::tokenize on one word.
-func (u *unigram) tokenize(word string, dst []piece) []piece {
+// Tokenize is Unigram::Tokenize on one word.
+func (u *unigram) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 	if word == "" {
 		return dst
 	}
@@ -166,17 +167,17 @@ func (u *unigram) tokenize(word string, dst []piece) []piece {
 	for end := n; end > 0; {
 		start := from[end]
 		id := ids[end]
-		if id == u.unk && len(back) > 0 && back[len(back)-1].id == u.unk {
-			back[len(back)-1].start = start
+		if id == u.unk && len(back) > 0 && back[len(back)-1].ID == u.unk {
+			back[len(back)-1].Start = start
 		} else {
-			back = append(back, piece{id: id, start: start, end: int32(end)})
+			back = append(back, stage.Piece{ID: id, Start: start, End: int32(end)})
 		}
 		end = int(start)
 	}
 	v.back = back
 	for i := len(back) - 1; i >= 0; i-- {
 		p := back[i]
-		if p.id != u.unk {
+		if p.ID != u.unk {
 			dst = append(dst, p)
 			continue
 		}
@@ -188,10 +189,10 @@ func (u *unigram) tokenize(word string, dst []piece) []piece {
 // unknown is what Unigram::tokenize makes of a fused unk piece: the token
 // its text is, if any; else with byte_fallback its bytes as <0xXX> tokens,
 // each with the whole piece's offsets, when every byte has one; else unk.
-func (u *unigram) unknown(word string, p piece, dst []piece) []piece {
-	text := word[p.start:p.end]
+func (u *unigram) unknown(word string, p stage.Piece, dst []stage.Piece) []stage.Piece {
+	text := word[p.Start:p.End]
 	if id, ok := u.ids[text]; ok {
-		p.id = id
+		p.ID = id
 		return append(dst, p)
 	}
 	if u.fallback {
@@ -201,7 +202,7 @@ func (u *unigram) unknown(word string, p piece, dst []piece) []piece {
 		}
 		if ok {
 			for i := 0; i < len(text); i++ {
-				dst = append(dst, piece{id: u.bytes[text[i]], start: p.start, end: p.end})
+				dst = append(dst, stage.Piece{ID: u.bytes[text[i]], Start: p.Start, End: p.End})
 			}
 			return dst
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,35 +37,35 @@ func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int
 	return wp
 }
 
-// tokenize is the model interface: a word of more than maxChars chars is
+// Tokenize is the model interface: a word of more than maxChars chars is
 // one unk token, as in HF.
-func (wp *wordPiece) tokenize(word string, dst []piece) []piece {
+func (wp *wordPiece) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 	if utf8.RuneCountInString(word) > wp.maxChars {
-		return append(dst, piece{id: wp.unk, start: 0, end: int32(len(word))})
+		return append(dst, stage.Piece{ID: wp.unk, Start: 0, End: int32(len(word))})
 	}
 	return wp.tokenizeBytes([]byte(word), dst)
 }
 
-func (wp *wordPiece) tokenToID(tok string) (int32, bool) {
+func (wp *wordPiece) TokenToID(tok string) (int32, bool) {
 	id, ok := wp.initial[tok]
 	return id, ok
 }
 
-func (wp *wordPiece) idToToken(id int32) (string, bool) {
+func (wp *wordPiece) IDToToken(id int32) (string, bool) {
 	if id < 0 || int(id) >= len(wp.tokens) {
 		return "", false
 	}
 	return wp.tokens[id], true
 }
 
-func (wp *wordPiece) size() int { return len(wp.tokens) }
+func (wp *wordPiece) Size() int { return len(wp.tokens) }
 
-func (wp *wordPiece) kind() string { return "WordPiece" }
+func (wp *wordPiece) Kind() string { return "WordPiece" }
 
 // tokenizeBytes appends the pieces of word (normalized, valid UTF-8, at
 // most maxChars chars) to dst. When some suffix cannot be matched the whole
 // word becomes one unk piece, as in HF.
-func (wp *wordPiece) tokenizeBytes(word []byte, dst []piece) []piece {
+func (wp *wordPiece) tokenizeBytes(word []byte, dst []stage.Piece) []stage.Piece {
 	first := len(dst)
 	for start := 0; start < len(word); {
 		dict, limit := wp.initial, wp.maxInitial
@@ -82,7 +83,7 @@ func (wp *wordPiece) tokenizeBytes(word []byte, dst []piece) []piece {
 		found := false
 		for end > start {
 			if id, ok := dict[string(word[start:end])]; ok {
-				dst = append(dst, piece{id: id, start: int32(start), end: int32(end)})
+				dst = append(dst, stage.Piece{ID: id, Start: int32(start), End: int32(end)})
 				found = true
 				break
 			}
@@ -92,7 +93,7 @@ func (wp *wordPiece) tokenizeBytes(word []byte, dst []piece) []piece {
 			}
 		}
 		if !found {
-			return append(dst[:first], piece{id: wp.unk, start: 0, end: int32(len(word))})
+			return append(dst[:first], stage.Piece{ID: wp.unk, Start: 0, End: int32(len(word))})
 		}
 		start = end
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,7 @@ const supportedNormalizer = "BertNormalizer, Precompiled, NFC, NFD, NFKC, NFKD, 
 
 // fieldlessNormalizers are the normalizers tokenizers serializes with no
 // field but "type".
-var fieldlessNormalizers = map[string]normalizer{
+var fieldlessNormalizers = map[string]stage.Normalizer{
 	"NFC":          unicodeForm{compose: true},
 	"NFD":          unicodeForm{},
 	"NFKC":         unicodeForm{compat: true, compose: true},
@@ -31,7 +32,7 @@ var fieldlessNormalizers = map[string]normalizer{
 
 // parseNormalizer is NormalizerWrapper's deserializer: each normalizer
 // with exactly the fields tokenizers serializes.
-func parseNormalizer(raw json.RawMessage) (normalizer, error) {
+func parseNormalizer(raw json.RawMessage) (stage.Normalizer, error) {
 	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
@@ -67,26 +68,26 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 }
 
 // normalizers is normalizers.Sequence: each normalizer in turn.
-type normalizers []normalizer
+type normalizers []stage.Normalizer
 
-func (s normalizers) normalize(n *normalized) {
+func (s normalizers) Normalize(n *stage.Normalized) {
 	for _, x := range s {
-		x.normalize(n)
+		x.Normalize(n)
 	}
 }
 
 // normalizeBuffered is normalize lending the buffers to the first
 // normalizer that can use them (a second would overwrite the first's
 // result while reading it).
-func (s normalizers) normalizeBuffered(n *normalized, b *encodeBuffers) {
+func (s normalizers) normalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
 	lent := false
 	for _, x := range s {
-		if bx, ok := x.(bufferedNormalizer); ok && !lent {
-			bx.normalizeBuffered(n, b)
+		if bx, ok := x.(stage.BufferedNormalizer); ok && !lent {
+			bx.NormalizeBuffered(n, b)
 			lent = true
 			continue
 		}
-		x.normalize(n)
+		x.Normalize(n)
 	}
 }
 

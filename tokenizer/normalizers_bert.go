@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -15,8 +16,8 @@ import (
 // side, all three aligned to it, as do_handle_chinese_chars aligns them.
 type bertNormalizer struct{ n bertConfig }
 
-func (b bertNormalizer) normalize(n *normalized) {
-	n.mapRunes(func(r rune, dst []rune) []rune {
+func (b bertNormalizer) Normalize(n *stage.Normalized) {
+	n.MapRunes(func(r rune, dst []rune) []rune {
 		var iso bool
 		var chars [8]rune
 		out, iso := b.n.apply(r, chars[:0])

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -13,14 +14,14 @@ import (
 // (NormalizedString::lowercase).
 type lowercase struct{}
 
-func (lowercase) normalize(n *normalized) {
-	if isASCII(n.s) {
+func (lowercase) Normalize(n *stage.Normalized) {
+	if isASCII(n.S) {
 		// Byte for byte: every alignment stays where it is.
-		n.s = strings.ToLower(n.s)
+		n.S = strings.ToLower(n.S)
 		return
 	}
 	// mapRunes with the ASCII case inline, the hot path of real text.
-	s := n.s
+	s := n.S
 	out := make([]byte, 0, len(s)+8)
 	align := make([]tokens.Span, 0, len(s)+8)
 	var buf [4]rune
@@ -30,12 +31,12 @@ func (lowercase) normalize(n *normalized) {
 				c += 'a' - 'A'
 			}
 			out = append(out, c)
-			align = append(align, n.align[i])
+			align = append(align, n.Align[i])
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		a := n.align[i]
+		a := n.Align[i]
 		for _, c := range chars.ToLowerFull(r, buf[:0]) {
 			k := len(out)
 			out = utf8.AppendRune(out, c)
@@ -45,5 +46,5 @@ func (lowercase) normalize(n *normalized) {
 		}
 		i += size
 	}
-	n.s, n.align = string(out), align
+	n.S, n.Align = string(out), align
 }

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -22,24 +23,24 @@ import (
 // nothing.
 type nfkcWords struct{}
 
-func (nfkcWords) normalize(n *normalized) {
+func (nfkcWords) Normalize(n *stage.Normalized) {
 	nfkcWords{}.rebuild(n, nil, nil)
 }
 
-func (nfkcWords) normalizeBuffered(n *normalized, b *encodeBuffers) {
-	b.bytes, b.norm = nfkcWords{}.rebuild(n, b.bytes[:0], b.norm[:0])
+func (nfkcWords) normalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
+	b.Bytes, b.Norm = nfkcWords{}.rebuild(n, b.Bytes[:0], b.Norm[:0])
 }
 
 // rebuild is normalize building the text in out and the alignments in
 // align, grown when too small; it returns both (n.align is the latter).
-func (nfkcWords) rebuild(n *normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
-	if norm.NFKC.IsNormalString(n.s) {
+func (nfkcWords) rebuild(n *stage.Normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
+	if norm.NFKC.IsNormalString(n.S) {
 		return out, align
 	}
 	f := unicodeForm{compat: true, compose: true, whole: true}
-	s := n.s
+	s := n.S
 	var (
-		dec, comp  []change
+		dec, comp  []stage.Change
 		done       int // s[:done] is in out
 		lastPlain  = -1
 		regionFrom int
@@ -72,13 +73,13 @@ func (nfkcWords) rebuild(n *normalized, out []byte, align []tokens.Span) ([]byte
 			align = slices.Grow(align, len(s)+len(s)/8+8)
 		}
 		out = append(out, s[done:regionFrom]...)
-		align = append(align, n.align[done:regionFrom]...)
+		align = append(align, n.Align[done:regionFrom]...)
 		// The region's base matters only to a char inserted before its
 		// first, which only the text's own first char can have.
-		region := normalized{s: s[regionFrom:end], align: n.align[regionFrom:end:end], base: n.base}
-		dec = f.decompose(dec[:0], region.s)
+		region := stage.Normalized{S: s[regionFrom:end], Align: n.Align[regionFrom:end:end], Base: n.Base}
+		dec = f.decompose(dec[:0], region.S)
 		comp = recompose(comp[:0], dec)
-		out, align = region.appendTransformed(out, align, comp, 0, f.whole)
+		out, align = region.AppendTransformed(out, align, comp, 0, f.whole)
 		done, i = end, end
 	}
 	if !started {
@@ -88,8 +89,8 @@ func (nfkcWords) rebuild(n *normalized, out []byte, align []tokens.Span) ([]byte
 		return out, align
 	}
 	out = append(out, s[done:]...)
-	align = append(align, n.align[done:]...)
-	n.s, n.align = string(out), align
+	align = append(align, n.Align[done:]...)
+	n.S, n.Align = string(out), align
 	return out, align
 }
 
@@ -144,9 +145,9 @@ func computeNFKCPlain(r rune) bool {
 		return false
 	}
 	f := unicodeForm{compat: true, compose: true}
-	var dec, comp [8]change
+	var dec, comp [8]stage.Change
 	c := recompose(comp[:0], f.decompose(dec[:0], string(r)))
-	return len(c) == 1 && c[0].r == r && c[0].delta == 0
+	return len(c) == 1 && c[0].R == r && c[0].Delta == 0
 }
 
 // isSecondOfComposition says whether some char composes with r after it

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"math/rand/v2"
+	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"strings"
 	"testing"
@@ -13,11 +14,11 @@ import (
 // nfkcWholeText is nfkcWords as it was before it rebuilt only the
 // stretches that change: unicodeForm over the whole text, unless the text
 // is in NFKC already.
-func nfkcWholeText(n *normalized) {
-	if norm.NFKC.IsNormalString(n.s) {
+func nfkcWholeText(n *stage.Normalized) {
+	if norm.NFKC.IsNormalString(n.S) {
 		return
 	}
-	unicodeForm{compat: true, compose: true, whole: true}.normalize(n)
+	unicodeForm{compat: true, compose: true, whole: true}.Normalize(n)
 }
 
 // nfkcAlphabet are chars where NFKC's decomposition, reordering and
@@ -41,22 +42,22 @@ var nfkcAlphabet = []string{
 // checkNFKCWords compares nfkcWords with nfkcWholeText on text, and with
 // b lent to it (as an encode lends them, holding whatever the texts before
 // left there) when b is not nil.
-func checkNFKCWords(t *testing.T, text string, cp int32, b *encodeBuffers) {
+func checkNFKCWords(t *testing.T, text string, cp int32, b *stage.Buffers) {
 	t.Helper()
-	want := newNormalized(text, cp)
+	want := stage.NewNormalized(text, cp)
 	nfkcWholeText(&want)
 	for _, lend := range []bool{false, true} {
 		if lend && b == nil {
 			continue
 		}
-		got := newNormalized(text, cp)
+		got := stage.NewNormalized(text, cp)
 		if lend {
 			nfkcWords{}.normalizeBuffered(&got, b)
 		} else {
-			nfkcWords{}.normalize(&got)
+			nfkcWords{}.Normalize(&got)
 		}
-		if got.s != want.s || got.base != want.base || !slices.Equal(got.align, want.align) {
-			t.Fatalf("NFKC of %+q (buffers lent: %v):\n got %+q %v base %d\nwant %+q %v base %d", text, lend, got.s, got.align, got.base, want.s, want.align, want.base)
+		if got.S != want.S || got.Base != want.Base || !slices.Equal(got.Align, want.Align) {
+			t.Fatalf("NFKC of %+q (buffers lent: %v):\n got %+q %v base %d\nwant %+q %v base %d", text, lend, got.S, got.Align, got.Base, want.S, want.Align, want.Base)
 		}
 	}
 }
@@ -71,10 +72,10 @@ func TestNFKCWordsStretches(t *testing.T) {
 		"控えめな博物館は初期のエンジンを再建した（café）。地元の川は新しい設計を改善した（ｶﾞｲﾄﾞﾌﾞｯｸ）。",
 	} {
 		checkNFKCWords(t, s, 0, nil)
-		checkNFKCWords(t, s, 7, new(encodeBuffers))
+		checkNFKCWords(t, s, 7, new(stage.Buffers))
 	}
 	rng := rand.New(rand.NewPCG(25, 6))
-	bufs := new(encodeBuffers)
+	bufs := new(stage.Buffers)
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + rng.IntN(12) {
@@ -93,7 +94,7 @@ func FuzzNFKCWords(f *testing.F) {
 		if text == "" {
 			return
 		}
-		checkNFKCWords(t, text, 3, new(encodeBuffers))
+		checkNFKCWords(t, text, 3, new(stage.Buffers))
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"qa-shard/tokenizer/internal/stage"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,8 +22,8 @@ type normProbe struct {
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
 	Input        string          `json:"input"`
 
-	norm    normalizer
-	pre     preTokenizer
+	norm    stage.Normalizer
+	pre     stage.PreTokenizer
 	derived bool
 }
 
@@ -53,18 +54,18 @@ func loadNormProbes(t *testing.T) []normProbe {
 // run is what the probe gives for input, as JSON spelled like Go spells it.
 func (p *normProbe) run(input string) string {
 	if p.norm != nil {
-		n := newNormalized(input, 0)
-		p.norm.normalize(&n)
-		return quote(n.s)
+		n := stage.NewNormalized(input, 0)
+		p.norm.Normalize(&n)
+		return quote(n.S)
 	}
 	type word = [2]any
 	out := []word{}
-	for _, w := range p.pre.split(newNormalized(input, 0), nil) {
-		if w.s == "" {
+	for _, w := range p.pre.Split(stage.NewNormalized(input, 0), nil) {
+		if w.S == "" {
 			continue
 		}
-		o := w.original(0, len(w.s))
-		out = append(out, word{w.s, [2]int32{o.Start, o.End}})
+		o := w.Original(0, len(w.S))
+		out = append(out, word{w.S, [2]int32{o.Start, o.End}})
 	}
 	return quote(out)
 }

@@ -10,6 +10,7 @@ import (
 
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -27,7 +28,7 @@ type precompiled struct {
 	repl []string
 }
 
-func parsePrecompiled(raw json.RawMessage) (normalizer, error) {
+func parsePrecompiled(raw json.RawMessage) (stage.Normalizer, error) {
 	var c struct {
 		Type    string  `json:"type"`
 		Charsap *string `json:"precompiled_charsmap"`
@@ -145,7 +146,7 @@ func (p *precompiled) char(r rune, s string) (string, bool) {
 	return p.lookup(s)
 }
 
-// normalize is Precompiled::normalize. HF walks the extended grapheme
+// Normalize is Precompiled::Normalize. HF walks the extended grapheme
 // clusters of the text: a cluster under 6 bytes is first looked up whole
 // (and a hit on any prefix of it, the first char alone included, replaces
 // the whole cluster); otherwise, or on a miss, each char is looked up
@@ -157,9 +158,9 @@ func (p *precompiled) char(r rune, s string) (string, bool) {
 // The changes then go through NormalizedString::transform, applied here
 // as they come, the last one held back since a later shortfall can still
 // alter it.
-func (p *precompiled) normalize(n *normalized) {
+func (p *precompiled) Normalize(n *stage.Normalized) {
 	b := pcBuild{n: n}
-	s := n.s
+	s := n.S
 	for i := 0; i < len(s); {
 		var end int
 		if c := s[i]; c < utf8.RuneSelf && c != '\r' && (i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
@@ -210,7 +211,7 @@ func (p *precompiled) normalize(n *normalized) {
 
 // pcBuild applies transform changes to n as they come.
 type pcBuild struct {
-	n        *normalized
+	n        *stage.Normalized
 	modified bool
 	out      []byte
 	align    []tokens.Span
@@ -219,7 +220,7 @@ type pcBuild struct {
 	// applied: one (c, 0) change per char.
 	runA, runB int
 	// pending is the last change, not yet applied.
-	pending    change
+	pending    stage.Change
 	hasPending bool
 }
 
@@ -236,7 +237,7 @@ func (b *pcBuild) keep(a, e int) {
 func (b *pcBuild) replace(old, repl string) {
 	if !b.modified {
 		b.modified = true
-		b.out = make([]byte, 0, len(b.n.s)+len(b.n.s)/8)
+		b.out = make([]byte, 0, len(b.n.S)+len(b.n.S)/8)
 		b.align = make([]tokens.Span, 0, cap(b.out))
 	}
 	b.flushRun()
@@ -248,11 +249,11 @@ func (b *pcBuild) replace(old, repl string) {
 		if k >= count-diff {
 			d = 1
 		}
-		b.push(change{r: c, delta: d})
+		b.push(stage.Change{R: c, Delta: d})
 		k++
 	}
 	if diff < 0 && b.hasPending {
-		b.pending.delta += diff
+		b.pending.Delta += diff
 	}
 }
 
@@ -263,21 +264,21 @@ func (b *pcBuild) replace(old, repl string) {
 func (b *pcBuild) flushRun() {
 	a, e := b.runA, b.runB
 	b.runA, b.runB = 0, 0
-	s := b.n.s
+	s := b.n.S
 	for j := a; j < e; {
 		r, size := utf8.DecodeRuneInString(s[j:])
-		if b.hasPending && b.pending.delta == 0 && b.off < j && b.off+pcRuneLen(s, b.off) == j && j+size < e {
+		if b.hasPending && b.pending.Delta == 0 && b.off < j && b.off+pcRuneLen(s, b.off) == j && j+size < e {
 			b.apply(b.pending)
 			_, lsize := utf8.DecodeLastRuneInString(s[j:e])
 			last := e - lsize
 			b.out = append(b.out, s[j:last]...)
-			b.align = append(b.align, b.n.align[j:last]...)
+			b.align = append(b.align, b.n.Align[j:last]...)
 			b.off = last
 			lr, _ := utf8.DecodeRuneInString(s[last:])
-			b.pending = change{r: lr}
+			b.pending = stage.Change{R: lr}
 			return
 		}
-		b.push(change{r: r})
+		b.push(stage.Change{R: r})
 		j += size
 	}
 }
@@ -291,7 +292,7 @@ func pcRuneLen(s string, i int) int {
 	return size
 }
 
-func (b *pcBuild) push(c change) {
+func (b *pcBuild) push(c stage.Change) {
 	if b.hasPending {
 		b.apply(b.pending)
 	}
@@ -299,20 +300,20 @@ func (b *pcBuild) push(c change) {
 }
 
 // apply is one change of NormalizedString::transform_range.
-func (b *pcBuild) apply(c change) {
-	s, al := b.n.s, b.n.align
+func (b *pcBuild) apply(c stage.Change) {
+	s, al := b.n.S, b.n.Align
 	var a tokens.Span
-	if c.delta > 0 {
-		a = tokens.Span{Start: b.n.base, End: b.n.base}
+	if c.Delta > 0 {
+		a = tokens.Span{Start: b.n.Base, End: b.n.Base}
 		if b.off >= 1 {
 			a = al[b.off-1]
 		}
 	} else {
-		a = tokens.Span{Start: b.n.base, End: b.n.base} // past the end: HF panics
+		a = tokens.Span{Start: b.n.Base, End: b.n.Base} // past the end: HF panics
 		if b.off < len(s) {
 			a = al[b.off]
 		}
-		for range 1 - c.delta {
+		for range 1 - c.Delta {
 			if b.off < len(s) {
 				_, size := utf8.DecodeRuneInString(s[b.off:])
 				b.off += size
@@ -320,7 +321,7 @@ func (b *pcBuild) apply(c change) {
 		}
 	}
 	size := len(b.out)
-	b.out = utf8.AppendRune(b.out, c.r)
+	b.out = utf8.AppendRune(b.out, c.R)
 	for range len(b.out) - size {
 		b.align = append(b.align, a)
 	}
@@ -334,5 +335,5 @@ func (b *pcBuild) finish() {
 	if b.hasPending {
 		b.apply(b.pending)
 	}
-	b.n.s, b.n.align = string(b.out), b.align
+	b.n.S, b.n.Align = string(b.out), b.align
 }

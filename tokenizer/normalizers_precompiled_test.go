@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"testing"
 )
@@ -47,10 +48,10 @@ func TestPrecompiledXLMR(t *testing.T) {
 		{"\u0001\u2122", "TM", []int32{12, 3}, []int32{0, 0}, [][2]int32{{0, 1}, {0, 1}}},
 		{"\ufb01\u0001\u0001x", "fix", []int32{6097}, []int32{0}, [][2]int32{{0, 4}}},
 	} {
-		n := newNormalized(c.text, 0)
-		norm.normalize(&n)
-		if n.s != c.norm || len(n.align) != len(n.s) {
-			t.Errorf("%q: normalized to %q (%d alignments), want %q", c.text, n.s, len(n.align), c.norm)
+		n := stage.NewNormalized(c.text, 0)
+		norm.Normalize(&n)
+		if n.S != c.norm || len(n.Align) != len(n.S) {
+			t.Errorf("%q: normalized to %q (%d alignments), want %q", c.text, n.S, len(n.Align), c.norm)
 		}
 		got := tk.Encode(c.text)
 		offs := make([][2]int32, got.Len())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -13,7 +14,7 @@ import (
 // (NormalizedString::prepend).
 type prepend struct{ s string }
 
-func parsePrepend(raw json.RawMessage) (normalizer, error) {
+func parsePrepend(raw json.RawMessage) (stage.Normalizer, error) {
 	var c struct {
 		Type    string  `json:"type"`
 		Prepend *string `json:"prepend"`
@@ -27,13 +28,13 @@ func parsePrepend(raw json.RawMessage) (normalizer, error) {
 	return prepend{s: *c.Prepend}, nil
 }
 
-func (p prepend) normalize(n *normalized) {
-	if n.s == "" || p.s == "" {
+func (p prepend) Normalize(n *stage.Normalized) {
+	if n.S == "" || p.s == "" {
 		return
 	}
-	align := make([]tokens.Span, 0, len(p.s)+len(n.align))
+	align := make([]tokens.Span, 0, len(p.s)+len(n.Align))
 	for range len(p.s) {
-		align = append(align, n.align[0])
+		align = append(align, n.Align[0])
 	}
-	n.s, n.align = p.s+n.s, append(align, n.align...)
+	n.S, n.Align = p.s+n.S, append(align, n.Align...)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -20,7 +21,7 @@ type replace struct {
 	content string
 }
 
-func parseReplace(raw json.RawMessage) (normalizer, error) {
+func parseReplace(raw json.RawMessage) (stage.Normalizer, error) {
 	var c struct {
 		Type    string          `json:"type"`
 		Pattern json.RawMessage `json:"pattern"`
@@ -39,24 +40,24 @@ func parseReplace(raw json.RawMessage) (normalizer, error) {
 	return replace{re: re, content: *c.Content}, nil
 }
 
-func (r replace) normalize(n *normalized) {
-	if n.s == "" {
+func (r replace) Normalize(n *stage.Normalized) {
+	if n.S == "" {
 		// Pattern::find_matches on an empty string reports no match.
 		return
 	}
-	matches := r.re.findAll(n.s)
+	matches := r.re.findAll(n.S)
 	if len(matches) == 0 {
 		return
 	}
 	var out strings.Builder
-	align := make([]tokens.Span, 0, len(n.align))
+	align := make([]tokens.Span, 0, len(n.Align))
 	last := 0
 	for _, m := range matches {
-		out.WriteString(n.s[last:m[0]])
-		align = append(align, n.align[last:m[0]]...)
-		a := tokens.Span{Start: n.base, End: n.base}
+		out.WriteString(n.S[last:m[0]])
+		align = append(align, n.Align[last:m[0]]...)
+		a := tokens.Span{Start: n.Base, End: n.Base}
 		if m[1] > 0 {
-			a = n.align[m[1]-1]
+			a = n.Align[m[1]-1]
 		}
 		out.WriteString(r.content)
 		for range len(r.content) {
@@ -64,7 +65,7 @@ func (r replace) normalize(n *normalized) {
 		}
 		last = m[1]
 	}
-	out.WriteString(n.s[last:])
-	align = append(align, n.align[last:]...)
-	n.s, n.align = out.String(), align
+	out.WriteString(n.S[last:])
+	align = append(align, n.Align[last:]...)
+	n.S, n.Align = out.String(), align
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"strings"
 	"unicode"
 )
@@ -15,11 +16,11 @@ import (
 // not decompose first: only marks already separate go.
 type stripAccents struct{}
 
-func (stripAccents) normalize(n *normalized) {
-	if isASCII(n.s) {
+func (stripAccents) Normalize(n *stage.Normalized) {
+	if isASCII(n.S) {
 		return // no ASCII char is a mark
 	}
-	n.mapRunes(func(r rune, dst []rune) []rune {
+	n.MapRunes(func(r rune, dst []rune) []rune {
 		if isCombiningMark(r) {
 			return dst
 		}
@@ -42,7 +43,7 @@ func isCombiningMark(r rune) bool {
 // char::is_whitespace removed; the rest keep their alignments.
 type strip struct{ left, right bool }
 
-func parseStrip(raw json.RawMessage) (normalizer, error) {
+func parseStrip(raw json.RawMessage) (stage.Normalizer, error) {
 	// Both fields are required by tokenizers' deserializer.
 	var c struct {
 		Type  string `json:"type"`
@@ -58,16 +59,16 @@ func parseStrip(raw json.RawMessage) (normalizer, error) {
 	return strip{left: *c.Left, right: *c.Right}, nil
 }
 
-func (s strip) normalize(n *normalized) {
-	a, b := 0, len(n.s)
+func (s strip) Normalize(n *stage.Normalized) {
+	a, b := 0, len(n.S)
 	if s.left {
-		a = len(n.s) - len(strings.TrimLeftFunc(n.s, chars.IsWhitespace))
+		a = len(n.S) - len(strings.TrimLeftFunc(n.S, chars.IsWhitespace))
 	}
 	if s.right {
-		b = max(a, len(strings.TrimRightFunc(n.s, chars.IsWhitespace)))
+		b = max(a, len(strings.TrimRightFunc(n.S, chars.IsWhitespace)))
 	}
-	if a == 0 && b == len(n.s) {
+	if a == 0 && b == len(n.S) {
 		return
 	}
-	n.s, n.align = n.s[a:b], n.align[a:b:b]
+	n.S, n.Align = n.S[a:b], n.Align[a:b:b]
 }

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -25,10 +26,10 @@ import (
 // that an answer ending in ｶﾞ keeps its ﾞ.
 type unicodeForm struct{ compat, compose, whole bool }
 
-func (f unicodeForm) normalize(n *normalized) {
+func (f unicodeForm) Normalize(n *stage.Normalized) {
 	ascii := true
-	for i := 0; i < len(n.s); i++ {
-		if n.s[i] >= utf8.RuneSelf {
+	for i := 0; i < len(n.S); i++ {
+		if n.S[i] >= utf8.RuneSelf {
 			ascii = false
 			break
 		}
@@ -38,25 +39,25 @@ func (f unicodeForm) normalize(n *normalized) {
 		// 0: every pair is (c, 0), which changes nothing.
 		return
 	}
-	changes := f.decompose(make([]change, 0, len(n.s)+len(n.s)/4), n.s)
+	changes := f.decompose(make([]stage.Change, 0, len(n.S)+len(n.S)/4), n.S)
 	if f.compose {
-		changes = recompose(make([]change, 0, len(changes)), changes)
+		changes = recompose(make([]stage.Change, 0, len(changes)), changes)
 	}
-	n.transformSpans(changes, 0, f.whole)
+	n.TransformSpans(changes, 0, f.whole)
 }
 
 // decompose is the crate's Decompositions iterator: every char's full
 // decomposition, its first char a replacement and the others insertions,
 // then each run of non-starters stably sorted by combining class. The
 // changes are appended to out.
-func (f unicodeForm) decompose(out []change, s string) []change {
+func (f unicodeForm) decompose(out []stage.Change, s string) []stage.Change {
 	from := len(out)
 	var dec [32]rune
 	for _, r := range s {
 		for i, d := range decomposeRune(r, f.compat, dec[:0]) {
-			c := change{r: d}
+			c := stage.Change{R: d}
 			if i > 0 {
-				c.delta = 1
+				c.Delta = 1
 			}
 			out = append(out, c)
 		}
@@ -64,17 +65,17 @@ func (f unicodeForm) decompose(out []change, s string) []change {
 	// Canonical ordering: the crate sorts the pending chars by class each
 	// time a starter arrives (sort_by_key, which is stable).
 	for i := from; i < len(out); {
-		if combiningClass(out[i].r) == 0 {
+		if combiningClass(out[i].R) == 0 {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(out) && combiningClass(out[j].r) != 0 {
+		for j < len(out) && combiningClass(out[j].R) != 0 {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(out[i:j], func(a, b change) int {
-				return int(combiningClass(a.r)) - int(combiningClass(b.r))
+			slices.SortStableFunc(out[i:j], func(a, b stage.Change) int {
+				return int(combiningClass(a.R)) - int(combiningClass(b.R))
 			})
 		}
 		i = j
@@ -86,15 +87,15 @@ func (f unicodeForm) decompose(out []change, s string) []change {
 // a starter (the composee) absorbs every following char it composes with
 // and that is not blocked, its change becoming composee + char - 1; the
 // chars left over follow it in order. They are appended to out.
-func recompose(out, in []change) []change {
+func recompose(out, in []stage.Change) []stage.Change {
 	var (
-		composee    change
+		composee    stage.Change
 		hasComposee bool
 		lastCCC     = -1 // none since the composee
-		buffer      []change
+		buffer      []stage.Change
 	)
 	for _, c := range in {
-		cc := int(combiningClass(c.r))
+		cc := int(combiningClass(c.R))
 		if !hasComposee {
 			if cc != 0 {
 				out = append(out, c)
@@ -116,8 +117,8 @@ func recompose(out, in []change) []change {
 			lastCCC = cc
 			continue
 		}
-		if r, ok := composePair(composee.r, c.r); ok {
-			composee = change{r: r, delta: composee.delta + c.delta - 1}
+		if r, ok := composePair(composee.R, c.R); ok {
+			composee = stage.Change{R: r, Delta: composee.Delta + c.Delta - 1}
 			continue
 		}
 		if lastCCC < 0 && cc == 0 {

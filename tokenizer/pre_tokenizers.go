@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // The pre-tokenizers tokenizer.json may name (tokenizers'
@@ -19,7 +20,7 @@ const supportedPreTok = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit
 
 // parsePreTokenizer is PreTokenizerWrapper's deserializer: each
 // pre-tokenizer with exactly the fields tokenizers serializes.
-func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
+func parsePreTokenizer(raw json.RawMessage) (stage.PreTokenizer, error) {
 	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
@@ -65,28 +66,28 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 
 // sequenceOf applies pre-tokenizers one after the other
 // (pre_tokenizers.Sequence).
-type sequenceOf []preTokenizer
+type sequenceOf []stage.PreTokenizer
 
-func (s sequenceOf) split(n normalized, dst []normalized) []normalized {
-	cur := []normalized{n}
+func (s sequenceOf) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	cur := []stage.Normalized{n}
 	for k, p := range s {
 		if k == len(s)-1 {
 			// The last one writes into dst: no copy of the words.
 			first := len(dst)
 			for _, c := range cur {
-				dst = p.split(c, dst)
+				dst = p.Split(c, dst)
 			}
 			kept := dst[:first]
 			for _, c := range dst[first:] {
-				if c.s != "" {
+				if c.S != "" {
 					kept = append(kept, c)
 				}
 			}
 			return kept
 		}
-		next := make([]normalized, 0, len(n.s)/4+2)
+		next := make([]stage.Normalized, 0, len(n.S)/4+2)
 		for _, c := range cur {
-			next = p.split(c, next)
+			next = p.Split(c, next)
 		}
 		cur = next
 	}

@@ -1,16 +1,19 @@
 package tokenizer
 
-import "qa-shard/tokenizer/internal/chars"
+import (
+	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
+)
 
 // bertPreTokenizer is BertPreTokenizer: split on whitespace (removed),
 // then isolate every punctuation char.
 type bertPreTokenizer struct{}
 
-func (bertPreTokenizer) split(n normalized, dst []normalized) []normalized {
-	var words []normalized
-	words = splitChars(n, chars.IsWhitespace, removed, words)
+func (bertPreTokenizer) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	var words []stage.Normalized
+	words = stage.SplitChars(n, chars.IsWhitespace, stage.Removed, words)
 	for _, w := range words {
-		dst = splitChars(w, chars.IsBertPunc, isolated, dst)
+		dst = stage.SplitChars(w, chars.IsBertPunc, stage.Isolated, dst)
 	}
 	return dst
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -23,7 +24,7 @@ type byteLevel struct {
 	classes               *[0x10000]uint8
 }
 
-func parseByteLevel(raw json.RawMessage) (preTokenizer, error) {
+func parseByteLevel(raw json.RawMessage) (stage.PreTokenizer, error) {
 	var c struct {
 		Type           string `json:"type"`
 		AddPrefixSpace *bool  `json:"add_prefix_space"`
@@ -40,14 +41,14 @@ func parseByteLevel(raw json.RawMessage) (preTokenizer, error) {
 	return byteLevel{prefixSpace: *c.AddPrefixSpace, useRegex: hfjson.OrTrue(c.UseRegex), classes: bmpClasses()}, nil
 }
 
-func (b byteLevel) split(n normalized, dst []normalized) []normalized {
-	if n.s == "" {
+func (b byteLevel) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	if n.S == "" {
 		return dst
 	}
-	if b.prefixSpace && n.s[0] != ' ' {
+	if b.prefixSpace && n.S[0] != ' ' {
 		n = prependSpace(n)
 	}
-	s := n.s
+	s := n.S
 	// The whole piece is mapped once; the splits are slices of it, aligned
 	// as HF aligns each split after its own transform.
 	size := 0
@@ -64,7 +65,7 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 		if b.useRegex {
 			j = gpt2Match(s, i, b.classes)
 		}
-		w = mapBytes(s[i:j], n.align[i:j], out, align, w)
+		w = mapBytes(s[i:j], n.Align[i:j], out, align, w)
 		bounds = append(bounds, int32(w))
 		i = j
 	}
@@ -72,7 +73,7 @@ func (b byteLevel) split(n normalized, dst []normalized) []normalized {
 	dst = slices.Grow(dst, len(bounds)-1)
 	for k := 1; k < len(bounds); k++ {
 		a, e := bounds[k-1], bounds[k]
-		dst = append(dst, normalized{s: mapped[a:e], align: align[a:e:e], base: align[a].Start})
+		dst = append(dst, stage.Normalized{S: mapped[a:e], Align: align[a:e:e], Base: align[a].Start})
 	}
 	return dst
 }
@@ -112,15 +113,15 @@ func mapBytes(s string, al []tokens.Span, out []byte, align []tokens.Span, w int
 // prependSpace is NormalizedString::prepend(" "): the space replaces the
 // first char (taking its first byte's alignment) and the char is inserted
 // back after it (taking its last byte's).
-func prependSpace(n normalized) normalized {
-	_, size := utf8.DecodeRuneInString(n.s)
-	align := make([]tokens.Span, 0, len(n.align)+1)
-	align = append(align, n.align[0])
+func prependSpace(n stage.Normalized) stage.Normalized {
+	_, size := utf8.DecodeRuneInString(n.S)
+	align := make([]tokens.Span, 0, len(n.Align)+1)
+	align = append(align, n.Align[0])
 	for range size {
-		align = append(align, n.align[size-1])
+		align = append(align, n.Align[size-1])
 	}
-	align = append(align, n.align[size:]...)
-	return normalized{s: " " + n.s, align: align, base: n.base}
+	align = append(align, n.Align[size:]...)
+	return stage.Normalized{S: " " + n.S, Align: align, Base: n.Base}
 }
 
 // gpt2Match returns the end of the match of GPT-2's pattern
@@ -147,12 +148,12 @@ func gpt2Match(s string, i int, t *[0x10000]uint8) int {
 			}
 		}
 	}
-	r, size := decodeAt(s, i)
+	r, size := stage.DecodeAt(s, i)
 	k := gpt2Class(t, r)
 	if r == ' ' && i+1 < len(s) {
 		// " ?X+": a single U+0020 joins the run of letters, digits or
 		// others that follows it.
-		r2, size2 := decodeAt(s, i+1)
+		r2, size2 := stage.DecodeAt(s, i+1)
 		if k2 := gpt2Class(t, r2); k2 != gpt2Space {
 			k, i, size = k2, i+1, size2
 		}
@@ -160,7 +161,7 @@ func gpt2Match(s string, i int, t *[0x10000]uint8) int {
 	if k != gpt2Space {
 		j := i + size
 		for j < len(s) {
-			r, size := decodeAt(s, j)
+			r, size := stage.DecodeAt(s, j)
 			if gpt2Class(t, r) != k {
 				break
 			}
@@ -174,7 +175,7 @@ func gpt2Match(s string, i int, t *[0x10000]uint8) int {
 	// there is taken by the last alternative, "\s+".
 	j, last := i, i
 	for j < len(s) {
-		r, size := decodeAt(s, j)
+		r, size := stage.DecodeAt(s, j)
 		if gpt2Class(t, r) != gpt2Space {
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,7 +14,7 @@ import (
 // each isolated, or in runs (Contiguous).
 type digits struct{ individual bool }
 
-func parseDigits(raw json.RawMessage) (preTokenizer, error) {
+func parseDigits(raw json.RawMessage) (stage.PreTokenizer, error) {
 	const what = "Digits pre_tokenizer"
 	var c struct {
 		Type       string `json:"type"`
@@ -29,12 +30,12 @@ func parseDigits(raw json.RawMessage) (preTokenizer, error) {
 	return digits{individual: *c.Individual}, nil
 }
 
-func (d digits) split(n normalized, dst []normalized) []normalized {
-	b := contiguous
+func (d digits) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	b := stage.Contiguous
 	if d.individual {
-		b = isolated
+		b = stage.Isolated
 	}
-	return splitChars(n, isRustNumeric, b, dst)
+	return stage.SplitChars(n, isRustNumeric, b, dst)
 }
 
 // isRustNumeric is char::is_numeric.

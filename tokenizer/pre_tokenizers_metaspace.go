@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -39,7 +40,7 @@ type metaspace struct {
 // only accepted with prepend_scheme "never" (tokenizers refuses it
 // otherwise, even with prepend_scheme absent), add_prefix_space=true is
 // ignored; split defaults to true; str_rep is read and ignored.
-func parseMetaspace(raw json.RawMessage) (preTokenizer, error) {
+func parseMetaspace(raw json.RawMessage) (stage.PreTokenizer, error) {
 	var c struct {
 		Type           string  `json:"type"`
 		Replacement    *string `json:"replacement"`
@@ -78,36 +79,36 @@ func parseMetaspace(raw json.RawMessage) (preTokenizer, error) {
 	return m, nil
 }
 
-// split is Metaspace::pre_tokenize on one piece.
-func (m *metaspace) split(n normalized, dst []normalized) []normalized {
-	if n.s == "" {
+// Split is Metaspace::pre_tokenize on one piece.
+func (m *metaspace) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	if n.S == "" {
 		return dst
 	}
 	// NormalizedString::replace(' ', "▁"): each ▁ takes the alignment of
 	// the space it replaces.
-	if strings.IndexByte(n.s, ' ') >= 0 {
+	if strings.IndexByte(n.S, ' ') >= 0 {
 		n = metaReplaceSpaces(n, m.rep)
 	}
 	prepend := false
-	if !strings.HasPrefix(n.s, m.rep) {
+	if !strings.HasPrefix(n.S, m.rep) {
 		switch m.scheme {
 		case prependAlways:
 			prepend = true
 		case prependFirst:
 			// offsets_original().0 == 0: HF's piece starts where its first
 			// normalized char came from (every piece is a slice).
-			prepend = n.align[0].Start == 0
+			prepend = n.Align[0].Start == 0
 		}
 	}
 	if prepend {
 		// NormalizedString::prepend: the text replaces the first char and
 		// that char is inserted again after it, so every byte added takes
 		// the first char's alignment.
-		align := m.spans(len(m.rep) + len(n.align))
+		align := m.spans(len(m.rep) + len(n.Align))
 		for range len(m.rep) {
-			align = append(align, n.align[0])
+			align = append(align, n.Align[0])
 		}
-		n = normalized{s: m.concat(m.rep, n.s), align: append(align, n.align...), base: n.base}
+		n = stage.Normalized{S: m.concat(m.rep, n.S), Align: append(align, n.Align...), Base: n.Base}
 	}
 	if !m.cut {
 		return append(dst, n)
@@ -115,19 +116,19 @@ func (m *metaspace) split(n normalized, dst []normalized) []normalized {
 	// split(▁, MergedWithNext): every ▁ but one at the very start begins
 	// a new piece.
 	last, i := 0, 0
-	if strings.HasPrefix(n.s, m.rep) {
+	if strings.HasPrefix(n.S, m.rep) {
 		i = len(m.rep)
 	}
-	for i < len(n.s) {
-		k := strings.Index(n.s[i:], m.rep)
+	for i < len(n.S) {
+		k := strings.Index(n.S[i:], m.rep)
 		if k < 0 {
 			break
 		}
-		dst = append(dst, n.slice(last, i+k))
+		dst = append(dst, n.Slice(last, i+k))
 		last = i + k
 		i = last + len(m.rep)
 	}
-	return append(dst, n.slice(last, len(n.s)))
+	return append(dst, n.Slice(last, len(n.S)))
 }
 
 // spans is an empty slice with room for k spans, cut from a shared slab
@@ -172,24 +173,24 @@ func (m *metaspace) concat(a, b string) string {
 
 // metaReplaceSpaces replaces every ' ' of n by rep, every byte of rep aligned
 // to the space.
-func metaReplaceSpaces(n normalized, rep string) normalized {
+func metaReplaceSpaces(n stage.Normalized, rep string) stage.Normalized {
 	var b strings.Builder
-	b.Grow(len(n.s) + 2*strings.Count(n.s, " "))
+	b.Grow(len(n.S) + 2*strings.Count(n.S, " "))
 	align := make([]tokens.Span, 0, b.Cap())
 	last := 0
-	for i := 0; i < len(n.s); i++ {
-		if n.s[i] != ' ' {
+	for i := 0; i < len(n.S); i++ {
+		if n.S[i] != ' ' {
 			continue
 		}
-		b.WriteString(n.s[last:i])
-		align = append(align, n.align[last:i]...)
+		b.WriteString(n.S[last:i])
+		align = append(align, n.Align[last:i]...)
 		b.WriteString(rep)
 		for range len(rep) {
-			align = append(align, n.align[i])
+			align = append(align, n.Align[i])
 		}
 		last = i + 1
 	}
-	b.WriteString(n.s[last:])
-	align = append(align, n.align[last:]...)
-	return normalized{s: b.String(), align: align, base: n.base}
+	b.WriteString(n.S[last:])
+	align = append(align, n.Align[last:]...)
+	return stage.Normalized{S: b.String(), Align: align, Base: n.Base}
 }

@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // split is Split: the pattern's matches (or, inverted, what lies between
 // them) are the delimiters, treated as the behavior says.
 type split struct {
 	re     *hfRegex
-	b      behavior
+	b      stage.Behavior
 	invert bool
 }
 
-func parseSplit(raw json.RawMessage) (preTokenizer, error) {
+func parseSplit(raw json.RawMessage) (stage.PreTokenizer, error) {
 	const what = "Split pre_tokenizer"
 	// Split's deserializer requires all three fields.
 	var c struct {
@@ -29,7 +30,7 @@ func parseSplit(raw json.RawMessage) (preTokenizer, error) {
 	if c.Pattern == nil || c.Behavior == nil || c.Invert == nil {
 		return nil, fmt.Errorf("%s: pattern, behavior and invert are all required", what)
 	}
-	b, err := parseBehavior(*c.Behavior)
+	b, err := stage.ParseBehavior(*c.Behavior)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -40,21 +41,21 @@ func parseSplit(raw json.RawMessage) (preTokenizer, error) {
 	return split{re: re, b: b, invert: *c.Invert}, nil
 }
 
-func (p split) split(n normalized, dst []normalized) []normalized {
-	if n.s == "" {
+func (p split) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	if n.S == "" {
 		return dst
 	}
-	var spans []span
+	var spans []stage.ByteRange
 	last := 0
-	for _, m := range p.re.findAll(n.s) {
+	for _, m := range p.re.findAll(n.S) {
 		if last < m[0] {
-			spans = append(spans, span{a: last, b: m[0], match: p.invert})
+			spans = append(spans, stage.ByteRange{A: last, B: m[0], Match: p.invert})
 		}
-		spans = append(spans, span{a: m[0], b: m[1], match: !p.invert})
+		spans = append(spans, stage.ByteRange{A: m[0], B: m[1], Match: !p.invert})
 		last = m[1]
 	}
-	if last < len(n.s) {
-		spans = append(spans, span{a: last, b: len(n.s), match: p.invert})
+	if last < len(n.S) {
+		spans = append(spans, stage.ByteRange{A: last, B: len(n.S), Match: p.invert})
 	}
-	return splitSpans(n, spans, p.b, dst)
+	return stage.SplitSpans(n, spans, p.b, dst)
 }

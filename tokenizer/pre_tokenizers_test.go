@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"qa-shard/tokenizer/internal/stage"
 	"strings"
 	"testing"
 )
@@ -64,9 +65,9 @@ func TestSplitterWords(t *testing.T) {
 			t.Fatalf("%s: %v", c.json, err)
 		}
 		var got []string
-		for _, w := range p.split(newNormalized(c.text, 0), nil) {
-			o := w.original(0, len(w.s))
-			got = append(got, fmt.Sprintf("%s %d-%d", w.s, o.Start, o.End))
+		for _, w := range p.Split(stage.NewNormalized(c.text, 0), nil) {
+			o := w.Original(0, len(w.S))
+			got = append(got, fmt.Sprintf("%s %d-%d", w.S, o.Start, o.End))
 		}
 		if strings.Join(got, "|") != c.want {
 			t.Errorf("%s on %q:\n got %s\nwant %s", c.json, c.text, strings.Join(got, "|"), c.want)

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,8 +11,8 @@ import (
 // the whitespace removed.
 type whitespaceSplit struct{}
 
-func (whitespaceSplit) split(n normalized, dst []normalized) []normalized {
-	return splitChars(n, chars.IsWhitespace, removed, dst)
+func (whitespaceSplit) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	return stage.SplitChars(n, chars.IsWhitespace, stage.Removed, dst)
 }
 
 // whitespaceWords is Whitespace: the matches of \w+|[^\w\s]+ (Rust's regex
@@ -19,8 +20,8 @@ func (whitespaceSplit) split(n normalized, dst []normalized) []normalized {
 // inverted pattern with Removed).
 type whitespaceWords struct{}
 
-func (whitespaceWords) split(n normalized, dst []normalized) []normalized {
-	s := n.s
+func (whitespaceWords) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+	s := n.S
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if chars.IsWhitespace(r) && !isRustWord(r) {
@@ -37,7 +38,7 @@ func (whitespaceWords) split(n normalized, dst []normalized) []normalized {
 			}
 			j += size
 		}
-		dst = append(dst, n.slice(i, j))
+		dst = append(dst, n.Slice(i, j))
 		i = j
 	}
 	return dst

@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
 
@@ -51,7 +52,7 @@ type Tokenizer struct {
 	fast *bertFast
 
 	pipe      *pipeline // the general pipeline
-	model     model
+	model     stage.Model
 	addedByID map[int32]string
 	post      postProcessor
 	tpl       tokens.Template
@@ -112,7 +113,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tokenizer{model: m, vocabSize: m.size(), addedByID: map[int32]string{}, components: describe(cfg, m)}
+	t := &Tokenizer{model: m, vocabSize: m.Size(), addedByID: map[int32]string{}, components: describe(cfg, m)}
 	if t.post, err = parsePostProcessor(cfg.PostProcessor); err != nil {
 		return nil, err
 	}
@@ -178,9 +179,9 @@ func (t *Tokenizer) Encode(text string) tokens.Tokens {
 // whitespace) of every vocabulary entry, which offset trimming removes,
 // counted once rather than per token.
 func (t *Tokenizer) countSpaces() {
-	t.spaces = make([][2]int32, t.model.size())
+	t.spaces = make([][2]int32, t.model.Size())
 	for id := range t.spaces {
-		if s, ok := t.model.idToToken(int32(id)); ok {
+		if s, ok := t.model.IDToToken(int32(id)); ok {
 			t.spaces[id] = [2]int32{spaceRun(s, false), spaceRun(s, true)}
 		}
 	}
@@ -193,7 +194,7 @@ func (t *Tokenizer) tokenID(tok string) (int32, bool) {
 			return id, true
 		}
 	}
-	return t.model.tokenToID(tok)
+	return t.model.TokenToID(tok)
 }
 
 // Template is the frame the post-processor puts around a (question,
@@ -224,7 +225,7 @@ func (t *Tokenizer) checkSpecials() error {
 			if _, ok := t.addedByID[id]; ok {
 				continue
 			}
-			if _, ok := t.model.idToToken(id); !ok {
+			if _, ok := t.model.IDToToken(id); !ok {
 				return fmt.Errorf("the post_processor's special token id %d is neither an added token nor in the model's vocabulary", id)
 			}
 		}
