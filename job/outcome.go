@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 
-	"qa-shard/internal/words"
-
 	"go.uber.org/zap"
 
 	"qa-shard/input"
@@ -21,6 +19,7 @@ import (
 	"qa-shard/internal/logs"
 	"qa-shard/internal/pin"
 	"qa-shard/internal/signals"
+	"qa-shard/internal/words"
 	"qa-shard/output"
 	"qa-shard/scheduler"
 )

@@ -2,10 +2,11 @@ package tokenizer
 
 import (
 	"fmt"
-	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // WordSplitter cuts a text into words: the byte ranges [start, end) of

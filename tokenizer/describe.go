@@ -3,9 +3,10 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
-	"strings"
 )
 
 // Components names the tokenizer's parts as tokenizer.json calls them, in

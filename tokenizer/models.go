@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
 )

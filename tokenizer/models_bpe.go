@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
+
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
-	"strings"
 )
 
 // bpe is tokenizers' BPE model. A word starts as its chars (each looked up

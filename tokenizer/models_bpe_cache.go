@@ -2,9 +2,10 @@ package tokenizer
 
 import (
 	"maps"
-	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"sync/atomic"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // HF caches the pieces of words shorter than 256 bytes, up to 10,000

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"qa-shard/tokenizer/internal/hfjson"
-	"qa-shard/tokenizer/internal/stage"
 	"sync"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // unigram is tokenizers' Unigram model as it encodes (encode_optimized,

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"qa-shard/tokenizer/internal/hfjson"
-	"qa-shard/tokenizer/internal/stage"
 	"strings"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // wordPiece is HF's WordPiece model: greedy longest-match-first over one

@@ -3,9 +3,10 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
+
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
-	"unicode/utf8"
 )
 
 // The normalizers tokenizer.json may name (tokenizers' normalizers/), each

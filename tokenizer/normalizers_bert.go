@@ -2,12 +2,13 @@ package tokenizer
 
 import (
 	"encoding/json"
-	"qa-shard/tokenizer/internal/chars"
-	"qa-shard/tokenizer/internal/hfjson"
-	"qa-shard/tokenizer/internal/stage"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // bertNormalizer is BertNormalizer in the general pipeline (the BERT fast

@@ -2,13 +2,14 @@ package tokenizer
 
 import (
 	"math/rand/v2"
-	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // nfkcWholeText is nfkcWords as it was before it rebuilt only the

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"qa-shard/tokenizer/internal/stage"
 	"strconv"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // normProbe is one entry of testdata/normprobes.json: a normalizer or a

@@ -1,9 +1,10 @@
 package tokenizer
 
 import (
-	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"testing"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // TestPrecompiledXLMR: the nmt_nfkc charsmap of the xlmr fixture

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/onig"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -17,7 +18,7 @@ import (
 // transform_range insertions after the removed match); an empty match at
 // the start aligns to the empty span where the piece begins.
 type replace struct {
-	re      *hfRegex
+	re      *onig.Regex
 	content string
 }
 
@@ -33,7 +34,7 @@ func parseReplace(raw json.RawMessage) (stage.Normalizer, error) {
 	if c.Content == nil {
 		return nil, fmt.Errorf("Replace normalizer: content is required")
 	}
-	re, err := parsePattern(c.Pattern, "Replace normalizer")
+	re, err := onig.ParsePattern(c.Pattern, "Replace normalizer")
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func (r replace) Normalize(n *stage.Normalized) {
 		// Pattern::find_matches on an empty string reports no match.
 		return
 	}
-	matches := r.re.findAll(n.S)
+	matches := r.re.FindAll(n.S)
 	if len(matches) == 0 {
 		return
 	}

@@ -3,11 +3,12 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode"
+
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
-	"strings"
-	"unicode"
 )
 
 // stripAccents is StripAccents: NormalizedString::filter dropping every

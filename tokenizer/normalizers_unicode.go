@@ -1,13 +1,14 @@
 package tokenizer
 
 import (
-	"qa-shard/tokenizer/internal/chars"
-	"qa-shard/tokenizer/internal/stage"
 	"slices"
 	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // unicodeForm is NFD, NFKD, NFC or NFKC. HF runs the Rust crate

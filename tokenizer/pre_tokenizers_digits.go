@@ -3,11 +3,12 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"unicode"
+	"unicode/utf8"
+
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
-	"unicode"
-	"unicode/utf8"
 )
 
 // digits is Digits: chars that are Rust's char::is_numeric (Nd, Nl, No)

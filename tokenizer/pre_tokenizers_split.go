@@ -3,14 +3,16 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+
 	"qa-shard/tokenizer/internal/hfjson"
+	"qa-shard/tokenizer/internal/onig"
 	"qa-shard/tokenizer/internal/stage"
 )
 
 // split is Split: the pattern's matches (or, inverted, what lies between
 // them) are the delimiters, treated as the behavior says.
 type split struct {
-	re     *hfRegex
+	re     *onig.Regex
 	b      stage.Behavior
 	invert bool
 }
@@ -34,7 +36,7 @@ func parseSplit(raw json.RawMessage) (stage.PreTokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	re, err := parsePattern(c.Pattern, what)
+	re, err := onig.ParsePattern(c.Pattern, what)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +49,7 @@ func (p split) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normali
 	}
 	var spans []stage.ByteRange
 	last := 0
-	for _, m := range p.re.findAll(n.S) {
+	for _, m := range p.re.FindAll(n.S) {
 		if last < m[0] {
 			spans = append(spans, stage.ByteRange{A: last, B: m[0], Match: p.invert})
 		}

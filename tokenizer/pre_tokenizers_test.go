@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"qa-shard/tokenizer/internal/stage"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // TestSplitterOptions checks what each splitting pre-tokenizer accepts and

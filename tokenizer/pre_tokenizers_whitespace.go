@@ -1,10 +1,11 @@
 package tokenizer
 
 import (
-	"qa-shard/tokenizer/internal/chars"
-	"qa-shard/tokenizer/internal/stage"
 	"unicode"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/stage"
 )
 
 // whitespaceSplit is WhitespaceSplit: split on Rust's char::is_whitespace,

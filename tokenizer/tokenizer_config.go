@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"qa-shard/tokenizer/internal/hfjson"
 	"strings"
+
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // setPadding reads tokenizer.json's padding: its pad id, and its direction,

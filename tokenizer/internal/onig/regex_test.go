@@ -1,10 +1,12 @@
-package tokenizer
+package onig
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
 // TestOnigTranslation checks the Oniguruma patterns qa-shard runs on Go's
@@ -45,7 +47,7 @@ func TestOnigTranslation(t *testing.T) {
 	} {
 		re, err := compileOnig(c.src, "test")
 		if c.want == "refused" {
-			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), fmt.Sprintf("%q", c.src)) {
+			if !errors.Is(err, hfjson.ErrUnsupported) || !strings.Contains(err.Error(), fmt.Sprintf("%q", c.src)) {
 				t.Errorf("%s: %v, want a refusal naming the pattern", c.src, err)
 			}
 			continue
@@ -55,7 +57,7 @@ func TestOnigTranslation(t *testing.T) {
 			continue
 		}
 		var got []string
-		for _, m := range re.findAll(c.text) {
+		for _, m := range re.FindAll(c.text) {
 			got = append(got, c.text[m[0]:m[1]])
 		}
 		if strings.Join(got, "|") != c.want {

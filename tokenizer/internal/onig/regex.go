@@ -1,16 +1,17 @@
-package tokenizer
+package onig
 
 import (
 	"encoding/json"
 	"fmt"
-	"qa-shard/tokenizer/internal/chars"
-	"qa-shard/tokenizer/internal/hfjson"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/hfjson"
 )
 
-// hfRegex is a pattern of Replace or Split: tokenizers compiles both with
+// Regex is a pattern of Replace or Split: tokenizers compiles both with
 // Oniguruma (Ruby syntax, UTF-8, Unicode classes), a {"String": s}
 // pattern escaped into a literal one. It runs here on Go's regexp after a
 // translation that keeps the meaning: both are leftmost-first, and
@@ -18,18 +19,18 @@ import (
 // match as Go's FindAll does. What Go cannot do the same way (lookaround,
 // backreferences, atomic groups, possessive quantifiers, case folding,
 // POSIX brackets, \b, ^...) is refused.
-type hfRegex struct {
+type Regex struct {
 	re  *regexp.Regexp
 	src string
 }
 
-// findAll is find_iter: the byte ranges of successive matches.
-func (r *hfRegex) findAll(s string) [][]int {
+// FindAll is find_iter: the byte ranges of successive matches.
+func (r *Regex) FindAll(s string) [][]int {
 	return r.re.FindAllStringIndex(s, -1)
 }
 
-// parsePattern reads {"String": s} or {"Regex": r}.
-func parsePattern(raw json.RawMessage, what string) (*hfRegex, error) {
+// ParsePattern reads {"String": s} or {"Regex": r}.
+func ParsePattern(raw json.RawMessage, what string) (*Regex, error) {
 	var p struct {
 		String *string `json:"String"`
 		Regex  *string `json:"Regex"`
@@ -39,22 +40,22 @@ func parsePattern(raw json.RawMessage, what string) (*hfRegex, error) {
 	}
 	switch {
 	case p.String != nil && p.Regex == nil:
-		return &hfRegex{re: regexp.MustCompile(regexp.QuoteMeta(*p.String)), src: *p.String}, nil
+		return &Regex{re: regexp.MustCompile(regexp.QuoteMeta(*p.String)), src: *p.String}, nil
 	case p.Regex != nil && p.String == nil:
 		return compileOnig(*p.Regex, what)
 	}
 	return nil, fmt.Errorf("%s: pattern must be {\"String\": ...} or {\"Regex\": ...}, not %s", what, raw)
 }
 
-func compileOnig(src, what string) (*hfRegex, error) {
+func compileOnig(src, what string) (*Regex, error) {
 	goSrc, err := translateOnig(src)
 	if err == nil {
 		var re *regexp.Regexp
 		if re, err = regexp.Compile(goSrc); err == nil {
-			return &hfRegex{re: re, src: src}, nil
+			return &Regex{re: re, src: src}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s regex %q: %w (qa-shard runs regexes on Go's regexp and refuses what it cannot reproduce exactly)", ErrUnsupported, what, src, err)
+	return nil, fmt.Errorf("%w: %s regex %q: %w (qa-shard runs regexes on Go's regexp and refuses what it cannot reproduce exactly)", hfjson.ErrUnsupported, what, src, err)
 }
 
 // Oniguruma's Unicode classes, spelled for Go (whose own \w, \s and \d
