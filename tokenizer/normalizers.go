@@ -77,10 +77,18 @@ func (s normalizers) Normalize(n *stage.Normalized) {
 	}
 }
 
-// normalizeBuffered is normalize lending the buffers to the first
+// The Sequence and NFKC-by-words build in an encode's buffers: the
+// pipeline finds them by a type assertion, which a misspelt method would
+// fail silently.
+var (
+	_ stage.BufferedNormalizer = normalizers(nil)
+	_ stage.BufferedNormalizer = nfkcWords{}
+)
+
+// NormalizeBuffered is normalize lending the buffers to the first
 // normalizer that can use them (a second would overwrite the first's
 // result while reading it).
-func (s normalizers) normalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
+func (s normalizers) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
 	lent := false
 	for _, x := range s {
 		if bx, ok := x.(stage.BufferedNormalizer); ok && !lent {

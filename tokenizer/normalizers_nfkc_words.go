@@ -27,7 +27,7 @@ func (nfkcWords) Normalize(n *stage.Normalized) {
 	nfkcWords{}.rebuild(n, nil, nil)
 }
 
-func (nfkcWords) normalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
+func (nfkcWords) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
 	b.Bytes, b.Norm = nfkcWords{}.rebuild(n, b.Bytes[:0], b.Norm[:0])
 }
 

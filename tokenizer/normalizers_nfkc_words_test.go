@@ -53,7 +53,7 @@ func checkNFKCWords(t *testing.T, text string, cp int32, b *stage.Buffers) {
 		}
 		got := stage.NewNormalized(text, cp)
 		if lend {
-			nfkcWords{}.normalizeBuffered(&got, b)
+			nfkcWords{}.NormalizeBuffered(&got, b)
 		} else {
 			nfkcWords{}.Normalize(&got)
 		}
