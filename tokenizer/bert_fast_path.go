@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -35,9 +36,9 @@ func (t *Tokenizer) useBertFastPath() {
 	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.trim {
 		return
 	}
-	f := &bertFast{wp: wp, chars: newCharTable(bertConfig{})}
-	if bn, ok := p.norm.(bertNormalizer); ok {
-		f.chars = newCharTable(bn.n)
+	f := &bertFast{wp: wp, chars: newCharTable(normalizers.BertConfig{})}
+	if bn, ok := p.norm.(normalizers.Bert); ok {
+		f.chars = newCharTable(bn.Config)
 	}
 	f.added, f.addedFirst = p.added.raw, p.added.rawFirst
 	t.fast = f
@@ -48,7 +49,7 @@ func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *addedVocab) 
 	if _, ok := pre.(bertPreTokenizer); !ok {
 		return false
 	}
-	if _, ok := norm.(bertNormalizer); !ok && norm != nil {
+	if _, ok := norm.(normalizers.Bert); !ok && norm != nil {
 		return false
 	}
 	if len(v.norm) > 0 {
@@ -90,17 +91,17 @@ type charEntry struct {
 // charTable caches charEntry for the Basic Multilingual Plane, which holds
 // nearly every char of real text; rarer chars are computed on the fly.
 type charTable struct {
-	norm  bertConfig
+	norm  normalizers.BertConfig
 	bmp   []charEntry
 	multi []rune
 }
 
-func newCharTable(n bertConfig) *charTable {
+func newCharTable(n normalizers.BertConfig) *charTable {
 	t := &charTable{norm: n, bmp: make([]charEntry, 0x10000)}
 	var scratch []rune
 	for r := rune(0); r < 0x10000; r++ {
 		var iso bool
-		scratch, iso = n.apply(r, scratch[:0])
+		scratch, iso = n.Apply(r, scratch[:0])
 		e := charEntry{n: uint8(len(scratch)), iso: iso}
 		switch len(scratch) {
 		case 0:
@@ -208,7 +209,7 @@ func (e *encoder) char(r rune, ci int32) {
 		}
 		iso = ent.iso
 	} else {
-		e.s.runes, iso = tbl.norm.apply(r, e.s.runes[:0])
+		e.s.runes, iso = tbl.norm.Apply(r, e.s.runes[:0])
 		norm = e.s.runes
 	}
 	if iso {

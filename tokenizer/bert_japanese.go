@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/stage"
 )
 
@@ -62,9 +63,9 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 		return nil, fmt.Errorf("load tokenizer %s: a word-split tokenizer needs a WordPiece model, no normalizer or pre-tokenizer, and raw added tokens", name)
 	}
 	t.fast = nil // the general pipeline, with the stages below
-	var norm normalizers
+	var norm normalizers.Sequence
 	if w.Lowercase {
-		norm = append(norm, lowercase{})
+		norm = append(norm, normalizers.Lowercase{})
 	}
 	ws := &wordStage{character: w.Character, lower: w.Lowercase, splitter: w.Splitter, never: map[string]bool{}}
 	for _, s := range w.NeverSplit {
@@ -77,12 +78,12 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 	}
 	if w.Splitter != nil {
 		if w.NFKC {
-			norm = append(norm, nfkcWords{})
+			norm = append(norm, normalizers.NFKCWords{})
 		}
 	} else {
-		norm = append(norm, bertNormalizer{n: bertConfig{cleanText: true}}, unicodeForm{compose: true, whole: true})
+		norm = append(norm, normalizers.Bert{Config: normalizers.BertConfig{CleanText: true}}, normalizers.UnicodeForm{Compose: true, Whole: true})
 		if w.Lowercase {
-			norm = append(norm, lowercase{}, unicodeForm{}, stripMn{})
+			norm = append(norm, normalizers.Lowercase{}, normalizers.UnicodeForm{}, stripMn{})
 		}
 	}
 	if len(norm) > 0 {
@@ -133,7 +134,7 @@ func (s *wordStage) eachWord(n stage.Normalized, f func(w stage.Normalized)) {
 	for _, sp := range spans {
 		w := n.Slice(sp[0], sp[1])
 		if s.lower && !s.never[w.S] {
-			lowercase{}.Normalize(&w)
+			normalizers.Lowercase{}.Normalize(&w)
 		}
 		s.subwords(w, f)
 	}
@@ -147,7 +148,7 @@ var spanBuffers = sync.Pool{New: func() any { return new([][2]int) }}
 // character model, else the parts between whitespace.
 func (s *wordStage) subwords(w stage.Normalized, f func(w stage.Normalized)) {
 	if s.character {
-		nfkcWords{}.Normalize(&w)
+		normalizers.NFKCWords{}.Normalize(&w)
 		f(w)
 		return
 	}

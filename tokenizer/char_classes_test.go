@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/normalizers"
 )
 
 // quote renders v as JSON the way Go does, so that both sides of a
@@ -40,10 +42,10 @@ func TestCodepointParity(t *testing.T) {
 		t.Fatal("set QA_SHARD_PARITY_CODEPOINTS to the output of testdata/codepoints.mjs")
 	}
 	tk := bertTokenizer(t)
-	if !tk.fast.chars.norm.cleanText || !tk.fast.chars.norm.stripAccents || !tk.fast.chars.norm.lowercase || !tk.fast.chars.norm.chineseChars {
+	if !tk.fast.chars.norm.CleanText || !tk.fast.chars.norm.StripAccents || !tk.fast.chars.norm.Lowercase || !tk.fast.chars.norm.ChineseChars {
 		t.Fatal("the reference was made with bert-base-uncased's normalizer")
 	}
-	configs := []bertConfig{{cleanText: true}, {stripAccents: true}, {lowercase: true}}
+	configs := []normalizers.BertConfig{{CleanText: true}, {StripAccents: true}, {Lowercase: true}}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +70,11 @@ func TestCodepointParity(t *testing.T) {
 			want = append(want, requote(t, col))
 		}
 		for _, n := range configs {
-			out, _ := n.apply(r, nil)
+			out, _ := n.Apply(r, nil)
 			got = append(got, quote(string(out)))
 		}
-		got = append(got, quote(string(nfd(r, nil))))
-		def, iso := tk.fast.chars.norm.apply(r, nil)
+		got = append(got, quote(string(normalizers.NFD(r, nil))))
+		def, iso := tk.fast.chars.norm.Apply(r, nil)
 		if iso {
 			def = append(append([]rune{' '}, def...), ' ')
 		}

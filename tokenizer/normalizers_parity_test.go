@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/stage"
 )
 
@@ -40,7 +41,7 @@ func loadNormProbes(t *testing.T) []normProbe {
 	for i := range probes {
 		p := &probes[i]
 		if p.Normalizer != nil {
-			p.norm, err = parseNormalizer(p.Normalizer)
+			p.norm, err = normalizers.Parse(p.Normalizer)
 		} else {
 			p.pre, err = parsePreTokenizer(p.PreTokenizer)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"qa-shard/qa"
+	"qa-shard/tokenizer/internal/normalizers"
 )
 
 // wordPieceAround is a tokenizer.json with the given normalizer and
@@ -115,7 +116,7 @@ func TestNormalizerOptions(t *testing.T) {
 		{`{"type":"Replace","pattern":"a","content":"b"}`, "Replace"},
 		{`{"type":"Nmt"}`, "unsupported"},
 	} {
-		_, err := parseNormalizer(json.RawMessage(c.json))
+		_, err := normalizers.Parse(json.RawMessage(c.json))
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("%s: %v", c.json, err)

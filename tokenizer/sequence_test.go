@@ -5,14 +5,16 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/normalizers"
 )
 
 // TestSequences: every kind of Sequence is read by the one reader: its
 // members in order, null members left out, and a field tokenizers does
 // not serialize refused with the kind's name.
 func TestSequences(t *testing.T) {
-	n, err := parseNormalizer(json.RawMessage(`{"type": "Sequence", "normalizers": [{"type": "NFC"}, null, {"type": "Lowercase"}]}`))
-	if seq, ok := n.(normalizers); err != nil || !ok || len(seq) != 2 {
+	n, err := normalizers.Parse(json.RawMessage(`{"type": "Sequence", "normalizers": [{"type": "NFC"}, null, {"type": "Lowercase"}]}`))
+	if seq, ok := n.(normalizers.Sequence); err != nil || !ok || len(seq) != 2 {
 		t.Errorf("normalizers: %#v %v, want a Sequence of 2", n, err)
 	}
 	p, err := parsePreTokenizer(json.RawMessage(`{"type": "Sequence", "pretokenizers": [null, {"type": "WhitespaceSplit"}]}`))
@@ -27,7 +29,7 @@ func TestSequences(t *testing.T) {
 		what, json string
 		parse      func(json.RawMessage) error
 	}{
-		{"Sequence normalizer", `{"type": "Sequence", "normalizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parseNormalizer(r); return err }},
+		{"Sequence normalizer", `{"type": "Sequence", "normalizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := normalizers.Parse(r); return err }},
 		{"Sequence pre_tokenizer", `{"type": "Sequence", "pretokenizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parsePreTokenizer(r); return err }},
 		{"Sequence post_processor", `{"type": "Sequence", "processors": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parsePostProcessor(r); return err }},
 	} {

@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -105,7 +106,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	norm, err := parseNormalizer(cfg.Normalizer)
+	norm, err := normalizers.Parse(cfg.Normalizer)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"math/rand/v2"
@@ -19,7 +19,7 @@ func nfkcWholeText(n *stage.Normalized) {
 	if norm.NFKC.IsNormalString(n.S) {
 		return
 	}
-	unicodeForm{compat: true, compose: true, whole: true}.Normalize(n)
+	UnicodeForm{Compat: true, Compose: true, Whole: true}.Normalize(n)
 }
 
 // nfkcAlphabet are chars where NFKC's decomposition, reordering and
@@ -53,9 +53,9 @@ func checkNFKCWords(t *testing.T, text string, cp int32, b *stage.Buffers) {
 		}
 		got := stage.NewNormalized(text, cp)
 		if lend {
-			nfkcWords{}.NormalizeBuffered(&got, b)
+			NFKCWords{}.NormalizeBuffered(&got, b)
 		} else {
-			nfkcWords{}.Normalize(&got)
+			NFKCWords{}.Normalize(&got)
 		}
 		if got.S != want.S || got.Base != want.Base || !slices.Equal(got.Align, want.Align) {
 			t.Fatalf("NFKC of %+q (buffers lent: %v):\n got %+q %v base %d\nwant %+q %v base %d", text, lend, got.S, got.Align, got.Base, want.S, want.Align, want.Base)

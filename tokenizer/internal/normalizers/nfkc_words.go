@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"slices"
@@ -11,7 +11,7 @@ import (
 	"qa-shard/tokenizer/tokens"
 )
 
-// nfkcWords is NFKC with every composed char aligned to all it came from
+// NFKCWords is NFKC with every composed char aligned to all it came from
 // (unicodeForm with whole). A text already in NFKC (most Japanese text)
 // is left as it is. Otherwise only the stretches that can change are
 // rebuilt: every run of chars that are not plain (see nfkcPlain), with
@@ -21,23 +21,23 @@ import (
 // with nothing before it, so decomposition, canonical ordering and
 // composition all start afresh there, and on a plain run they change
 // nothing.
-type nfkcWords struct{}
+type NFKCWords struct{}
 
-func (nfkcWords) Normalize(n *stage.Normalized) {
-	nfkcWords{}.rebuild(n, nil, nil)
+func (NFKCWords) Normalize(n *stage.Normalized) {
+	NFKCWords{}.rebuild(n, nil, nil)
 }
 
-func (nfkcWords) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
-	b.Bytes, b.Norm = nfkcWords{}.rebuild(n, b.Bytes[:0], b.Norm[:0])
+func (NFKCWords) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
+	b.Bytes, b.Norm = NFKCWords{}.rebuild(n, b.Bytes[:0], b.Norm[:0])
 }
 
 // rebuild is normalize building the text in out and the alignments in
 // align, grown when too small; it returns both (n.align is the latter).
-func (nfkcWords) rebuild(n *stage.Normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
+func (NFKCWords) rebuild(n *stage.Normalized, out []byte, align []tokens.Span) ([]byte, []tokens.Span) {
 	if norm.NFKC.IsNormalString(n.S) {
 		return out, align
 	}
-	f := unicodeForm{compat: true, compose: true, whole: true}
+	f := UnicodeForm{Compat: true, Compose: true, Whole: true}
 	s := n.S
 	var (
 		dec, comp  []stage.Change
@@ -79,7 +79,7 @@ func (nfkcWords) rebuild(n *stage.Normalized, out []byte, align []tokens.Span) (
 		region := stage.Normalized{S: s[regionFrom:end], Align: n.Align[regionFrom:end:end], Base: n.Base}
 		dec = f.decompose(dec[:0], region.S)
 		comp = recompose(comp[:0], dec)
-		out, align = region.AppendTransformed(out, align, comp, 0, f.whole)
+		out, align = region.AppendTransformed(out, align, comp, 0, f.Whole)
 		done, i = end, end
 	}
 	if !started {
@@ -144,7 +144,7 @@ func computeNFKCPlain(r rune) bool {
 	if len(d) == 0 || combiningClass(d[0]) != 0 || isSecondOfComposition(d[0]) {
 		return false
 	}
-	f := unicodeForm{compat: true, compose: true}
+	f := UnicodeForm{Compat: true, Compose: true}
 	var dec, comp [8]stage.Change
 	c := recompose(comp[:0], f.decompose(dec[:0], string(r)))
 	return len(c) == 1 && c[0].R == r && c[0].Delta == 0

@@ -1,4 +1,12 @@
-package tokenizer
+// Package normalizers holds the normalizers tokenizer.json may name
+// (tokenizers' normalizers/), each in the file named after its Rust
+// module: BertNormalizer (bert.go), Precompiled (precompiled.go), NFC,
+// NFD, NFKC and NFKD (unicode.go), Lowercase (lowercase.go), StripAccents
+// and Strip (strip.go), Replace (replace.go) and Prepend (prepend.go);
+// Sequence and Parse, which reads any of them, are here. Every one of
+// them rewrites a stage.Normalized in place. NFKCWords (nfkc_words.go) is
+// the Japanese tokenizers' NFKC, word by word.
+package normalizers
 
 import (
 	"encoding/json"
@@ -9,31 +17,22 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// The normalizers tokenizer.json may name (tokenizers' normalizers/), each
-// in the file named after its Rust module: BertNormalizer
-// (normalizers_bert.go), Precompiled (normalizers_precompiled.go), NFC,
-// NFD, NFKC and NFKD (normalizers_unicode.go), Lowercase
-// (normalizers_lowercase.go), StripAccents and Strip
-// (normalizers_strip.go), Replace (normalizers_replace.go) and Prepend
-// (normalizers_prepend.go); Sequence is here. Every one of them rewrites a
-// normalized (normalized_string.go) in place.
-
 const supportedNormalizer = "BertNormalizer, Precompiled, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Replace, Prepend and Sequence"
 
 // fieldlessNormalizers are the normalizers tokenizers serializes with no
 // field but "type".
 var fieldlessNormalizers = map[string]stage.Normalizer{
-	"NFC":          unicodeForm{compose: true},
-	"NFD":          unicodeForm{},
-	"NFKC":         unicodeForm{compat: true, compose: true},
-	"NFKD":         unicodeForm{compat: true},
-	"Lowercase":    lowercase{},
+	"NFC":          UnicodeForm{Compose: true},
+	"NFD":          UnicodeForm{},
+	"NFKC":         UnicodeForm{Compat: true, Compose: true},
+	"NFKD":         UnicodeForm{Compat: true},
+	"Lowercase":    Lowercase{},
 	"StripAccents": stripAccents{},
 }
 
-// parseNormalizer is NormalizerWrapper's deserializer: each normalizer
+// Parse is NormalizerWrapper's deserializer: each normalizer
 // with exactly the fields tokenizers serializes.
-func parseNormalizer(raw json.RawMessage) (stage.Normalizer, error) {
+func Parse(raw json.RawMessage) (stage.Normalizer, error) {
 	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
@@ -44,13 +43,13 @@ func parseNormalizer(raw json.RawMessage) (stage.Normalizer, error) {
 	switch typ {
 	case "BertNormalizer":
 		n, err := parseBertNormalizer(raw)
-		return bertNormalizer{n: n}, err
+		return Bert{Config: n}, err
 	case "Sequence":
-		seq, err := hfjson.ParseSequence(raw, "normalizers", "Sequence normalizer", parseNormalizer)
+		seq, err := hfjson.ParseSequence(raw, "normalizers", "Sequence normalizer", Parse)
 		if err != nil {
 			return nil, err
 		}
-		return normalizers(seq), nil
+		return Sequence(seq), nil
 	case "Precompiled":
 		return parsePrecompiled(raw)
 	case "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents":
@@ -68,10 +67,10 @@ func parseNormalizer(raw json.RawMessage) (stage.Normalizer, error) {
 	return nil, hfjson.Unsupported("normalizer", typ, supportedNormalizer)
 }
 
-// normalizers is normalizers.Sequence: each normalizer in turn.
-type normalizers []stage.Normalizer
+// Sequence is Sequence.Sequence: each normalizer in turn.
+type Sequence []stage.Normalizer
 
-func (s normalizers) Normalize(n *stage.Normalized) {
+func (s Sequence) Normalize(n *stage.Normalized) {
 	for _, x := range s {
 		x.Normalize(n)
 	}
@@ -81,14 +80,14 @@ func (s normalizers) Normalize(n *stage.Normalized) {
 // pipeline finds them by a type assertion, which a misspelt method would
 // fail silently.
 var (
-	_ stage.BufferedNormalizer = normalizers(nil)
-	_ stage.BufferedNormalizer = nfkcWords{}
+	_ stage.BufferedNormalizer = Sequence(nil)
+	_ stage.BufferedNormalizer = NFKCWords{}
 )
 
 // NormalizeBuffered is normalize lending the buffers to the first
 // normalizer that can use them (a second would overwrite the first's
 // result while reading it).
-func (s normalizers) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
+func (s Sequence) NormalizeBuffered(n *stage.Normalized, b *stage.Buffers) {
 	lent := false
 	for _, x := range s {
 		if bx, ok := x.(stage.BufferedNormalizer); ok && !lent {

@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"encoding/json"

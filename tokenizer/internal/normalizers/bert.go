@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"encoding/json"
@@ -11,17 +11,17 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// bertNormalizer is BertNormalizer in the general pipeline (the BERT fast
+// Bert is BertNormalizer in the general pipeline (the BERT fast
 // path in bert_fast_path.go fuses it with BertPreTokenizer and WordPiece). Every
 // step of it works char by char; a CJK ideograph gets a space on either
 // side, all three aligned to it, as do_handle_chinese_chars aligns them.
-type bertNormalizer struct{ n bertConfig }
+type Bert struct{ Config BertConfig }
 
-func (b bertNormalizer) Normalize(n *stage.Normalized) {
+func (b Bert) Normalize(n *stage.Normalized) {
 	n.MapRunes(func(r rune, dst []rune) []rune {
 		var iso bool
 		var chars [8]rune
-		out, iso := b.n.apply(r, chars[:0])
+		out, iso := b.Config.Apply(r, chars[:0])
 		if iso {
 			dst = append(dst, ' ')
 			dst = append(dst, out...)
@@ -31,7 +31,7 @@ func (b bertNormalizer) Normalize(n *stage.Normalized) {
 	})
 }
 
-func parseBertNormalizer(raw json.RawMessage) (bertConfig, error) {
+func parseBertNormalizer(raw json.RawMessage) (BertConfig, error) {
 	var c struct {
 		Type         string `json:"type"`
 		CleanText    *bool  `json:"clean_text"`
@@ -40,30 +40,30 @@ func parseBertNormalizer(raw json.RawMessage) (bertConfig, error) {
 		Lowercase    *bool  `json:"lowercase"`
 	}
 	if err := hfjson.Strict(raw, &c, "BertNormalizer"); err != nil {
-		return bertConfig{}, err
+		return BertConfig{}, err
 	}
-	n := bertConfig{cleanText: hfjson.OrTrue(c.CleanText), chineseChars: hfjson.OrTrue(c.ChineseChars), lowercase: hfjson.OrTrue(c.Lowercase)}
+	n := BertConfig{CleanText: hfjson.OrTrue(c.CleanText), ChineseChars: hfjson.OrTrue(c.ChineseChars), Lowercase: hfjson.OrTrue(c.Lowercase)}
 	// strip_accents null means "whatever lowercase is".
-	n.stripAccents = n.lowercase
+	n.StripAccents = n.Lowercase
 	if c.StripAccents != nil {
-		n.stripAccents = *c.StripAccents
+		n.StripAccents = *c.StripAccents
 	}
 	return n, nil
 }
 
-// bertConfig is BertNormalizer's configuration. Every step of it works char
+// BertConfig is BertNormalizer's configuration. Every step of it works char
 // by char, so its whole effect on one original char can be computed once and
 // looked up (see charTable); each normalized char then aligns to exactly the
 // one original char it came from, which is how HF's alignments end up too.
-type bertConfig struct {
-	cleanText, chineseChars, stripAccents, lowercase bool
+type BertConfig struct {
+	CleanText, ChineseChars, StripAccents, Lowercase bool
 }
 
-// apply appends the normalized form of one original char to dst and reports
+// Apply appends the normalized form of one original char to dst and reports
 // whether the char is a CJK ideograph, which handle_chinese_chars surrounds
 // with spaces (so it becomes a word of its own).
-func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
-	if n.cleanText {
+func (n BertConfig) Apply(r rune, dst []rune) ([]rune, bool) {
+	if n.CleanText {
 		if chars.IsCleanControl(r) {
 			return dst, false
 		}
@@ -71,14 +71,14 @@ func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 			r = ' '
 		}
 	}
-	iso := n.chineseChars && chars.IsChineseChar(r)
+	iso := n.ChineseChars && chars.IsChineseChar(r)
 	// HF order: strip accents (NFD, then drop Mn) before lowercasing, so
 	// "İ" loses its dot as U+0307 before lowercase could add one back.
 	var buf [4]rune
 	kept := buf[:0]
-	if n.stripAccents {
+	if n.StripAccents {
 		var dec [4 * utf8.UTFMax]byte
-		d := nfd(r, dec[:0])
+		d := NFD(r, dec[:0])
 		for len(d) > 0 {
 			c, size := utf8.DecodeRune(d)
 			d = d[size:]
@@ -90,7 +90,7 @@ func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 		kept = append(kept, r)
 	}
 	for _, c := range kept {
-		if n.lowercase {
+		if n.Lowercase {
 			dst = chars.ToLowerFull(c, dst)
 		} else {
 			dst = append(dst, c)
@@ -99,8 +99,8 @@ func (n bertConfig) apply(r rune, dst []rune) ([]rune, bool) {
 	return dst, iso
 }
 
-// nfd appends the canonical decomposition of r as HF computes it.
-func nfd(r rune, dst []byte) []byte {
+// NFD appends the canonical decomposition of r as HF computes it.
+func NFD(r rune, dst []byte) []byte {
 	if s, ok := chars.NFD[r]; ok {
 		return append(dst, s...)
 	}

@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"encoding/base64"
@@ -69,7 +69,7 @@ func newPrecompiled(data []byte) (*precompiled, error) {
 	if n == 0 {
 		// spm_precompiled reads unit 0 on every lookup: an empty trie fails
 		// on the first char.
-		return nil, fmt.Errorf("%w: Precompiled normalizer with an empty trie", ErrUnsupported)
+		return nil, fmt.Errorf("%w: Precompiled normalizer with an empty trie", hfjson.ErrUnsupported)
 	}
 	p.bmp = make([]int32, 0x10000)
 	index := map[string]int32{}

@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"slices"
@@ -11,23 +11,23 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// unicodeForm is NFD, NFKD, NFC or NFKC. HF runs the Rust crate
+// UnicodeForm is NFD, NFKD, NFC or NFKC. HF runs the Rust crate
 // unicode-normalization-alignments over the whole normalized string and
 // hands its (char, change) pairs to NormalizedString::transform, so the
 // alignments come from those changes: decomposition emits the first char of
 // each decomposed char as a replacement (0) and the others as insertions
 // (+1), canonical reordering moves those pairs around, and every
 // composition of a starter with a following char adds the two changes and
-// subtracts one. unicodeForm computes the same pairs; the Unicode tables are
+// subtracts one. UnicodeForm computes the same pairs; the Unicode tables are
 // golang.org/x/text/unicode/norm's, corrected where the crate's older
 // tables disagree (unicode_tables.go).
 //
 // With whole, a composed char aligns to every char it was composed from
 // (HF aligns it to the first alone): the word-split tokenizers use it so
 // that an answer ending in ｶﾞ keeps its ﾞ.
-type unicodeForm struct{ compat, compose, whole bool }
+type UnicodeForm struct{ Compat, Compose, Whole bool }
 
-func (f unicodeForm) Normalize(n *stage.Normalized) {
+func (f UnicodeForm) Normalize(n *stage.Normalized) {
 	ascii := true
 	for i := 0; i < len(n.S); i++ {
 		if n.S[i] >= utf8.RuneSelf {
@@ -41,21 +41,21 @@ func (f unicodeForm) Normalize(n *stage.Normalized) {
 		return
 	}
 	changes := f.decompose(make([]stage.Change, 0, len(n.S)+len(n.S)/4), n.S)
-	if f.compose {
+	if f.Compose {
 		changes = recompose(make([]stage.Change, 0, len(changes)), changes)
 	}
-	n.TransformSpans(changes, 0, f.whole)
+	n.TransformSpans(changes, 0, f.Whole)
 }
 
 // decompose is the crate's Decompositions iterator: every char's full
 // decomposition, its first char a replacement and the others insertions,
 // then each run of non-starters stably sorted by combining class. The
 // changes are appended to out.
-func (f unicodeForm) decompose(out []stage.Change, s string) []stage.Change {
+func (f UnicodeForm) decompose(out []stage.Change, s string) []stage.Change {
 	from := len(out)
 	var dec [32]rune
 	for _, r := range s {
-		for i, d := range decomposeRune(r, f.compat, dec[:0]) {
+		for i, d := range decomposeRune(r, f.Compat, dec[:0]) {
 			c := stage.Change{R: d}
 			if i > 0 {
 				c.Delta = 1

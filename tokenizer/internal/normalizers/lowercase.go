@@ -1,4 +1,4 @@
-package tokenizer
+package normalizers
 
 import (
 	"strings"
@@ -9,12 +9,12 @@ import (
 	"qa-shard/tokenizer/tokens"
 )
 
-// lowercase is Lowercase: Rust's char::to_lowercase on every char, the
-// chars after the first of a multi-char lowercase inserted after it
-// (NormalizedString::lowercase).
-type lowercase struct{}
+// Lowercase is Lowercase: Rust's char::to_lowercase on every char, the
+// chars after the first of a multi-char Lowercase inserted after it
+// (NormalizedString::Lowercase).
+type Lowercase struct{}
 
-func (lowercase) Normalize(n *stage.Normalized) {
+func (Lowercase) Normalize(n *stage.Normalized) {
 	if isASCII(n.S) {
 		// Byte for byte: every alignment stays where it is.
 		n.S = strings.ToLower(n.S)
