@@ -7,6 +7,7 @@ import (
 
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/normalizers"
+	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -46,7 +47,7 @@ func (t *Tokenizer) useBertFastPath() {
 
 // isBertLayout says whether the fused BERT encoder reproduces the file.
 func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *addedVocab) bool {
-	if _, ok := pre.(bertPreTokenizer); !ok {
+	if _, ok := pre.(pretokenizers.Bert); !ok {
 		return false
 	}
 	if _, ok := norm.(normalizers.Bert); !ok && norm != nil {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/normalizers"
+	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
 )
 
@@ -117,7 +118,7 @@ func (s *wordStage) Split(n stage.Normalized, dst []stage.Normalized) []stage.No
 // of them all is kept.
 func (s *wordStage) eachWord(n stage.Normalized, f func(w stage.Normalized)) {
 	if s.splitter == nil {
-		for _, w := range (bertPreTokenizer{}).Split(n, nil) {
+		for _, w := range (pretokenizers.Bert{}).Split(n, nil) {
 			s.subwords(w, f)
 		}
 		return

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"qa-shard/tokenizer/internal/normalizers"
+	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
 )
 
@@ -43,7 +44,7 @@ func loadNormProbes(t *testing.T) []normProbe {
 		if p.Normalizer != nil {
 			p.norm, err = normalizers.Parse(p.Normalizer)
 		} else {
-			p.pre, err = parsePreTokenizer(p.PreTokenizer)
+			p.pre, err = pretokenizers.Parse(p.PreTokenizer)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"qa-shard/tokenizer/internal/normalizers"
+	"qa-shard/tokenizer/internal/pretokenizers"
 )
 
 // TestSequences: every kind of Sequence is read by the one reader: its
@@ -17,8 +18,8 @@ func TestSequences(t *testing.T) {
 	if seq, ok := n.(normalizers.Sequence); err != nil || !ok || len(seq) != 2 {
 		t.Errorf("normalizers: %#v %v, want a Sequence of 2", n, err)
 	}
-	p, err := parsePreTokenizer(json.RawMessage(`{"type": "Sequence", "pretokenizers": [null, {"type": "WhitespaceSplit"}]}`))
-	if seq, ok := p.(sequenceOf); err != nil || !ok || len(seq) != 1 {
+	p, err := pretokenizers.Parse(json.RawMessage(`{"type": "Sequence", "pretokenizers": [null, {"type": "WhitespaceSplit"}]}`))
+	if seq, ok := p.(pretokenizers.Sequence); err != nil || !ok || len(seq) != 1 {
 		t.Errorf("pre_tokenizers: %#v %v, want a Sequence of 1", p, err)
 	}
 	if _, err := parsePostProcessor(json.RawMessage(`{"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true},
@@ -30,7 +31,7 @@ func TestSequences(t *testing.T) {
 		parse      func(json.RawMessage) error
 	}{
 		{"Sequence normalizer", `{"type": "Sequence", "normalizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := normalizers.Parse(r); return err }},
-		{"Sequence pre_tokenizer", `{"type": "Sequence", "pretokenizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parsePreTokenizer(r); return err }},
+		{"Sequence pre_tokenizer", `{"type": "Sequence", "pretokenizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := pretokenizers.Parse(r); return err }},
 		{"Sequence post_processor", `{"type": "Sequence", "processors": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parsePostProcessor(r); return err }},
 	} {
 		err := c.parse(json.RawMessage(c.json))

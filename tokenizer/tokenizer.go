@@ -42,6 +42,7 @@ import (
 	"path/filepath"
 
 	"qa-shard/tokenizer/internal/normalizers"
+	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -110,7 +111,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pre, err := parsePreTokenizer(cfg.PreTokenizer)
+	pre, err := pretokenizers.Parse(cfg.PreTokenizer)
 	if err != nil {
 		return nil, err
 	}

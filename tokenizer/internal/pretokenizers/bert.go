@@ -1,15 +1,15 @@
-package tokenizer
+package pretokenizers
 
 import (
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// bertPreTokenizer is BertPreTokenizer: split on whitespace (removed),
+// Bert is BertPreTokenizer: split on whitespace (removed),
 // then isolate every punctuation char.
-type bertPreTokenizer struct{}
+type Bert struct{}
 
-func (bertPreTokenizer) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+func (Bert) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
 	var words []stage.Normalized
 	words = stage.SplitChars(n, chars.IsWhitespace, stage.Removed, words)
 	for _, w := range words {

@@ -1,4 +1,4 @@
-package tokenizer
+package pretokenizers
 
 import (
 	"encoding/json"
@@ -206,6 +206,17 @@ var byteChars = func() (t [256]struct {
 	}
 	return t
 }()
+
+// Alphabet is the 256 chars ByteLevel maps the bytes 0 to 255 to, in byte
+// order (tokenizers' ByteLevel::alphabet): a byte-level BPE's base
+// vocabulary.
+func Alphabet() []string {
+	out := make([]string, len(byteChars))
+	for b, m := range byteChars {
+		out[b] = string(m.b[:m.n])
+	}
+	return out
+}
 
 // The classes the GPT-2 pattern sees a char in.
 const (

@@ -1,4 +1,11 @@
-package tokenizer
+// Package pretokenizers holds the pre-tokenizers tokenizer.json may name
+// (tokenizers' pre_tokenizers/), each in the file named after its Rust
+// module: BertPreTokenizer (bert.go), ByteLevel (byte_level.go),
+// Metaspace (metaspace.go), WhitespaceSplit and Whitespace
+// (whitespace.go), Punctuation (punctuation.go), Digits (digits.go) and
+// Split (split.go); Sequence and Parse, which reads any of them, are here.
+// Most cut with NormalizedString::split (stage.SplitSpans).
+package pretokenizers
 
 import (
 	"encoding/json"
@@ -8,20 +15,11 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// The pre-tokenizers tokenizer.json may name (tokenizers'
-// pre_tokenizers/), each in the file named after its Rust module:
-// BertPreTokenizer (pre_tokenizers_bert.go), ByteLevel
-// (pre_tokenizers_byte_level.go), Metaspace (pre_tokenizers_metaspace.go),
-// WhitespaceSplit and Whitespace (pre_tokenizers_whitespace.go),
-// Punctuation (pre_tokenizers_punctuation.go), Digits
-// (pre_tokenizers_digits.go) and Split (pre_tokenizers_split.go); Sequence
-// is here. Most cut with NormalizedString::split (normalized_string.go).
-
 const supportedPreTok = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Punctuation, Digits, Split and Sequence"
 
-// parsePreTokenizer is PreTokenizerWrapper's deserializer: each
+// Parse is PreTokenizerWrapper's deserializer: each
 // pre-tokenizer with exactly the fields tokenizers serializes.
-func parsePreTokenizer(raw json.RawMessage) (stage.PreTokenizer, error) {
+func Parse(raw json.RawMessage) (stage.PreTokenizer, error) {
 	if hfjson.IsNull(raw) {
 		return nil, nil
 	}
@@ -34,7 +32,7 @@ func parsePreTokenizer(raw json.RawMessage) (stage.PreTokenizer, error) {
 		if err := hfjson.NoOptions(raw, "BertPreTokenizer"); err != nil {
 			return nil, err
 		}
-		return bertPreTokenizer{}, nil
+		return Bert{}, nil
 	case "WhitespaceSplit":
 		if err := hfjson.NoOptions(raw, "WhitespaceSplit pre_tokenizer"); err != nil {
 			return nil, err
@@ -46,11 +44,11 @@ func parsePreTokenizer(raw json.RawMessage) (stage.PreTokenizer, error) {
 		}
 		return whitespaceWords{}, nil
 	case "Sequence":
-		seq, err := hfjson.ParseSequence(raw, "pretokenizers", "Sequence pre_tokenizer", parsePreTokenizer)
+		seq, err := hfjson.ParseSequence(raw, "pretokenizers", "Sequence pre_tokenizer", Parse)
 		if err != nil {
 			return nil, err
 		}
-		return sequenceOf(seq), nil
+		return Sequence(seq), nil
 	case "ByteLevel":
 		return parseByteLevel(raw)
 	case "Metaspace":
@@ -65,11 +63,11 @@ func parsePreTokenizer(raw json.RawMessage) (stage.PreTokenizer, error) {
 	return nil, hfjson.Unsupported("pre_tokenizer", typ, supportedPreTok)
 }
 
-// sequenceOf applies pre-tokenizers one after the other
+// Sequence applies pre-tokenizers one after the other
 // (pre_tokenizers.Sequence).
-type sequenceOf []stage.PreTokenizer
+type Sequence []stage.PreTokenizer
 
-func (s sequenceOf) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
+func (s Sequence) Split(n stage.Normalized, dst []stage.Normalized) []stage.Normalized {
 	cur := []stage.Normalized{n}
 	for k, p := range s {
 		if k == len(s)-1 {

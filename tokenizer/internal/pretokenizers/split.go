@@ -1,4 +1,4 @@
-package tokenizer
+package pretokenizers
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package tokenizer
+package pretokenizers
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/stage"
 )
 
@@ -35,11 +36,11 @@ func TestSplitterOptions(t *testing.T) {
 		{`{"type":"Split","pattern":{"Regex":"[unterminated"},"behavior":"Isolated","invert":false}`, "unsupported"},
 		{`{"type":"CharDelimiterSplit","delimiter":" "}`, "unsupported"},
 	} {
-		_, err := parsePreTokenizer(json.RawMessage(c.json))
+		_, err := Parse(json.RawMessage(c.json))
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("%s: %v", c.json, err)
-		case c.err == "unsupported" && !errors.Is(err, ErrUnsupported):
+		case c.err == "unsupported" && !errors.Is(err, hfjson.ErrUnsupported):
 			t.Errorf("%s: %v, want ErrUnsupported", c.json, err)
 		case c.err != "" && c.err != "unsupported" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%s: %v, want an error with %q", c.json, err, c.err)
@@ -61,7 +62,7 @@ func TestSplitterWords(t *testing.T) {
 		{`{"type":"Digits","individual_digits":true}`, "Hey 123 friend!", "Hey  0-4|1 4-5|2 5-6|3 6-7| friend! 7-15"},
 		{`{"type":"Split","pattern":{"String":"-"},"behavior":"MergedWithNext","invert":false}`, "the-final--countdown", "the 0-3|-final 3-9|- 9-10|-countdown 10-20"},
 	} {
-		p, err := parsePreTokenizer(json.RawMessage(c.json))
+		p, err := Parse(json.RawMessage(c.json))
 		if err != nil {
 			t.Fatalf("%s: %v", c.json, err)
 		}
