@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"qa-shard/tokenizer/internal/chars"
+	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
@@ -22,7 +23,7 @@ import (
 // bertFast is the fused encoder's state: the WordPiece model, the
 // normalizer's table of chars, the raw added tokens, and per-call buffers.
 type bertFast struct {
-	wp         *wordPiece
+	wp         *models.WordPiece
 	chars      *charTable
 	added      []addedToken // raw added tokens, longest first
 	addedFirst [256]bool    // first bytes of added tokens: the only places a match can start
@@ -33,7 +34,7 @@ type bertFast struct {
 // exactly BERT's.
 func (t *Tokenizer) useBertFastPath() {
 	p := t.pipe
-	wp, ok := p.model.(*wordPiece)
+	wp, ok := p.model.(*models.WordPiece)
 	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.trim {
 		return
 	}
@@ -247,7 +248,7 @@ func (e *encoder) appendChar(r rune, ci int32) {
 	e.chars++
 	// A word past the limit becomes one [UNK] whatever its content, so
 	// stop buffering: a megabyte without spaces costs no memory.
-	if e.chars > e.f.wp.maxChars {
+	if e.chars > e.f.wp.MaxChars {
 		return
 	}
 	s := e.s
@@ -267,10 +268,10 @@ func (e *encoder) flush() {
 	if e.words != nil {
 		*e.words = append(*e.words, string(s.word))
 	}
-	if e.chars > e.f.wp.maxChars {
-		e.emit(e.f.wp.unk, e.firstOrig, e.lastOrig+1)
+	if e.chars > e.f.wp.MaxChars {
+		e.emit(e.f.wp.Unk, e.firstOrig, e.lastOrig+1)
 	} else {
-		s.pieces = e.f.wp.tokenizeBytes(s.word, s.pieces[:0])
+		s.pieces = e.f.wp.TokenizeBytes(s.word, s.pieces[:0])
 		for _, p := range s.pieces {
 			e.emit(p.ID, s.orig[p.Start], s.orig[p.End-1]+1)
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
@@ -59,7 +60,7 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	wp, ok := t.model.(*wordPiece)
+	wp, ok := t.model.(*models.WordPiece)
 	if !ok || t.pipe.norm != nil || t.pipe.pre != nil || len(t.pipe.added.norm) > 0 {
 		return nil, fmt.Errorf("load tokenizer %s: a word-split tokenizer needs a WordPiece model, no normalizer or pre-tokenizer, and raw added tokens", name)
 	}
@@ -189,7 +190,7 @@ func (stripMn) Normalize(n *stage.Normalized) {
 
 // charModel is CharacterTokenizer over a vocabulary: every char is a
 // token, [UNK] when the vocabulary lacks it.
-type charModel struct{ *wordPiece }
+type charModel struct{ *models.WordPiece }
 
 func (c charModel) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 	for i, r := range word {
@@ -197,9 +198,9 @@ func (c charModel) Tokenize(word string, dst []stage.Piece) []stage.Piece {
 		if size < 0 {
 			size = 1
 		}
-		id, ok := c.initial[word[i:i+size]]
+		id, ok := c.Initial[word[i:i+size]]
 		if !ok {
-			id = c.unk
+			id = c.Unk
 		}
 		dst = append(dst, stage.Piece{ID: id, Start: int32(i), End: int32(i + size)})
 	}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"qa-shard/tokenizer/internal/pretokenizers"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"qa-shard/tokenizer/internal/pretokenizers"
 )
 
 // byteVocabModel is a BPE model whose vocab is the 256 byte chars (the id

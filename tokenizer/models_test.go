@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"qa-shard/tokenizer/internal/models"
 )
 
 // TestModelByShape: a model without "type" is read as the variant its
@@ -40,7 +42,7 @@ func TestModelByShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := tk.model.(*wordPiece); !ok {
+		if _, ok := tk.model.(*models.WordPiece); !ok {
 			t.Fatalf("BERT's model without type read as %T", tk.model)
 		}
 		text := "Unaffable tokenizers, naïvely!"

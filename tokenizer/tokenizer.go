@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
 	"qa-shard/tokenizer/internal/stage"
@@ -103,7 +104,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return nil, fmt.Errorf("decode JSON: %w", err)
 	}
-	m, err := parseModel(cfg.Model)
+	m, err := models.Parse(cfg.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +214,8 @@ func (t *Tokenizer) VocabSize() int { return t.vocabSize }
 // MaxInputCharsPerWord is the WordPiece limit above which a word is [UNK]
 // (0 for other models).
 func (t *Tokenizer) MaxInputCharsPerWord() int {
-	if wp, ok := t.model.(*wordPiece); ok {
-		return wp.maxChars
+	if wp, ok := t.model.(*models.WordPiece); ok {
+		return wp.MaxChars
 	}
 	return 0
 }

@@ -1,4 +1,4 @@
-package tokenizer
+package models
 
 import (
 	"encoding/json"
@@ -45,7 +45,7 @@ func parseUnigram(raw json.RawMessage) (stage.Model, error) {
 	if c.UnkID == nil {
 		// Without unk_id tokenizers fails on any char its vocab lacks, a
 		// failure Encode has no way to report.
-		return nil, fmt.Errorf("%w: a Unigram model without unk_id fails on unknown chars in Hugging Face; qa-shard needs one", ErrUnsupported)
+		return nil, fmt.Errorf("%w: a Unigram model without unk_id fails on unknown chars in Hugging Face; qa-shard needs one", hfjson.ErrUnsupported)
 	}
 	if len(c.Vocab) == 0 || *c.UnkID < 0 || *c.UnkID >= int64(len(c.Vocab)) || len(c.Vocab) > math.MaxInt32 {
 		return nil, fmt.Errorf("Unigram model: unk_id %d is not in a vocab of %d", *c.UnkID, len(c.Vocab))

@@ -1,4 +1,4 @@
-package tokenizer
+package models
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func parseBPE(raw json.RawMessage) (stage.Model, error) {
 		case d == 1:
 			m.noMerges = true
 		case d != 0:
-			return nil, fmt.Errorf("%w: BPE dropout %v is random, so it cannot be reproduced", ErrUnsupported, d)
+			return nil, fmt.Errorf("%w: BPE dropout %v is random, so it cannot be reproduced", hfjson.ErrUnsupported, d)
 		}
 	}
 	maxID := int64(-1)
@@ -85,7 +85,7 @@ func parseBPE(raw json.RawMessage) (stage.Model, error) {
 		maxID = max(maxID, id)
 	}
 	if maxID >= 4*int64(len(c.Vocab))+1024 {
-		return nil, fmt.Errorf("%w: BPE vocab of %d tokens with ids up to %d (too sparse)", ErrUnsupported, len(c.Vocab), maxID)
+		return nil, fmt.Errorf("%w: BPE vocab of %d tokens with ids up to %d (too sparse)", hfjson.ErrUnsupported, len(c.Vocab), maxID)
 	}
 	m.tokens = make([]string, maxID+1)
 	m.known = make([]bool, maxID+1)
@@ -104,13 +104,13 @@ func parseBPE(raw json.RawMessage) (stage.Model, error) {
 	if m.byteFallback && (m.prefix != "" || m.suffix != "") {
 		// HF looks up the bytes of the affixed char: the prefix's and
 		// suffix's bytes become tokens too, with offsets past the word.
-		return nil, fmt.Errorf("%w: BPE byte_fallback with continuing_subword_prefix or end_of_word_suffix", ErrUnsupported)
+		return nil, fmt.Errorf("%w: BPE byte_fallback with continuing_subword_prefix or end_of_word_suffix", hfjson.ErrUnsupported)
 	}
 	if c.UNK != nil {
 		id, ok := m.vocab[*c.UNK]
 		if !ok {
 			// HF fails the whole encode at the first unknown char.
-			return nil, fmt.Errorf("%w: BPE unk_token %q is not in the vocab (tokenizers fails on the first unknown char)", ErrUnsupported, *c.UNK)
+			return nil, fmt.Errorf("%w: BPE unk_token %q is not in the vocab (tokenizers fails on the first unknown char)", hfjson.ErrUnsupported, *c.UNK)
 		}
 		m.unk = id
 	}

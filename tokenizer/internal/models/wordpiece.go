@@ -1,4 +1,4 @@
-package tokenizer
+package models
 
 import (
 	"encoding/json"
@@ -11,19 +11,19 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// wordPiece is HF's WordPiece model: greedy longest-match-first over one
+// WordPiece is HF's WordPiece model: greedy longest-match-first over one
 // pre-tokenized word. Continuation pieces live in their own map without the
 // prefix, so a lookup never builds "##"+piece.
-type wordPiece struct {
-	initial, cont       map[string]int32
+type WordPiece struct {
+	Initial, cont       map[string]int32
 	tokens              []string // id -> token
 	maxInitial, maxCont int      // longest key in bytes: no longer substring can match
-	unk                 int32
-	maxChars            int
+	Unk                 int32
+	MaxChars            int
 }
 
-func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int) *wordPiece {
-	wp := &wordPiece{initial: vocab, cont: make(map[string]int32), unk: unk, maxChars: maxChars}
+func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int) *WordPiece {
+	wp := &WordPiece{Initial: vocab, cont: make(map[string]int32), Unk: unk, MaxChars: maxChars}
 	for tok, id := range vocab {
 		for int(id) >= len(wp.tokens) {
 			wp.tokens = append(wp.tokens, "")
@@ -40,36 +40,36 @@ func newWordPiece(vocab map[string]int32, prefix string, unk int32, maxChars int
 
 // Tokenize is the model interface: a word of more than maxChars chars is
 // one unk token, as in HF.
-func (wp *wordPiece) Tokenize(word string, dst []stage.Piece) []stage.Piece {
-	if utf8.RuneCountInString(word) > wp.maxChars {
-		return append(dst, stage.Piece{ID: wp.unk, Start: 0, End: int32(len(word))})
+func (wp *WordPiece) Tokenize(word string, dst []stage.Piece) []stage.Piece {
+	if utf8.RuneCountInString(word) > wp.MaxChars {
+		return append(dst, stage.Piece{ID: wp.Unk, Start: 0, End: int32(len(word))})
 	}
-	return wp.tokenizeBytes([]byte(word), dst)
+	return wp.TokenizeBytes([]byte(word), dst)
 }
 
-func (wp *wordPiece) TokenToID(tok string) (int32, bool) {
-	id, ok := wp.initial[tok]
+func (wp *WordPiece) TokenToID(tok string) (int32, bool) {
+	id, ok := wp.Initial[tok]
 	return id, ok
 }
 
-func (wp *wordPiece) IDToToken(id int32) (string, bool) {
+func (wp *WordPiece) IDToToken(id int32) (string, bool) {
 	if id < 0 || int(id) >= len(wp.tokens) {
 		return "", false
 	}
 	return wp.tokens[id], true
 }
 
-func (wp *wordPiece) Size() int { return len(wp.tokens) }
+func (wp *WordPiece) Size() int { return len(wp.tokens) }
 
-func (wp *wordPiece) Kind() string { return "WordPiece" }
+func (wp *WordPiece) Kind() string { return "WordPiece" }
 
-// tokenizeBytes appends the pieces of word (normalized, valid UTF-8, at
+// TokenizeBytes appends the pieces of word (normalized, valid UTF-8, at
 // most maxChars chars) to dst. When some suffix cannot be matched the whole
 // word becomes one unk piece, as in HF.
-func (wp *wordPiece) tokenizeBytes(word []byte, dst []stage.Piece) []stage.Piece {
+func (wp *WordPiece) TokenizeBytes(word []byte, dst []stage.Piece) []stage.Piece {
 	first := len(dst)
 	for start := 0; start < len(word); {
-		dict, limit := wp.initial, wp.maxInitial
+		dict, limit := wp.Initial, wp.maxInitial
 		if start > 0 {
 			dict, limit = wp.cont, wp.maxCont
 		}
@@ -94,14 +94,14 @@ func (wp *wordPiece) tokenizeBytes(word []byte, dst []stage.Piece) []stage.Piece
 			}
 		}
 		if !found {
-			return append(dst[:first], stage.Piece{ID: wp.unk, Start: 0, End: int32(len(word))})
+			return append(dst[:first], stage.Piece{ID: wp.Unk, Start: 0, End: int32(len(word))})
 		}
 		start = end
 	}
 	return dst
 }
 
-func parseWordPiece(raw json.RawMessage) (*wordPiece, error) {
+func parseWordPiece(raw json.RawMessage) (*WordPiece, error) {
 	var c struct {
 		Type     string           `json:"type"`
 		UNK      string           `json:"unk_token"`

@@ -1,4 +1,9 @@
-package tokenizer
+// Package models holds the models tokenizer.json may name (tokenizers'
+// models/): WordPiece (wordpiece.go), BPE (bpe.go, bpe_word.go,
+// bpe_cache.go) and Unigram (unigram.go, unigram_trie.go), each turning
+// one word into stage.Pieces; Parse reads any of them, and refuses
+// WordLevel.
+package models
 
 import (
 	"encoding/json"
@@ -9,16 +14,11 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 )
 
-// The models tokenizer.json may name (tokenizers' models/): WordPiece
-// (models_wordpiece.go), BPE (models_bpe.go, models_bpe_word.go,
-// models_bpe_cache.go) and Unigram (models_unigram.go,
-// models_unigram_trie.go); WordLevel is refused.
-
 const supportedModels = "WordPiece, BPE and Unigram"
 
-// parseModel is ModelWrapper's deserializer: by "type", or by shape for a
+// Parse is ModelWrapper's deserializer: by "type", or by shape for a
 // file that names none.
-func parseModel(raw json.RawMessage) (stage.Model, error) {
+func Parse(raw json.RawMessage) (stage.Model, error) {
 	if hfjson.IsNull(raw) {
 		return nil, fmt.Errorf("model: missing")
 	}
@@ -117,7 +117,7 @@ func modelByShape(raw json.RawMessage) (stage.Model, error) {
 		}
 	}
 	if first != nil {
-		if errors.Is(first, ErrUnsupported) {
+		if errors.Is(first, hfjson.ErrUnsupported) {
 			return nil, first
 		}
 		return nil, fmt.Errorf("model without \"type\": %w", first)
