@@ -35,7 +35,7 @@ type bertFast struct {
 func (t *Tokenizer) useBertFastPath() {
 	p := t.pipe
 	wp, ok := p.model.(*models.WordPiece)
-	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.trim {
+	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.Trim {
 		return
 	}
 	f := &bertFast{wp: wp, chars: newCharTable(normalizers.BertConfig{})}

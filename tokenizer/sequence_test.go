@@ -8,6 +8,7 @@ import (
 
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
+	"qa-shard/tokenizer/internal/processors"
 )
 
 // TestSequences: every kind of Sequence is read by the one reader: its
@@ -22,7 +23,7 @@ func TestSequences(t *testing.T) {
 	if seq, ok := p.(pretokenizers.Sequence); err != nil || !ok || len(seq) != 1 {
 		t.Errorf("pre_tokenizers: %#v %v, want a Sequence of 1", p, err)
 	}
-	if _, err := parsePostProcessor(json.RawMessage(`{"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true},
+	if _, err := processors.Parse(json.RawMessage(`{"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true},
 		{"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0], "trim_offsets": true, "add_prefix_space": true}]}`)); err != nil {
 		t.Errorf("post_processor Sequence: %v", err)
 	}
@@ -32,7 +33,7 @@ func TestSequences(t *testing.T) {
 	}{
 		{"Sequence normalizer", `{"type": "Sequence", "normalizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := normalizers.Parse(r); return err }},
 		{"Sequence pre_tokenizer", `{"type": "Sequence", "pretokenizers": [], "extra": 1}`, func(r json.RawMessage) error { _, err := pretokenizers.Parse(r); return err }},
-		{"Sequence post_processor", `{"type": "Sequence", "processors": [], "extra": 1}`, func(r json.RawMessage) error { _, err := parsePostProcessor(r); return err }},
+		{"Sequence post_processor", `{"type": "Sequence", "processors": [], "extra": 1}`, func(r json.RawMessage) error { _, err := processors.Parse(r); return err }},
 	} {
 		err := c.parse(json.RawMessage(c.json))
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.what+` has the option "extra"`) {

@@ -44,6 +44,7 @@ import (
 	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
+	"qa-shard/tokenizer/internal/processors"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -57,7 +58,7 @@ type Tokenizer struct {
 	pipe      *pipeline // the general pipeline
 	model     stage.Model
 	addedByID map[int32]string
-	post      postProcessor
+	post      processors.PostProcessor
 	tpl       tokens.Template
 	pad       int32
 	vocabSize int
@@ -117,15 +118,15 @@ func parse(raw []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	t := &Tokenizer{model: m, vocabSize: m.Size(), addedByID: map[int32]string{}, components: describe(cfg, m)}
-	if t.post, err = parsePostProcessor(cfg.PostProcessor); err != nil {
+	if t.post, err = processors.Parse(cfg.PostProcessor); err != nil {
 		return nil, err
 	}
-	t.tpl = t.post.tpl
-	if !t.post.specials {
+	t.tpl = t.post.Template
+	if !t.post.Specials {
 		// No post-processor: each sequence keeps its own type id.
 		t.tpl.ContextType, t.tpl.LaterContextType = 1, 1
 	}
-	t.tpl.CLS, t.tpl.HasCLS = t.post.cls, t.post.hasCLS
+	t.tpl.CLS, t.tpl.HasCLS = t.post.CLS, t.post.HasCLS
 	if !t.tpl.HasCLS && len(t.tpl.Before) == 1 {
 		// A template without tokenizer_config.json beside it: the token
 		// that opens the pair is the cls token in every family qa-shard
@@ -142,7 +143,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err := t.checkSpecials(); err != nil {
 		return nil, err
 	}
-	if t.post.trim {
+	if t.post.Trim {
 		t.countSpaces()
 	}
 	vocab := newAddedVocab(added, norm)
@@ -161,14 +162,14 @@ func (t *Tokenizer) Encode(text string) tokens.Tokens {
 	if t.fast != nil {
 		return t.fast.encode(text, nil)
 	}
-	if !t.post.trim {
+	if !t.post.Trim {
 		return t.pipe.encode(text, nil)
 	}
 	matched := map[int]string{}
 	out := t.pipe.encode(text, matched)
-	t.post.trimOffsets(&out, func(i int, id int32) (int32, int32) {
+	t.post.TrimOffsets(&out, func(i int, id int32) (int32, int32) {
 		if s, ok := matched[i]; ok {
-			return spaceRun(s, false), spaceRun(s, true)
+			return processors.SpaceRun(s, false), processors.SpaceRun(s, true)
 		}
 		if int(id) < len(t.spaces) {
 			return int32(t.spaces[id][0]), int32(t.spaces[id][1])
@@ -185,7 +186,7 @@ func (t *Tokenizer) countSpaces() {
 	t.spaces = make([][2]int32, t.model.Size())
 	for id := range t.spaces {
 		if s, ok := t.model.IDToToken(int32(id)); ok {
-			t.spaces[id] = [2]int32{spaceRun(s, false), spaceRun(s, true)}
+			t.spaces[id] = [2]int32{processors.SpaceRun(s, false), processors.SpaceRun(s, true)}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tokenizer
+package processors
 
 import (
 	"encoding/json"

@@ -1,4 +1,9 @@
-package tokenizer
+// Package processors reads tokenizer.json's post_processor (tokenizers'
+// processors/: BertProcessing, RobertaProcessing, ByteLevel,
+// TemplateProcessing and their Sequence) into what it does to a
+// (question, context) pair: the pair's template of special tokens
+// (template.go) and whether token offsets are trimmed of spaces.
+package processors
 
 import (
 	"encoding/json"
@@ -9,35 +14,35 @@ import (
 	"qa-shard/tokenizer/tokens"
 )
 
-// postProcessor is what tokenizer.json's post_processor does to a
+// PostProcessor is what tokenizer.json's post_processor does to a
 // (question, context) pair: the special tokens of its pair template, and
 // whether token offsets are trimmed of the spaces ByteLevel keeps in tokens.
-type postProcessor struct {
-	tpl      tokens.Template
-	specials bool // a processor that adds special tokens was found
-	// ByteLevel's process_offsets: trim leading and trailing spaces ("Ġ"
-	// or whitespace) of every token from its offsets; with prefixSpace an
+type PostProcessor struct {
+	Template tokens.Template
+	Specials bool // a processor that adds special tokens was found
+	// ByteLevel's process_offsets: Trim leading and trailing spaces ("Ġ"
+	// or whitespace) of every token from its offsets; with PrefixSpace an
 	// encoding's first token keeps a single leading space.
-	trim, prefixSpace bool
-	// cls is the cls token a BertProcessing or RobertaProcessing names.
-	cls    int32
-	hasCLS bool
+	Trim, PrefixSpace bool
+	// CLS is the CLS token a BertProcessing or RobertaProcessing names.
+	CLS    int32
+	HasCLS bool
 }
 
-func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
-	var pp postProcessor
+func Parse(raw json.RawMessage) (PostProcessor, error) {
+	var pp PostProcessor
 	if hfjson.IsNull(raw) {
 		return pp, nil
 	}
 	return pp, pp.add(raw)
 }
 
-func (pp *postProcessor) add(raw json.RawMessage) error {
+func (pp *PostProcessor) add(raw json.RawMessage) error {
 	typ, err := hfjson.TypeOf(raw)
 	if err != nil {
 		return fmt.Errorf("post_processor: %w", err)
 	}
-	if pp.specials && typ != "Sequence" {
+	if pp.Specials && typ != "Sequence" {
 		return hfjson.Unsupported("post_processor", typ+" after a processor that adds special tokens", supportedPostProcessors)
 	}
 	switch typ {
@@ -50,8 +55,8 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 		if err := hfjson.Strict(raw, &c, "BertProcessing"); err != nil {
 			return err
 		}
-		pp.tpl = tokens.BertTemplate(c.CLS.id, c.Sep.id)
-		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
+		pp.Template = tokens.BertTemplate(c.CLS.id, c.Sep.id)
+		pp.Specials, pp.CLS, pp.HasCLS = true, c.CLS.id, true
 	case "RobertaProcessing":
 		var c struct {
 			Type           string         `json:"type"`
@@ -63,18 +68,18 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 		if err := hfjson.Strict(raw, &c, "RobertaProcessing"); err != nil {
 			return err
 		}
-		pp.tpl = tokens.Template{
+		pp.Template = tokens.Template{
 			Before: []int32{c.CLS.id}, Between: []int32{c.Sep.id, c.Sep.id}, After: []int32{c.Sep.id},
 			BeforeTypes: []int32{0}, BetweenTypes: []int32{0, 0}, AfterTypes: []int32{0},
 		}
-		pp.specials, pp.cls, pp.hasCLS = true, c.CLS.id, true
-		pp.trim, pp.prefixSpace = hfjson.OrTrue(c.TrimOffsets), hfjson.OrTrue(c.AddPrefixSpace)
+		pp.Specials, pp.CLS, pp.HasCLS = true, c.CLS.id, true
+		pp.Trim, pp.PrefixSpace = hfjson.OrTrue(c.TrimOffsets), hfjson.OrTrue(c.AddPrefixSpace)
 	case "TemplateProcessing":
 		tpl, err := parseTemplate(raw)
 		if err != nil {
 			return err
 		}
-		pp.tpl, pp.specials = tpl, true
+		pp.Template, pp.Specials = tpl, true
 	case "ByteLevel":
 		var c struct {
 			Type           string `json:"type"`
@@ -86,7 +91,7 @@ func (pp *postProcessor) add(raw json.RawMessage) error {
 			return err
 		}
 		if hfjson.OrTrue(c.TrimOffsets) {
-			pp.trim, pp.prefixSpace = true, hfjson.OrTrue(c.AddPrefixSpace)
+			pp.Trim, pp.PrefixSpace = true, hfjson.OrTrue(c.AddPrefixSpace)
 		}
 	case "Sequence":
 		members, err := hfjson.SequenceMembers(raw, "processors", "Sequence post_processor")
@@ -126,18 +131,18 @@ func (s *specialTokenID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// trimOffsets applies ByteLevel's process_offsets to one encoded text, as
+// TrimOffsets applies ByteLevel's process_offsets to one encoded text, as
 // tokenizers applies it to an encoding whose first token is the text's
 // first; spaces gives the leading and trailing spaces of token i's string
 // (tokenizers' Token.value: the vocab entry, or what an added token
 // matched). With add_prefix_space the first token
 // of an encoding keeps a single leading space, so it also fills
 // FirstOffsets: each token's offsets as the first token of a window.
-func (pp postProcessor) trimOffsets(out *tokens.Tokens, spaces func(i int, id int32) (lead, trail int32)) {
-	if !pp.trim {
+func (pp PostProcessor) TrimOffsets(out *tokens.Tokens, spaces func(i int, id int32) (lead, trail int32)) {
+	if !pp.Trim {
 		return
 	}
-	if pp.prefixSpace {
+	if pp.PrefixSpace {
 		out.FirstOffsets = make([]tokens.Span, len(out.IDs))
 	}
 	for i, id := range out.IDs {
@@ -146,7 +151,7 @@ func (pp postProcessor) trimOffsets(out *tokens.Tokens, spaces func(i int, id in
 		if out.FirstOffsets != nil {
 			out.FirstOffsets[i] = trimSpan(off, lead, trail, true)
 		}
-		out.Offsets[i] = trimSpan(off, lead, trail, pp.prefixSpace && (i == 0 || off.Start == 0))
+		out.Offsets[i] = trimSpan(off, lead, trail, pp.PrefixSpace && (i == 0 || off.Start == 0))
 	}
 }
 
@@ -165,9 +170,9 @@ func trimSpan(off tokens.Span, lead, trail int32, keepOne bool) tokens.Span {
 	return off
 }
 
-// spaceRun counts the chars at the start (or end) of s that are "Ġ" or
+// SpaceRun counts the chars at the start (or end) of s that are "Ġ" or
 // whitespace.
-func spaceRun(s string, fromEnd bool) int32 {
+func SpaceRun(s string, fromEnd bool) int32 {
 	rs := []rune(s)
 	n := int32(0)
 	for k := range rs {
