@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"qa-shard/tokenizer/internal/added"
 	"qa-shard/tokenizer/internal/chars"
 	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
@@ -25,9 +26,9 @@ import (
 type bertFast struct {
 	wp         *models.WordPiece
 	chars      *charTable
-	added      []addedToken // raw added tokens, longest first
-	addedFirst [256]bool    // first bytes of added tokens: the only places a match can start
-	scratch    sync.Pool    // *scratch, per-call buffers
+	added      []added.Token // raw added tokens, longest first
+	addedFirst [256]bool     // first bytes of added tokens: the only places a match can start
+	scratch    sync.Pool     // *scratch, per-call buffers
 }
 
 // useBertFastPath turns the fused encoder on when the general pipeline is
@@ -42,23 +43,23 @@ func (t *Tokenizer) useBertFastPath() {
 	if bn, ok := p.norm.(normalizers.Bert); ok {
 		f.chars = newCharTable(bn.Config)
 	}
-	f.added, f.addedFirst = p.added.raw, p.added.rawFirst
+	f.added, f.addedFirst = p.added.Raw, p.added.RawFirst
 	t.fast = f
 }
 
 // isBertLayout says whether the fused BERT encoder reproduces the file.
-func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *addedVocab) bool {
+func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *added.Vocab) bool {
 	if _, ok := pre.(pretokenizers.Bert); !ok {
 		return false
 	}
 	if _, ok := norm.(normalizers.Bert); !ok && norm != nil {
 		return false
 	}
-	if len(v.norm) > 0 {
+	if len(v.Norm) > 0 {
 		return false
 	}
-	for _, a := range v.raw {
-		if a.lstrip || a.rstrip || a.singleWord {
+	for _, a := range v.Raw {
+		if a.Lstrip || a.Rstrip || a.SingleWord {
 			return false
 		}
 	}
@@ -163,10 +164,10 @@ func (f *bertFast) encode(text string, words *[]string) tokens.Tokens {
 		if f.addedFirst[b] {
 			if a := f.matchAdded(text[i:]); a != nil {
 				e.flush()
-				e.emit(a.id, ci, ci+a.chars)
+				e.emit(a.ID, ci, ci+a.Chars)
 				e.word++
-				i += len(a.text)
-				ci += a.chars
+				i += len(a.Text)
+				ci += a.Chars
 				continue
 			}
 		}
@@ -288,9 +289,9 @@ func (e *encoder) emit(id, start, end int32) {
 }
 
 // matchAdded returns the longest added token that text starts with.
-func (f *bertFast) matchAdded(text string) *addedToken {
+func (f *bertFast) matchAdded(text string) *added.Token {
 	for i := range f.added {
-		if strings.HasPrefix(text, f.added[i].text) {
+		if strings.HasPrefix(text, f.added[i].Text) {
 			return &f.added[i]
 		}
 	}

@@ -61,7 +61,7 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 		return nil, err
 	}
 	wp, ok := t.model.(*models.WordPiece)
-	if !ok || t.pipe.norm != nil || t.pipe.pre != nil || len(t.pipe.added.norm) > 0 {
+	if !ok || t.pipe.norm != nil || t.pipe.pre != nil || len(t.pipe.added.Norm) > 0 {
 		return nil, fmt.Errorf("load tokenizer %s: a word-split tokenizer needs a WordPiece model, no normalizer or pre-tokenizer, and raw added tokens", name)
 	}
 	t.fast = nil // the general pipeline, with the stages below
@@ -73,9 +73,9 @@ func FromJSONWords(raw []byte, dir, name string, w Words) (*Tokenizer, error) {
 	for _, s := range w.NeverSplit {
 		ws.never[s] = true
 	}
-	for _, a := range t.pipe.added.raw {
-		if a.special {
-			ws.never[a.text] = true // all_special_tokens join never_split
+	for _, a := range t.pipe.added.Raw {
+		if a.Special {
+			ws.never[a.Text] = true // all_special_tokens join never_split
 		}
 	}
 	if w.Splitter != nil {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"sync"
 
+	"qa-shard/tokenizer/internal/added"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -14,7 +15,7 @@ type pipeline struct {
 	norm  stage.Normalizer   // nil: none
 	pre   stage.PreTokenizer // nil: none
 	model stage.Model
-	added *addedVocab
+	added *added.Vocab
 }
 
 var encodeBufferPool = sync.Pool{New: func() any { return new(stage.Buffers) }}
@@ -59,16 +60,16 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 	bufs := encodeBufferPool.Get().(*stage.Buffers)
 	defer encodeBufferPool.Put(bufs)
 	buffered, _ := p.norm.(stage.BufferedNormalizer)
-	for _, seg := range p.added.splitRaw(text, &bufs.Text) {
-		if seg.tok != nil {
+	for _, seg := range p.added.SplitRaw(text, &bufs.Text) {
+		if seg.Tok != nil {
 			if matched != nil {
-				matched[len(out.IDs)] = seg.n.S
+				matched[len(out.IDs)] = seg.N.S
 			}
-			emit(seg.tok.id, seg.n.Original(0, len(seg.n.S)))
+			emit(seg.Tok.ID, seg.N.Original(0, len(seg.N.S)))
 			word++
 			continue
 		}
-		n := seg.n
+		n := seg.N
 		switch {
 		case buffered != nil:
 			buffered.NormalizeBuffered(&n, bufs)
@@ -78,22 +79,22 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 		if n.S == "" {
 			continue
 		}
-		for _, part := range p.added.splitNormalized(n) {
-			if part.tok != nil {
+		for _, part := range p.added.SplitNormalized(n) {
+			if part.Tok != nil {
 				if matched != nil {
-					matched[len(out.IDs)] = part.n.S
+					matched[len(out.IDs)] = part.N.S
 				}
-				emit(part.tok.id, part.n.Original(0, len(part.n.S)))
+				emit(part.Tok.ID, part.N.Original(0, len(part.N.S)))
 				word++
 				continue
 			}
 			if visitor != nil {
-				visitor.eachWord(part.n, encodeWord)
+				visitor.eachWord(part.N, encodeWord)
 				continue
 			}
-			words = append(words[:0], part.n)
+			words = append(words[:0], part.N)
 			if p.pre != nil {
-				words = p.pre.Split(part.n, words[:0])
+				words = p.pre.Split(part.N, words[:0])
 			}
 			for _, w := range words {
 				encodeWord(w)

@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"qa-shard/tokenizer/internal/added"
 	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
@@ -133,9 +134,13 @@ func parse(raw []byte) (*Tokenizer, error) {
 		// knows; tokenizer_config.json's cls_token overrides it.
 		t.tpl.CLS, t.tpl.HasCLS = t.tpl.Before[0], true
 	}
-	added, err := t.parseAdded(cfg.AddedTokens)
+	addedTokens, err := added.Parse(cfg.AddedTokens, m)
 	if err != nil {
 		return nil, err
+	}
+	for _, a := range addedTokens { // counted into the tokenizer's vocabulary
+		t.addedByID[a.ID] = a.Text
+		t.vocabSize = max(t.vocabSize, int(a.ID)+1)
 	}
 	if err := t.setPadding(cfg.Padding); err != nil {
 		return nil, err
@@ -146,7 +151,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if t.post.Trim {
 		t.countSpaces()
 	}
-	vocab := newAddedVocab(added, norm)
+	vocab := added.NewVocab(addedTokens, norm)
 	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
 	t.useBertFastPath()
 	return t, nil

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 
+	"qa-shard/tokenizer/internal/added"
 	"qa-shard/tokenizer/internal/hfjson"
 )
 
@@ -14,13 +15,13 @@ var ErrUnsupported = hfjson.ErrUnsupported
 // fileConfig is the top level of tokenizer.json; every component stays raw
 // until its own parser reads it.
 type fileConfig struct {
-	Version       string             `json:"version"`
-	Truncation    json.RawMessage    `json:"truncation"`
-	Padding       json.RawMessage    `json:"padding"`
-	AddedTokens   []addedTokenConfig `json:"added_tokens"`
-	Normalizer    json.RawMessage    `json:"normalizer"`
-	PreTokenizer  json.RawMessage    `json:"pre_tokenizer"`
-	Model         json.RawMessage    `json:"model"`
-	PostProcessor json.RawMessage    `json:"post_processor"`
-	Decoder       json.RawMessage    `json:"decoder"`
+	Version       string          `json:"version"`
+	Truncation    json.RawMessage `json:"truncation"`
+	Padding       json.RawMessage `json:"padding"`
+	AddedTokens   []added.Config  `json:"added_tokens"`
+	Normalizer    json.RawMessage `json:"normalizer"`
+	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
+	Model         json.RawMessage `json:"model"`
+	PostProcessor json.RawMessage `json:"post_processor"`
+	Decoder       json.RawMessage `json:"decoder"`
 }
