@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"qa-shard/tokenizer/internal/bertfast"
 	"qa-shard/tokenizer/internal/normalizers"
 )
 
@@ -42,7 +43,7 @@ func TestCodepointParity(t *testing.T) {
 		t.Fatal("set QA_SHARD_PARITY_CODEPOINTS to the output of testdata/codepoints.mjs")
 	}
 	tk := bertTokenizer(t)
-	if !tk.fast.chars.norm.CleanText || !tk.fast.chars.norm.StripAccents || !tk.fast.chars.norm.Lowercase || !tk.fast.chars.norm.ChineseChars {
+	if !tk.fast.Normalizer().CleanText || !tk.fast.Normalizer().StripAccents || !tk.fast.Normalizer().Lowercase || !tk.fast.Normalizer().ChineseChars {
 		t.Fatal("the reference was made with bert-base-uncased's normalizer")
 	}
 	configs := []normalizers.BertConfig{{CleanText: true}, {StripAccents: true}, {Lowercase: true}}
@@ -74,7 +75,7 @@ func TestCodepointParity(t *testing.T) {
 			got = append(got, quote(string(out)))
 		}
 		got = append(got, quote(string(normalizers.NFD(r, nil))))
-		def, iso := tk.fast.chars.norm.Apply(r, nil)
+		def, iso := tk.fast.Normalizer().Apply(r, nil)
 		if iso {
 			def = append(append([]rune{' '}, def...), ' ')
 		}
@@ -82,10 +83,10 @@ func TestCodepointParity(t *testing.T) {
 		// Words of "x"+c+"y" before normalization: the pre-tokenizer alone.
 		var raw []string
 		for _, c := range "x" + string(r) + "y" {
-			switch preTokClass(c) {
-			case clsSpace:
+			switch bertfast.PreTokClass(c) {
+			case bertfast.ClsSpace:
 				raw = append(raw, "")
-			case clsPunct:
+			case bertfast.ClsPunct:
 				raw = append(raw, string(c), "")
 			default:
 				if len(raw) == 0 {
@@ -97,7 +98,7 @@ func TestCodepointParity(t *testing.T) {
 		raw = slices.DeleteFunc(raw, func(s string) bool { return s == "" })
 		got = append(got, quote(raw))
 		var words []string
-		tk.fast.encode("x"+string(r)+"y", &words)
+		tk.fast.Encode("x"+string(r)+"y", &words)
 		got = append(got, quote(words))
 		if !slices.Equal(got, want) {
 			bad++

@@ -42,6 +42,7 @@ import (
 	"path/filepath"
 
 	"qa-shard/tokenizer/internal/added"
+	"qa-shard/tokenizer/internal/bertfast"
 	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
@@ -54,7 +55,7 @@ import (
 type Tokenizer struct {
 	// fast is the BERT fast path, when the file is exactly BERT's layout
 	// (nil otherwise: the general pipeline encodes).
-	fast *bertFast
+	fast *bertfast.Encoder
 
 	pipe      *pipeline // the general pipeline
 	model     stage.Model
@@ -153,7 +154,9 @@ func parse(raw []byte) (*Tokenizer, error) {
 	}
 	vocab := added.NewVocab(addedTokens, norm)
 	t.pipe = &pipeline{norm: norm, pre: pre, model: m, added: vocab}
-	t.useBertFastPath()
+	if !t.post.Trim { // offsets trimmed of spaces are the general pipeline's
+		t.fast = bertfast.New(norm, pre, m, vocab)
+	}
 	return t, nil
 }
 
@@ -165,7 +168,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 // Hugging Face cannot take such input at all; callers reject it first.
 func (t *Tokenizer) Encode(text string) tokens.Tokens {
 	if t.fast != nil {
-		return t.fast.encode(text, nil)
+		return t.fast.Encode(text, nil)
 	}
 	if !t.post.Trim {
 		return t.pipe.encode(text, nil)

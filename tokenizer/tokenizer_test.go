@@ -175,7 +175,7 @@ func TestCasedNormalizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var words []string
-	tk.fast.encode("Café İstanbul", &words)
+	tk.fast.Encode("Café İstanbul", &words)
 	if !slices.Equal(words, []string{"Café", "İstanbul"}) {
 		t.Errorf("words = %q", words)
 	}

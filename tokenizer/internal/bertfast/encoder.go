@@ -1,4 +1,11 @@
-package tokenizer
+// Package bertfast is the BERT tokenizer's own encoder. BERT's exact
+// layout (BertNormalizer or none, BertPreTokenizer, WordPiece, plain raw
+// added tokens) is encoded in one pass over the text that normalizes each
+// char by table lookup (charTable, built from BertNormalizer's per-char
+// rules: normalizers.BertConfig), cuts words as BertPreTokenizer does and
+// runs WordPiece on each, several times faster than the general pipeline
+// (package tokenizer's pipeline.go), which the golden tests run too.
+package bertfast
 
 import (
 	"strings"
@@ -14,16 +21,9 @@ import (
 	"qa-shard/tokenizer/tokens"
 )
 
-// BERT's exact layout (BertNormalizer or none, BertPreTokenizer, WordPiece,
-// plain raw added tokens) has an encoder of its own: one pass over the
-// text that normalizes each char by table lookup (charTable, built from
-// BertNormalizer's per-char rules in normalizers_bert.go), cuts words as
-// BertPreTokenizer does and runs WordPiece on each, several times faster
-// than the general pipeline (pipeline.go), which the golden tests run too.
-
-// bertFast is the fused encoder's state: the WordPiece model, the
+// Encoder is the fused encoder's state: the WordPiece model, the
 // normalizer's table of chars, the raw added tokens, and per-call buffers.
-type bertFast struct {
+type Encoder struct {
 	wp         *models.WordPiece
 	chars      *charTable
 	added      []added.Token // raw added tokens, longest first
@@ -31,21 +31,25 @@ type bertFast struct {
 	scratch    sync.Pool     // *scratch, per-call buffers
 }
 
-// useBertFastPath turns the fused encoder on when the general pipeline is
-// exactly BERT's.
-func (t *Tokenizer) useBertFastPath() {
-	p := t.pipe
-	wp, ok := p.model.(*models.WordPiece)
-	if !ok || !isBertLayout(p.norm, p.pre, p.added) || t.post.Trim {
-		return
+// New is the fused encoder of a general pipeline that is exactly
+// BERT's (norm, pre, model and the added vocabulary v), or nil for any
+// other.
+func New(norm stage.Normalizer, pre stage.PreTokenizer, model stage.Model, v *added.Vocab) *Encoder {
+	wp, ok := model.(*models.WordPiece)
+	if !ok || !isBertLayout(norm, pre, v) {
+		return nil
 	}
-	f := &bertFast{wp: wp, chars: newCharTable(normalizers.BertConfig{})}
-	if bn, ok := p.norm.(normalizers.Bert); ok {
+	f := &Encoder{wp: wp, chars: newCharTable(normalizers.BertConfig{})}
+	if bn, ok := norm.(normalizers.Bert); ok {
 		f.chars = newCharTable(bn.Config)
 	}
-	f.added, f.addedFirst = p.added.Raw, p.added.RawFirst
-	t.fast = f
+	f.added, f.addedFirst = v.Raw, v.RawFirst
+	return f
 }
+
+// Normalizer is the BertNormalizer configuration whose table the encoder
+// reads.
+func (f *Encoder) Normalizer() normalizers.BertConfig { return f.chars.norm }
 
 // isBertLayout says whether the fused BERT encoder reproduces the file.
 func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *added.Vocab) bool {
@@ -68,26 +72,27 @@ func isBertLayout(norm stage.Normalizer, pre stage.PreTokenizer, v *added.Vocab)
 
 // Classes of a normalized char for BertPreTokenizer.
 const (
-	clsWord  uint8 = iota
-	clsSpace       // split, removed
-	clsPunct       // split, isolated as a word of its own
+	ClsWord  uint8 = iota
+	ClsSpace       // split, removed
+	ClsPunct       // split, isolated as a word of its own
 )
 
-func preTokClass(r rune) uint8 {
+// PreTokClass is the class of a normalized char for BertPreTokenizer.
+func PreTokClass(r rune) uint8 {
 	switch {
 	case chars.IsWhitespace(r):
-		return clsSpace
+		return ClsSpace
 	case chars.IsBertPunc(r):
-		return clsPunct
+		return ClsPunct
 	}
-	return clsWord
+	return ClsWord
 }
 
 // charEntry is the precomputed effect of one original char.
 type charEntry struct {
 	r   rune  // the normalized char when n == 1, else an index into charTable.multi
 	n   uint8 // normalized chars: 0 when clean_text drops the char
-	cls uint8 // preTokClass of r when n == 1
+	cls uint8 // PreTokClass of r when n == 1
 	iso bool  // CJK ideograph: a word by itself
 }
 
@@ -109,7 +114,7 @@ func newCharTable(n normalizers.BertConfig) *charTable {
 		switch len(scratch) {
 		case 0:
 		case 1:
-			e.r, e.cls = scratch[0], preTokClass(scratch[0])
+			e.r, e.cls = scratch[0], PreTokClass(scratch[0])
 		default:
 			e.r = rune(len(t.multi))
 			t.multi = append(t.multi, scratch...)
@@ -131,7 +136,7 @@ type scratch struct {
 // encoder is the state of one Encode call: a single pass that normalizes,
 // pre-tokenizes and runs WordPiece word by word.
 type encoder struct {
-	f    *bertFast
+	f    *Encoder
 	s    *scratch
 	out  tokens.Tokens
 	word int32 // index of the next pre-tokenizer word
@@ -142,9 +147,9 @@ type encoder struct {
 	firstOrig, lastOrig int32 // original code points of its first and last char
 }
 
-// encode is Encode on the BERT fast path; when words is not nil it also collects the normalized
+// Encode is Encode on the BERT fast path; when words is not nil it also collects the normalized
 // pre-tokenizer words, which tests compare with Hugging Face's.
-func (f *bertFast) encode(text string, words *[]string) tokens.Tokens {
+func (f *Encoder) Encode(text string, words *[]string) tokens.Tokens {
 	s, _ := f.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
@@ -219,7 +224,7 @@ func (e *encoder) char(r rune, ci int32) {
 		e.flush()
 	}
 	for _, c := range norm {
-		e.push(c, preTokClass(c), ci)
+		e.push(c, PreTokClass(c), ci)
 	}
 	if iso {
 		e.flush()
@@ -230,9 +235,9 @@ func (e *encoder) char(r rune, ci int32) {
 // original char at code point ci.
 func (e *encoder) push(r rune, cls uint8, ci int32) {
 	switch cls {
-	case clsSpace:
+	case ClsSpace:
 		e.flush()
-	case clsPunct:
+	case ClsPunct:
 		e.flush()
 		e.appendChar(r, ci)
 		e.flush()
@@ -289,7 +294,7 @@ func (e *encoder) emit(id, start, end int32) {
 }
 
 // matchAdded returns the longest added token that text starts with.
-func (f *bertFast) matchAdded(text string) *added.Token {
+func (f *Encoder) matchAdded(text string) *added.Token {
 	for i := range f.added {
 		if strings.HasPrefix(text, f.added[i].Text) {
 			return &f.added[i]
