@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"qa-shard/tokenizer/internal/added"
+	"qa-shard/tokenizer/internal/japanese"
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
@@ -52,7 +53,7 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 	}
 	// The word-split tokenizers' stage hands its words over one by one
 	// (a concrete type, so that encodeWord stays on the stack).
-	visitor, _ := p.pre.(*wordStage)
+	visitor, _ := p.pre.(*japanese.Words)
 	var words []stage.Normalized
 	if visitor == nil {
 		words = make([]stage.Normalized, 0, len(text)/6+4) // about one word per 6 bytes: no regrowth on most texts
@@ -89,7 +90,7 @@ func (p *pipeline) encode(text string, matched map[int]string) tokens.Tokens {
 				continue
 			}
 			if visitor != nil {
-				visitor.eachWord(part.N, encodeWord)
+				visitor.EachWord(part.N, encodeWord)
 				continue
 			}
 			words = append(words[:0], part.N)
