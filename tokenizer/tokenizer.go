@@ -4,45 +4,46 @@
 // the original text, and word ids, plus the pair template its
 // post-processor frames a (question, context) pair with.
 //
-// The stages are tokenizers' own (pipeline.go), and every file is named
-// for the part of tokenizers' Rust sources it reproduces: a component of
-// kind K (normalizers, pre_tokenizers, models, processors) from module M
-// is in K_M.go (normalizers/bert.rs: normalizers_bert.go, models/bpe/: the
-// models_bpe*.go files), and K.go reads the kind's "type" and holds its
-// Sequence. tokenizer/added_vocabulary.rs is added_vocabulary.go and
-// tokenizer/normalizer.rs, NormalizedString (the text with, for every
-// byte, the original code points it came from) and its split, is
-// normalized_string.go. The rest is named for what it is: the top level of
-// tokenizer.json (tokenizer_json.go) and the files beside it
-// (tokenizer_config.go), character classes (char_classes.go), Oniguruma
-// patterns (onig_regex.go), grapheme clusters (graphemes.go), serde_json's
-// floats (serde_float.go). A component or option outside this set is
-// refused with ErrUnsupported, never approximated; the decoder is not read,
-// since answers are cut from the context by offsets. The components share
-// NormalizedString and each other's helpers, so they stay in one package
-// rather than one package per kind, which would export those internals.
+// This package is the public face: Tokenizer (Load, FromJSON, Encode),
+// the general pipeline that runs the stages in tokenizers' order
+// (pipeline.go) and the special tokens (special_tokens.go). The parts are
+// packages of tokenizer/internal/, one concept each, named after the part
+// of tokenizers' Rust sources they reproduce:
 //
-// BERT's tokenizer (BertNormalizer, BertPreTokenizer, WordPiece) also has
-// a fused single-pass encoder (bert_fast_path.go), several times faster
-// than the general pipeline; both are checked against the same golden
-// files. HF's character classes (control, punctuation, Mn) come from older
-// Unicode tables than Go's, so they are generated from HF's behaviour on
-// every code point (char_classes_tables.go, unicode_tables.go; see
-// generate.go). transformers' BertJapaneseTokenizer, which cuts words with
-// a word splitter such as MeCab, is bert_japanese.go.
+//   - stage: NormalizedString (tokenizer/normalizer.rs: the text with, for
+//     every byte, the original code points it came from) and its split,
+//     and the interfaces of the stages (tokenizer/mod.rs);
+//   - normalizers, pretokenizers, models (WordPiece, BPE, Unigram) and
+//     processors: the components of each kind, a file per Rust module,
+//     with the kind's Sequence and Parse;
+//   - added: the added vocabulary (tokenizer/added_vocabulary.rs);
+//   - hfconfig: tokenizer.json's top level and the files beside it;
+//     hfjson: how a component's JSON is read (strictly: a component or
+//     option outside this set is refused with ErrUnsupported, never
+//     approximated);
+//   - chars: HF's character classes and Unicode tables, generated from
+//     HF's behaviour on every code point (see generate.go), and grapheme
+//     clusters; onig: Oniguruma patterns on Go's regexp;
+//   - bertfast: BERT's fused single-pass encoder (BertNormalizer,
+//     BertPreTokenizer, WordPiece), several times faster than the general
+//     pipeline, both checked against the same golden files;
+//   - japanese: transformers' BertJapaneseTokenizer, which cuts words with
+//     a word splitter such as MeCab (Words and FromJSONWords here).
 //
-// Parity with Hugging Face is checked by golden files generated with the
-// official tokenizers (npm tokenizers@0.23.2) under testdata/.
+// The decoder is not read, since answers are cut from the context by
+// offsets. Parity with Hugging Face is checked by golden files generated
+// with the official tokenizers (npm tokenizers@0.23.2) under testdata/.
 package tokenizer
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"qa-shard/tokenizer/internal/added"
 	"qa-shard/tokenizer/internal/bertfast"
+	"qa-shard/tokenizer/internal/hfconfig"
+	"qa-shard/tokenizer/internal/hfjson"
 	"qa-shard/tokenizer/internal/models"
 	"qa-shard/tokenizer/internal/normalizers"
 	"qa-shard/tokenizer/internal/pretokenizers"
@@ -50,6 +51,11 @@ import (
 	"qa-shard/tokenizer/internal/stage"
 	"qa-shard/tokenizer/tokens"
 )
+
+// ErrUnsupported marks a tokenizer.json that uses a component or an option
+// this package does not reproduce exactly; it is refused, never
+// approximated.
+var ErrUnsupported = hfjson.ErrUnsupported
 
 // Tokenizer is immutable after Load and safe for concurrent use.
 type Tokenizer struct {
@@ -103,9 +109,9 @@ func FromJSON(raw []byte, dir, name string) (*Tokenizer, error) {
 }
 
 func parse(raw []byte) (*Tokenizer, error) {
-	var cfg fileConfig
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("decode JSON: %w", err)
+	cfg, err := hfconfig.Read(raw)
+	if err != nil {
+		return nil, err
 	}
 	m, err := models.Parse(cfg.Model)
 	if err != nil {
@@ -119,7 +125,7 @@ func parse(raw []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tokenizer{model: m, vocabSize: m.Size(), addedByID: map[int32]string{}, components: describe(cfg, m)}
+	t := &Tokenizer{model: m, vocabSize: m.Size(), addedByID: map[int32]string{}, components: hfconfig.Describe(cfg, m)}
 	if t.post, err = processors.Parse(cfg.PostProcessor); err != nil {
 		return nil, err
 	}
