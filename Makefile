@@ -153,7 +153,7 @@ PARITY := $(BUILD)/parity
 parity: $(VOCAB_JSON)
 	@mkdir -p $(PARITY)
 	cd $(TOKDATA) && npm ci --silent
-	$(GO) run ./tokenizer/internal/bertjson -o $(PARITY)/tokenizer.json
+	$(GO) run ./tools/bertjson -o $(PARITY)/tokenizer.json
 	node $(TOKDATA)/golden.mjs $(PARITY)/tokenizer.json $(TOKDATA)/pairs.json $(PARITY)/golden.json
 	cmp $(PARITY)/golden.json $(TOKDATA)/golden.json && echo "golden set: regenerated file identical to the committed one"
 	node $(TOKDATA)/parity-corpus.mjs $(PARITY)/tokenizer.json "$$($(GO) env GOROOT)/src" $(PARITY)/corpus.jsonl

@@ -26,14 +26,20 @@ type layer struct {
 	patterns []string
 }
 
-var layerRow = regexp.MustCompile(`^\| (L(\d)|outside) \| ([^|]+) \| [^|]+ \|$`)
-
 // layers reads the table of layers from the map.
 func layers(t *testing.T) []layer {
 	t.Helper()
+	return floors(t, "Map", "L")
+}
+
+// floors reads a table of floors from a section of ARCHITECTURE.md: rows
+// "| <letter><rank> | `pkg`, ... | what |", and "| outside | ... |".
+func floors(t *testing.T, section, letter string) []layer {
+	t.Helper()
+	row := regexp.MustCompile(`^\| (` + letter + `(\d)|outside) \| ([^|]+) \| [^|]+ \|$`)
 	var ls []layer
-	for line := range strings.SplitSeq(docSection(t, "Map"), "\n") {
-		m := layerRow.FindStringSubmatch(line)
+	for line := range strings.SplitSeq(docSection(t, section), "\n") {
+		m := row.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -47,7 +53,7 @@ func layers(t *testing.T) []layer {
 		ls = append(ls, l)
 	}
 	if len(ls) < 2 {
-		t.Fatalf("%s: the map has no table of layers (rows \"| L0 | `internal/...` | ... |\")", doc)
+		t.Fatalf("%s: section %s has no table of floors (rows \"| %s0 | `pkg` | ... |\")", doc, section, letter)
 	}
 	return ls
 }
@@ -137,6 +143,40 @@ func TestLayers(t *testing.T) {
 			base := strings.TrimSuffix(p, "/...")
 			if _, err := os.Stat(filepath.Join("..", base)); err != nil {
 				t.Errorf("the table of layers names %s (%s), which does not exist", p, l.name)
+			}
+		}
+	}
+}
+
+// TestTokenizerFloors: the table of the tokenizer's floors in
+// ARCHITECTURE.md's Tokenizer section is the code's: every package under
+// tokenizer/ is on one floor, listed by name, and none imports a package
+// of tokenizer/ on a floor above its own.
+func TestTokenizerFloors(t *testing.T) {
+	fs := floors(t, "Tokenizer", "T")
+	imports := projectImports(t)
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		if pkg != "tokenizer" && !strings.HasPrefix(pkg, "tokenizer/") {
+			continue
+		}
+		f, ok := layerOf(fs, pkg)
+		if !ok {
+			t.Errorf("package %s is on no floor of the Tokenizer section's table", pkg)
+			continue
+		}
+		for _, imp := range imports[pkg] {
+			if imp != "tokenizer" && !strings.HasPrefix(imp, "tokenizer/") {
+				continue // the layers of the map hold these
+			}
+			if fi, ok := layerOf(fs, imp); ok && fi.rank > f.rank {
+				t.Errorf("%s (%s) imports %s (%s): an import points up a floor", pkg, f.name, imp, fi.name)
+			}
+		}
+	}
+	for _, f := range fs {
+		for _, p := range f.patterns {
+			if _, ok := imports[p]; !ok {
+				t.Errorf("the table of the tokenizer's floors names %s (%s), which is no package", p, f.name)
 			}
 		}
 	}

@@ -38,7 +38,7 @@ TOKBENCH_CORPUS := $(BUILD)/bench-tokenizers.jsonl
 TOKBENCH_BERT := $(BUILD)/tokenizers/bert/tokenizer.json
 $(TOKBENCH_BERT): $(VOCAB_JSON)
 	@mkdir -p $(dir $@)
-	$(GO) run ./tokenizer/internal/bertjson -o $@
+	$(GO) run ./tools/bertjson -o $@
 .PHONY: bench-tokenizers
 bench-tokenizers: tokenizer-fixtures $(TOKBENCH_BERT)
 	cd $(TOKDATA) && npm ci --silent

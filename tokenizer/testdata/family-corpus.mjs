@@ -4,7 +4,7 @@
 // text files, and tokenizer/testdata/english.txt), encodes each document as
 // the context of a (question, context) pair with Hugging Face tokenizers
 // (npm tokenizers@0.23.2) under a tokenizer.json built by
-// tokenizer/internal/familyjson, and writes the reference as JSONL. Nothing
+// tools/familyjson, and writes the reference as JSONL. Nothing
 // it reads or writes is committed. From the repository root,
 // `make tokenizer-corpus` writes build/tokenizers/<family>/corpus.jsonl for
 // all four, or by hand:

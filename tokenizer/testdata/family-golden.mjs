@@ -1,7 +1,7 @@
 // Writes families/<family>.golden.json: what the official Hugging Face
 // tokenizers (npm tokenizers@0.23.2, the Rust core) gives for every
 // (question, context) pair of pairs.json and hostile.json under one model
-// family's tokenizer.json (built by tokenizer/internal/familyjson). From the
+// family's tokenizer.json (built by tools/familyjson). From the
 // repository root, `make tokenizer-goldens` regenerates all four; by hand:
 //
 //   make tokenizer-fixtures

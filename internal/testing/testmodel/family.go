@@ -20,7 +20,7 @@ type Family struct {
 }
 
 // Families are the non-BERT layouts qa-shard reads (tokenizer folders made
-// by tokenizer/internal/familyjson).
+// by tools/familyjson).
 var Families = []Family{
 	{Name: "roberta", ModelType: "roberta", Architecture: "RobertaForQuestionAnswering"},
 	{Name: "xlmr", ModelType: "xlm-roberta", Architecture: "XLMRobertaForQuestionAnswering"},

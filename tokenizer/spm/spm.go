@@ -7,7 +7,7 @@
 // SentencePieceExtractor derives from a BPE model's vocabulary.
 //
 // Both the product (tokenizer/modeldir, converting a folder's .model at
-// load) and the fixture builder (tokenizer/internal/familyjson) use it.
+// load) and the fixture builder (tools/familyjson) use it.
 package spm
 
 import (

@@ -2,7 +2,7 @@
 // from the npm vocabulary by package testmodel, for the parity scripts under
 // tokenizer/testdata. Run from the repository root:
 //
-//	go run ./tokenizer/internal/bertjson -o build/bert-tokenizer/tokenizer.json
+//	go run ./tools/bertjson -o build/bert-tokenizer/tokenizer.json
 package main
 
 import (

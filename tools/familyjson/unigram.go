@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"qa-shard/tokenizer/internal/spm"
+	"qa-shard/tokenizer/spm"
 )
 
 // unigramModel is tokenizers' Unigram model section.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"qa-shard/tokenizer/internal/spm"
+	"qa-shard/tokenizer/spm"
 )
 
 // readSPM reads a SentencePiece model: a .model file, or (jsConst set) the
