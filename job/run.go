@@ -1,10 +1,10 @@
 // Package job assembles one run of qa-shard from its options: the
 // inputs, the outputs, the model, the fleet of replicas, the tuner, the
 // metrics and the scheduler, in one order (Run), and how the run ends
-// (outcome.go). Every caller goes through it: `qa-shard run` (the Python
-// pipeline and the checks of quantize and export run that command),
-// and `qa-shard bench` starts its fleets and batches with FleetOptions
-// and Batching, the same rules a run follows.
+// (outcome.go). `qa-shard run` goes through Run, and with it the Python
+// pipeline and the answer checks of quantize and export, which run that
+// command; `qa-shard bench` starts its fleets and cuts its batches with
+// StartFleet and Batching, the rules a run follows.
 package job
 
 import (
