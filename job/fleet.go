@@ -6,7 +6,9 @@ import (
 	"go.uber.org/zap"
 
 	"qa-shard/fleet"
+	"qa-shard/qa"
 	"qa-shard/scheduler"
+	"qa-shard/tokenizer"
 	"qa-shard/worker"
 )
 
@@ -43,11 +45,20 @@ func StartFleet(ctx context.Context, r Replicas, g *worker.Model) (*fleet.Fleet,
 	return fleet.Start(ctx, FleetOptions(r, g), g)
 }
 
-// Batching is how batches are cut for model g on provider's devices with
+// SchedulerConfig is the scheduler's configuration that every run of
+// model g shares, whoever runs it: the answer settings s, tok's pair
+// template and pad token, and batches cut for provider's devices with a
+// budget of tokens a batch. A run adds its checkpoints, faults and
+// reporting (job/run.go); qa-shard bench runs it as it is.
+func SchedulerConfig(s qa.Settings, tok *tokenizer.Tokenizer, provider string, budget int, g *worker.Model) scheduler.Config {
+	return scheduler.Config{Settings: s, Template: tok.Template(), PadID: tok.PadID(), Batching: batching(provider, budget, g)}
+}
+
+// batching is how batches are cut for model g on provider's devices with
 // a budget of tokens a batch: rows bounded as the provider needs
 // (fleet.BatchRows), and one unpadded window a batch for a model that
 // quantizes its activations at run time, so its answers do not depend on
 // timing.
-func Batching(provider string, budget int, g *worker.Model) scheduler.Batching {
+func batching(provider string, budget int, g *worker.Model) scheduler.Batching {
 	return scheduler.Batching{MaxBatchTokens: budget, MaxBatchRows: fleet.BatchRows(provider, budget), SingleWindowBatches: g.QuantizedActivations}
 }

@@ -26,11 +26,11 @@ func TestQuantizedModelRunsOneWindow(t *testing.T) {
 		if fo.MaxBatchTokens != 4096 || fo.MaxSeqLen != 384 || fo.TuneShare != 0.02 || fo.Devices != "cpu" {
 			t.Errorf("quantized %v: options not carried over: %+v", tc.quantized, fo)
 		}
-		b := Batching(worker.ProviderCPU, 4096, g)
+		b := batching(worker.ProviderCPU, 4096, g)
 		if b.SingleWindowBatches != tc.quantized || b.MaxBatchTokens != 4096 || b.MaxBatchRows != 0 {
 			t.Errorf("quantized %v: CPU batching %+v, want the budget alone (no row bound)", tc.quantized, b)
 		}
-		if b := Batching(worker.ProviderTensorRT, 4096, g); b.MaxBatchRows != 64 {
+		if b := batching(worker.ProviderTensorRT, 4096, g); b.MaxBatchRows != 64 {
 			t.Errorf("quantized %v: TensorRT batching %+v, want at most 64 rows (its profile's bound)", tc.quantized, b)
 		}
 	}

@@ -3,8 +3,9 @@
 // metrics and the scheduler, in one order (Run), and how the run ends
 // (outcome.go). `qa-shard run` goes through Run, and with it the Python
 // pipeline and the answer checks of quantize and export, which run that
-// command; `qa-shard bench` starts its fleets and cuts its batches with
-// StartFleet and Batching, the rules a run follows.
+// command; `qa-shard bench` starts its fleets with StartFleet and builds
+// its scheduler configuration with SchedulerConfig, the rules a run
+// follows.
 package job
 
 import (
@@ -269,17 +270,15 @@ func openSource(countCtx context.Context, in *inputs, out *output.Outputs) (*inp
 // schedulerConfig is the run's options as the scheduler takes them.
 func schedulerConfig(o *Options, m *qamodel.Model, tn *tune.Tuner, fl *fleet.Fleet, out *output.Outputs, src *input.Reader, in *inputs,
 	stop <-chan struct{}, log *zap.Logger) scheduler.Config {
-	cfg := scheduler.Config{
-		Settings: o.Settings, Template: m.Tok.Template(), PadID: m.Tok.PadID(), Logger: log,
-		Batching: Batching(o.Provider, tn.MaxBudget(), m.Graph),
-		Faults:   scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health},
-		Checkpoints: scheduler.Checkpoints{
-			Stop: stop, SkipBelow: out.Skip, Checkpoint: src.Guard(out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
-		},
-		Reporting: scheduler.Reporting{
-			Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
-			ProgressInterval: o.ProgressInterval, Status: fl.Status,
-		},
+	cfg := SchedulerConfig(o.Settings, m.Tok, o.Provider, tn.MaxBudget(), m.Graph)
+	cfg.Logger = log
+	cfg.Faults = scheduler.Faults{BatchTimeout: o.BatchTimeout, Health: fl.Health}
+	cfg.Checkpoints = scheduler.Checkpoints{
+		Stop: stop, SkipBelow: out.Skip, Checkpoint: src.Guard(out.Checkpoint), CheckpointInterval: o.CheckpointInterval,
+	}
+	cfg.Reporting = scheduler.Reporting{
+		Total: in.plan.Rows(), DocsTotal: src.Docs, TotalBytes: src.Bytes(), DoneBytes: src.DoneBytes(),
+		ProgressInterval: o.ProgressInterval, Status: fl.Status,
 	}
 	cfg.Batching.Shaper, cfg.Batching.TokenizeWorkers, cfg.Batching.InputIdle = tn, o.TokenizeWorkers, in.paused
 	cfg.Batching.MaxInFlightBytes, cfg.Batching.MaxWindowsPerDoc = int64(o.MaxInflightMB)<<20, o.MaxWindowsPerDoc

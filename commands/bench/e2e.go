@@ -106,13 +106,7 @@ func (ms *models) runE2E(ctx context.Context, c config, corpus string) (e2eResul
 	if err := fl.Open(tn.Initial()); err != nil {
 		return e2eResult{}, err
 	}
-	pad := mi.tok.PadID()
-	cfg := scheduler.Config{
-		Settings: qa.DefaultSettings(),
-		Template: mi.tok.Template(),
-		PadID:    pad,
-		Batching: job.Batching(ms.o.Provider, tn.MaxBudget(), mi.m),
-	}
+	cfg := job.SchedulerConfig(qa.DefaultSettings(), mi.tok, ms.o.Provider, tn.MaxBudget(), mi.m)
 	cfg.Batching.Shaper = tn
 	src := record.NewStream(strings.NewReader(corpus), record.Options{Questions: []string{ms.o.Question}})
 	sum, err := scheduler.Run(ctx, cfg, src, mi.tok, fl.Replicas, record.NewWriter(io.Discard), nil)

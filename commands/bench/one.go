@@ -57,7 +57,6 @@ func one(ctx context.Context, w io.Writer, o oneOptions) error {
 			reps = append(reps, r)
 		}
 	}
-	pad := mi.tok.PadID()
 	sp := mi.tok.Template()
 	tokRate, nTokens := tokenizerRate(mi.tok, docs)
 	rec := make([]scheduler.Replica, len(reps))
@@ -67,12 +66,7 @@ func one(ctx context.Context, w io.Writer, o oneOptions) error {
 	}
 	in := strings.NewReader(strings.Join(jsonLines(docs), "\n"))
 	cpu0 := cpuTime()
-	cfg := scheduler.Config{
-		Settings: qa.DefaultSettings(),
-		Template: sp,
-		PadID:    pad,
-		Batching: job.Batching(o.Provider, o.MaxBatchTokens, mi.m),
-	}
+	cfg := job.SchedulerConfig(qa.DefaultSettings(), mi.tok, o.Provider, o.MaxBatchTokens, mi.m)
 	sum, err := scheduler.Run(ctx, cfg, record.NewStream(in, record.Options{Questions: []string{o.Question}}), mi.tok, rec, record.NewWriter(io.Discard), nil)
 	if err != nil {
 		return fmt.Errorf("pipeline run: %w", err)

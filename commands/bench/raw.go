@@ -5,9 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"qa-shard/internal/words"
-
 	"qa-shard/fleet"
+	"qa-shard/internal/words"
 	"qa-shard/scheduler"
 	"qa-shard/tune"
 )
