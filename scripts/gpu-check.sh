@@ -270,6 +270,7 @@ if "$KIT/bin/genmodel" -preset "$model_d" -checkpoint -vocab "$VOCAB" -out "$ck"
 	for g in "standard fp32" "fused fp32" "fused fp16"; do
 		read -r graph precision <<<"$g"
 		dir=$OUT/models/$model_d-$graph-$precision
+		rm -rf "$dir" # an earlier run's export: qa-shard export refuses a folder that is not empty
 		if "$BIN" export --model "$ck" --out "$dir" --graph "$graph" --precision "$precision" >"$OUT/export-$graph-$precision.log" 2>&1; then
 			bench_one "$model_d-$graph-$precision (qa-shard export)" "$dir" "${budgets[-1]}"
 		else
