@@ -25,10 +25,10 @@ type Replicas struct {
 	Log       *zap.Logger
 }
 
-// FleetOptions are the settings of the replicas of r that run model g: a
+// fleetOptions are the settings of the replicas of r that run model g: a
 // model that quantizes its activations at run time runs one unpadded
 // window per batch, in int8 (the layout is measured, not the budget).
-func FleetOptions(r Replicas, g *worker.Model) fleet.Options {
+func fleetOptions(r Replicas, g *worker.Model) fleet.Options {
 	d, p := r.Devices, r.Pipeline
 	fo := fleet.Options{Devices: d.Devices, Provider: d.Provider, ReplicasPerDevice: d.ReplicasPerDevice, Threads: d.Threads,
 		FP16: d.Precision == "fp16", GPUMemFraction: d.GPUMemFraction, TRTCacheDir: d.TRTCacheDir, MaxSeqLen: r.MaxSeqLen,
@@ -42,7 +42,7 @@ func FleetOptions(r Replicas, g *worker.Model) fleet.Options {
 
 // StartFleet opens the replicas of r for model g (fleet.Start).
 func StartFleet(ctx context.Context, r Replicas, g *worker.Model) (*fleet.Fleet, error) {
-	return fleet.Start(ctx, FleetOptions(r, g), g)
+	return fleet.Start(ctx, fleetOptions(r, g), g)
 }
 
 // SchedulerConfig is the scheduler's configuration that every run of

@@ -19,7 +19,7 @@ func TestQuantizedModelRunsOneWindow(t *testing.T) {
 		precision string
 	}{{false, "fp32"}, {true, "int8"}} {
 		g := &worker.Model{QuantizedActivations: tc.quantized}
-		fo := FleetOptions(r, g)
+		fo := fleetOptions(r, g)
 		if fo.Precision != tc.precision || fo.SingleWindow != tc.quantized {
 			t.Errorf("quantized %v: precision %q, single window %v; want %q, %v", tc.quantized, fo.Precision, fo.SingleWindow, tc.precision, tc.quantized)
 		}

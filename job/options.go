@@ -99,9 +99,9 @@ func (o *Options) AnswerSettings(schema record.Schema) output.AnswerSettings {
 		Logits: o.Logits != "", MaxWindowsPerDoc: o.MaxWindowsPerDoc}
 }
 
-// AllQuestions are the --question flags followed by the lines of
+// allQuestions are the --question flags followed by the lines of
 // --questions-file.
-func (o InputOptions) AllQuestions() ([]string, error) {
+func (o InputOptions) allQuestions() ([]string, error) {
 	if o.QuestionsFile == "" {
 		return o.Questions, nil
 	}

@@ -146,7 +146,7 @@ func checkOptions(o *Options, log *zap.Logger) ([]string, error) {
 	for _, w := range o.DeviceOptions.Warnings() {
 		log.Warn(w)
 	}
-	all, err := o.InputOptions.AllQuestions()
+	all, err := o.InputOptions.allQuestions()
 	if err != nil {
 		return nil, err
 	}

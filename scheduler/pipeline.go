@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"math"
-	"qa-shard/internal/record"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"qa-shard/internal/record"
 )
 
 // pipeline wires the stages of one run: read, tokenize, batch, dispatch,

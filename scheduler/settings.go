@@ -17,22 +17,13 @@ func recordSettings(run qa.Settings, own *record.Settings) (qa.Settings, error) 
 		return run, nil
 	}
 	s := run
-	for _, v := range []struct {
-		from *int
-		to   *int
-	}{{own.TopK, &s.TopK}, {own.DocStride, &s.DocStride}, {own.MaxAnswerLen, &s.MaxAnswerLen}, {own.MaxSeqLen, &s.MaxSeqLen}} {
-		if v.from != nil {
-			*v.to = *v.from
-		}
-	}
-	for _, v := range []struct {
-		from *bool
-		to   *bool
-	}{{own.HandleImpossibleAnswer, &s.HandleImpossible}, {own.AlignToWords, &s.AlignToWords}, {own.LegacyTopK, &s.LegacyTopK}} {
-		if v.from != nil {
-			*v.to = *v.from
-		}
-	}
+	override(&s.TopK, own.TopK)
+	override(&s.DocStride, own.DocStride)
+	override(&s.MaxAnswerLen, own.MaxAnswerLen)
+	override(&s.MaxSeqLen, own.MaxSeqLen)
+	override(&s.HandleImpossible, own.HandleImpossibleAnswer)
+	override(&s.AlignToWords, own.AlignToWords)
+	override(&s.LegacyTopK, own.LegacyTopK)
 	if s.MaxSeqLen > run.MaxSeqLen {
 		return run, fmt.Errorf("%w: max_seq_len %d is above this run's --max-seq-len %d, the longest window its model and replicas were set up for: start the run with --max-seq-len %d or more",
 			record.ErrBadSettings, s.MaxSeqLen, run.MaxSeqLen, s.MaxSeqLen)
@@ -41,4 +32,11 @@ func recordSettings(run qa.Settings, own *record.Settings) (qa.Settings, error) 
 		return run, fmt.Errorf("%w: %w", record.ErrBadSettings, err)
 	}
 	return s, nil
+}
+
+// override sets *to to *own when the record gives it (own is not nil).
+func override[T any](to, own *T) {
+	if own != nil {
+		*to = *own
+	}
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"qa-shard/internal/errkind"
 	"strconv"
+
+	"qa-shard/internal/errkind"
 )
 
 // Read is what a reader takes of one answer or error record, whatever

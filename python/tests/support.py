@@ -76,16 +76,17 @@ def cli_answers(pairs_, *flags):
             return [json.loads(line) for line in f]
 
 
-def assert_same_results(case: unittest.TestCase, got, want, msg: str = "") -> None:
+def assert_same_results(case: unittest.TestCase, got, want, msg: str = "", tolerance: float = 1e-5) -> None:
     """Pipeline results equal: the same shape, answers and offsets exactly,
-    scores within a relative 1e-5 (runs that batch differently may round
-    differently on another processor, as cmd/qa-shard's golden test
-    allows)."""
+    scores within tolerance, relative to scores above 1 (the default 1e-5:
+    runs that batch differently may round differently on another
+    processor, as cmd/qa-shard's golden test allows)."""
     case.assertEqual(type(got), type(want), msg)
     if isinstance(want, list):
         case.assertEqual(len(got), len(want), msg)
         for i, (g, w) in enumerate(zip(got, want)):
-            assert_same_results(case, g, w, "%s[%d]" % (msg, i))
+            assert_same_results(case, g, w, "%s[%d]" % (msg, i), tolerance)
         return
     case.assertEqual({k: v for k, v in got.items() if k != "score"}, {k: v for k, v in want.items() if k != "score"}, msg)
-    case.assertAlmostEqual(got["score"], want["score"], delta=1e-5 * max(1.0, abs(want["score"])), msg=msg)
+    want_score = float(want["score"])
+    case.assertAlmostEqual(got["score"], want_score, delta=tolerance * max(1.0, abs(want_score)), msg=msg)

@@ -203,9 +203,9 @@ type ByteRange struct {
 	Match bool
 }
 
-// CharSpans is Pattern::find_matches for a char predicate: every char
+// charSpans is Pattern::find_matches for a char predicate: every char
 // that matches is a delimiter of its own, the runs between them are not.
-func CharSpans(s string, pred func(rune) bool, dst []ByteRange) []ByteRange {
+func charSpans(s string, pred func(rune) bool, dst []ByteRange) []ByteRange {
 	last := 0
 	for i, r := range s {
 		if !pred(r) {
@@ -292,7 +292,7 @@ func SplitSpans(n Normalized, spans []ByteRange, b Behavior, dst []Normalized) [
 // without the list of spans.
 func SplitChars(n Normalized, pred func(rune) bool, b Behavior, dst []Normalized) []Normalized {
 	if b != Removed {
-		return SplitSpans(n, CharSpans(n.S, pred, make([]ByteRange, 0, len(n.S)/4+2)), b, dst)
+		return SplitSpans(n, charSpans(n.S, pred, make([]ByteRange, 0, len(n.S)/4+2)), b, dst)
 	}
 	start := 0
 	for i, r := range n.S {
