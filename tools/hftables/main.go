@@ -26,7 +26,7 @@ import (
 
 func main() {
 	in := flag.String("in", "build/bert-tokenizer/codepoints.tsv", "output of codepoints.mjs")
-	out := flag.String("o", "tokenizer/char_classes_tables.go", "Go file to write")
+	out := flag.String("o", "tokenizer/internal/chars/char_classes_tables.go", "Go file to write")
 	flag.Parse()
 	if err := run(*in, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "hftables:", err)

@@ -25,7 +25,7 @@ import (
 func main() {
 	in := flag.String("in", "build/normcodepoints.tsv", "output of normcodepoints.mjs")
 	probes := flag.String("probes", "tokenizer/testdata/normprobes.json", "the probes the TSV columns follow")
-	out := flag.String("o", "tokenizer/unicode_tables.go", "Go file to write")
+	out := flag.String("o", "tokenizer/internal/chars/unicode_tables.go", "Go file to write")
 	flag.Parse()
 	if err := run(*in, *probes, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "normtables:", err)
